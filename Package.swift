@@ -1,0 +1,78 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+// The folder layout follows one frame through the pipeline:
+// CV4L2/CZBar (C) → V4L2 (camera) / Capture/Inputs (Y4M) → Capture/Outputs (video, metadata via ZBar)
+// → Capture/Synchronizer → Results (JSON lines) ; Daemon wires it as a service ; syncscan is `main`.
+let package = Package(
+    name: "syncscan",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "syncscan", targets: ["syncscan"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: ["YAML"]),
+    ],
+    targets: [
+        // C: system libraries plus header-only shims for what Swift cannot import.
+        .systemLibrary(name: "CZBar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
+        .systemLibrary(name: "CV4L2", pkgConfig: "libv4l2", providers: [.apt(["libv4l-dev"])]),
+
+        // Frames, pixel formats and the frame-source protocol shared by every stage (no C).
+        .target(name: "Media"),
+
+        // Wrappers: the only modules that import C.
+        .target(name: "ZBar", dependencies: [
+            "CZBar",
+        ]),
+        .target(name: "V4L2", dependencies: [
+            "CV4L2", "Media",
+            .product(name: "SystemPackage", package: "swift-system"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+
+        // The AVFoundation-shaped pipeline: session, inputs, outputs, synchronizer.
+        .target(name: "Capture", dependencies: [
+            "Media", "ZBar",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+
+        // Results handlers: where matched code + frame pairs go (JSON lines on stdout).
+        .target(name: "Results", dependencies: [
+            "Capture", "Media", "ZBar",
+            .product(name: "SystemPackage", package: "swift-system"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+
+        // The service: configuration, systemd notify, signals, stats.
+        .target(name: "Daemon", dependencies: [
+            "Capture", "Results", "V4L2", "Media", "ZBar",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "SystemPackage", package: "swift-system"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            .product(name: "Configuration", package: "swift-configuration"),
+        ]),
+
+        .executableTarget(name: "syncscan", dependencies: [
+            "Daemon",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+
+        // Test support: fakes and fixture frames (real QR codes from qrencode).
+        .target(name: "TestSupport", dependencies: ["Media", "V4L2", "Capture"], path: "Tests/Support"),
+
+        .testTarget(name: "MediaTests", dependencies: ["Media", "TestSupport"]),
+        .testTarget(name: "ZBarTests", dependencies: ["ZBar", "TestSupport"]),
+        .testTarget(name: "V4L2Tests", dependencies: ["V4L2", "TestSupport"]),
+        .testTarget(name: "CaptureTests", dependencies: ["Capture", "TestSupport"]),
+        .testTarget(name: "ResultsTests", dependencies: ["Results", "TestSupport"]),
+        .testTarget(name: "DaemonTests", dependencies: ["Daemon", "TestSupport"]),
+        .testTarget(name: "syncscanTests", dependencies: ["TestSupport"]),
+    ]
+)

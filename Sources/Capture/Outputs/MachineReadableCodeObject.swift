@@ -1,0 +1,44 @@
+import Media
+import ZBar
+
+/// A point in frame pixels, origin top-left.
+public struct PixelPoint: Sendable, Hashable, Codable {
+    public var x: Int, y: Int
+    public init(x: Int, y: Int) { self.x = x; self.y = y }
+}
+
+/// A code found in one frame (AVFoundation's `AVMetadataMachineReadableCodeObject`).
+public struct MachineReadableCodeObject: Sendable, Hashable {
+    public var symbology: Symbology
+    /// The payload's exact bytes.
+    public var data: [UInt8]
+    /// The payload as text, present only when `data` is valid UTF-8.
+    public var text: String? { String(validating: data, as: UTF8.self) }
+    public var quality: Int
+    public var orientation: SymbolOrientation
+    /// The outline in frame pixels (for QR the four corners, in zbar's order).
+    public var corners: [PixelPoint]
+    /// The smallest upright rectangle holding `corners`.
+    public var bounds: PixelRect
+    /// The frame the code was seen in: its sequence number, timestamp and geometry.
+    public var frame: FrameInfo
+
+    public init(symbology: Symbology, data: [UInt8], quality: Int, orientation: SymbolOrientation,
+                corners: [PixelPoint], frame: FrameInfo) {
+        self.symbology = symbology
+        self.data = data
+        self.quality = quality
+        self.orientation = orientation
+        self.corners = corners
+        self.frame = frame
+        let xs = corners.map(\.x), ys = corners.map(\.y)
+        let x0 = xs.min() ?? 0, y0 = ys.min() ?? 0
+        self.bounds = PixelRect(x: x0, y: y0, width: (xs.max() ?? 0) - x0, height: (ys.max() ?? 0) - y0)
+    }
+
+    init(_ symbol: DecodedSymbol, frame: FrameInfo) {
+        self.init(symbology: symbol.symbology, data: symbol.data, quality: symbol.quality,
+                  orientation: symbol.orientation, corners: symbol.points.map { PixelPoint(x: $0.x, y: $0.y) },
+                  frame: frame)
+    }
+}

@@ -1,0 +1,164 @@
+import Foundation
+import Logging
+import Media
+
+/// Runs one input through the video data output and the metadata output into a synchronizer
+/// (AVFoundation's `AVCaptureSession`).
+///
+/// Threads: one reads the source (blocking I/O, never on the concurrency pool), `scanningThreads`
+/// scan with zbar; the synchronizer delivers from whichever thread completes the head slot.
+/// The source thread is the only one that assigns sequence numbers: a gap becomes
+/// `discontinuity` entries, a jump backwards (a reopened device) is rebased so numbers keep
+/// increasing.
+public final class CaptureSession: @unchecked Sendable {
+    public let input: any FrameSource
+    public let videoDataOutput: VideoDataOutput
+    public let metadataOutput: MetadataOutput
+    private let logger: Logger
+    private let stopLock = NSLock()
+    private var stopRequested = false
+
+    /// A gap larger than this is taken as a restart of the source's numbering, not as lost frames.
+    public static let maximumDiscontinuity: UInt64 = 100_000
+
+    public init(input: any FrameSource, videoDataOutput: VideoDataOutput = VideoDataOutput(),
+                metadataOutput: MetadataOutput = MetadataOutput(), logger: Logger) {
+        self.input = input
+        self.videoDataOutput = videoDataOutput
+        self.metadataOutput = metadataOutput
+        self.logger = logger
+    }
+
+    /// Streams until the source ends, `stop()` is called, the task is cancelled, or delivery fails.
+    ///
+    /// Frames already handed to scanners are always finished and delivered before this returns,
+    /// also when the source fails: nothing captured is lost. Then the source's error (or the
+    /// delivery's) is thrown.
+    @discardableResult
+    public func run(synchronizer: DataOutputSynchronizer) async throws -> CaptureStatistics {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<CaptureStatistics, any Error>) in
+                let thread = Thread { [self] in
+                    do {
+                        try self.runBlocking(synchronizer: synchronizer)
+                        continuation.resume(returning: synchronizer.statistics)
+                    } catch {
+                        continuation.resume(throwing: error)
+                    }
+                }
+                thread.name = "syncscan-source"
+                thread.start()
+            }
+        } onCancel: {
+            self.stop()
+        }
+    }
+
+    /// Asks the session to stop: the source stops, frames in flight are finished.
+    public func stop() {
+        stopLock.withLock { stopRequested = true }
+        input.stop()
+    }
+
+    private var isStopRequested: Bool { stopLock.withLock { stopRequested } }
+
+    /// The whole run on the calling thread (the source thread).
+    func runBlocking(synchronizer: DataOutputSynchronizer) throws {
+        let discardLate = videoDataOutput.discardsLateFrames(for: input)
+        let threads = metadataOutput.scanningThreads
+        let queue = FrameQueue(capacity: discardLate ? threads : threads + videoDataOutput.maximumQueuedFrames)
+        let waitWhenFull = !discardLate && !input.isLive
+        let overflowReason: DroppedReason = discardLate ? .lateData : .outOfBuffers
+
+        logger.debug("capture session starting", metadata: [
+            "source": "\(input.uri)", "alwaysDiscardsLateVideoFrames": "\(discardLate)", "scanningThreads": "\(threads)",
+        ])
+        try input.start()
+
+        let scanners = DispatchGroup()
+        for i in 0..<threads {
+            scanners.enter()
+            let output = metadataOutput
+            let t = Thread {
+                defer { scanners.leave() }
+                let scanner = output.makeScanner()
+                while let frame = queue.take() {
+                    let collection = Self.scan(frame, with: scanner)
+                    synchronizer.fill(collection)
+                    queue.done()
+                }
+            }
+            t.name = "syncscan-scan-\(i)"
+            t.start()
+        }
+
+        var ledger = SequenceLedger()
+        var sourceError: (any Error)?
+        reading: while !isStopRequested && synchronizer.deliveryError == nil {
+            let event: SourceEvent?
+            do { event = try input.next() } catch { sourceError = error; break }
+            guard let event else { break }
+            switch event {
+            case .dropped(let raw, let pts, let reason, let detail):
+                let seq = ledger.admit(raw, synchronizer: synchronizer, logger: logger)
+                logger.debug("frame dropped by source", metadata: ["seq": "\(seq)", "reason": "\(reason)", "detail": "\(detail)"])
+                synchronizer.open(seq, with: SynchronizedDataCollection(
+                    video: SynchronizedVideoData(sequenceNumber: seq, presentationTime: pts, frame: nil, droppedReason: reason),
+                    metadata: nil))
+            case .frame(var frame):
+                frame.sequenceNumber = ledger.admit(frame.sequenceNumber, synchronizer: synchronizer, logger: logger)
+                let info = frame.info
+                synchronizer.open(info.sequenceNumber)
+                if !queue.offer(frame, wait: waitWhenFull) {
+                    synchronizer.fill(SynchronizedDataCollection(
+                        video: SynchronizedVideoData(sequenceNumber: info.sequenceNumber, presentationTime: info.presentationTime,
+                                                     frame: info, droppedReason: overflowReason),
+                        metadata: nil))
+                }
+            }
+        }
+        queue.close()
+        scanners.wait()
+        input.stop()
+        let stats = synchronizer.statistics
+        logger.debug("capture session stopped", metadata: ["frames": "\(stats.frames)", "pending": "\(synchronizer.pendingCount)"])
+        if let sourceError { throw sourceError }
+        if let deliveryError = synchronizer.deliveryError { throw deliveryError }
+    }
+
+    /// Scans one frame; its pixels are released when this returns.
+    private static func scan(_ frame: VideoFrame, with scanner: MetadataOutput.Scanner) -> SynchronizedDataCollection {
+        let codes = scanner.scan(frame)
+        let info = frame.info
+        return SynchronizedDataCollection(
+            video: SynchronizedVideoData(sequenceNumber: info.sequenceNumber, presentationTime: info.presentationTime,
+                                         frame: info, droppedReason: nil),
+            metadata: SynchronizedMetadataObjectData(presentationTime: info.presentationTime, metadataObjects: codes))
+    }
+}
+
+/// Turns the source's sequence numbers into the pipeline's: consecutive, increasing, each
+/// missing number reported as a `discontinuity`.
+struct SequenceLedger {
+    private var offset: UInt64 = 0
+    private var expected: UInt64?
+
+    /// The pipeline sequence number for the source's `raw`; opens `discontinuity` slots for a gap.
+    mutating func admit(_ raw: UInt64, synchronizer: DataOutputSynchronizer, logger: Logger) -> UInt64 {
+        var seq = raw &+ offset
+        if let expected {
+            if seq < expected || seq - expected > CaptureSession.maximumDiscontinuity {
+                logger.notice("source sequence restarted; renumbering", metadata: ["from": "\(raw)", "continuing at": "\(expected)"])
+                offset = offset &+ (expected &- seq)
+                seq = expected
+            }
+            for missing in expected..<seq {
+                synchronizer.open(missing, with: SynchronizedDataCollection(
+                    video: SynchronizedVideoData(sequenceNumber: missing, presentationTime: nil, frame: nil, droppedReason: .discontinuity),
+                    metadata: nil))
+            }
+        }
+        expected = seq + 1
+        return seq
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import Media
+
+/// Delivers one `SynchronizedDataCollection` per frame, in frame order, with video as the
+/// master clock (AVFoundation's `AVCaptureDataOutputSynchronizer`).
+///
+/// The source thread opens a slot for every sequence number as it arrives (`open`), filling
+/// it at once when the frame is dropped; scanning threads fill the slot of the frame they
+/// scanned (`fill`). Slots leave from the head only when filled, so collections come out in
+/// order however the scans finish, and every sequence number comes out exactly once. The
+/// number of open slots is bounded by the frames in flight plus the drops behind the oldest.
+///
+/// This is also the pipeline's ledger: `statistics` counts what came out.
+public final class DataOutputSynchronizer: @unchecked Sendable {
+    public typealias Delivery = @Sendable (SynchronizedDataCollection) throws -> Void
+
+    private let lock = NSLock()
+    private var slots: [SynchronizedDataCollection?] = []
+    private var head = 0
+    /// Sequence number of `slots[head]`.
+    private var headSequence: UInt64?
+    private var stats = CaptureStatistics()
+    private var firstDeliveryError: (any Error)?
+    private let deliver: Delivery
+
+    /// - Parameter deliver: called serially, in sequence order, once per frame. An error it throws
+    ///   stops delivery; `deliveryError` reports it so the session can stop.
+    public init(deliver: @escaping Delivery) {
+        self.deliver = deliver
+    }
+
+    /// Opens the slot for the next sequence number; `collection` fills it now (a drop), `nil`
+    /// leaves it for `fill`. Sequence numbers must arrive consecutively.
+    public func open(_ sequenceNumber: UInt64, with collection: SynchronizedDataCollection? = nil) {
+        lock.lock(); defer { lock.unlock() }
+        if headSequence == nil { headSequence = sequenceNumber }
+        precondition(sequenceNumber == headSequence! + UInt64(slots.count - head),
+                     "sequence \(sequenceNumber) opened out of order")
+        slots.append(collection)
+        drainLocked()
+    }
+
+    /// Fills the open slot of `collection.sequenceNumber`.
+    public func fill(_ collection: SynchronizedDataCollection) {
+        lock.lock(); defer { lock.unlock() }
+        guard let base = headSequence, collection.sequenceNumber >= base else {
+            preconditionFailure("sequence \(collection.sequenceNumber) filled but never opened")
+        }
+        let index = head + Int(collection.sequenceNumber - base)
+        precondition(index < slots.count && slots[index] == nil, "sequence \(collection.sequenceNumber) filled twice")
+        slots[index] = collection
+        drainLocked()
+    }
+
+    /// Counts so far: frames delivered, scanned, dropped by reason, codes.
+    public var statistics: CaptureStatistics {
+        lock.lock(); defer { lock.unlock() }
+        return stats
+    }
+
+    /// The first error the delivery closure threw, if any.
+    public var deliveryError: (any Error)? {
+        lock.lock(); defer { lock.unlock() }
+        return firstDeliveryError
+    }
+
+    /// Slots opened and not yet delivered.
+    public var pendingCount: Int {
+        lock.lock(); defer { lock.unlock() }
+        return slots.count - head
+    }
+
+    private func drainLocked() {
+        while head < slots.count, let collection = slots[head] {
+            slots[head] = nil
+            head += 1
+            headSequence! += 1
+            stats.record(collection)
+            if firstDeliveryError == nil {
+                do { try deliver(collection) } catch { firstDeliveryError = error }
+            }
+        }
+        if head > 256 && head * 2 > slots.count {
+            slots.removeFirst(head)
+            head = 0
+        }
+    }
+}
+
+/// What left the pipeline: every frame is scanned or dropped with a reason.
+public struct CaptureStatistics: Sendable, Hashable {
+    /// Collections delivered (one per sequence number).
+    public var frames = 0
+    public var scanned = 0
+    public var dropped: [DroppedReason: Int] = [:]
+    public var codes = 0
+    public var firstSequence: UInt64?
+    public var lastSequence: UInt64?
+
+    public init() {}
+
+    public var droppedTotal: Int { dropped.values.reduce(0, +) }
+
+    mutating func record(_ c: SynchronizedDataCollection) {
+        frames += 1
+        if firstSequence == nil { firstSequence = c.sequenceNumber }
+        lastSequence = c.sequenceNumber
+        if let reason = c.video.droppedReason {
+            dropped[reason, default: 0] += 1
+        } else {
+            scanned += 1
+            codes += c.metadata?.metadataObjects.count ?? 0
+        }
+    }
+}

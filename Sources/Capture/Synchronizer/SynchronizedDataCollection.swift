@@ -1,0 +1,49 @@
+import Media
+
+/// The video side of a collection: the frame, or notice that it was dropped and why
+/// (AVFoundation's `AVCaptureSynchronizedSampleBufferData`).
+public struct SynchronizedVideoData: Sendable, Hashable {
+    public var sequenceNumber: UInt64
+    /// The frame's timestamp; `nil` only for a frame lost before it reached us (a sequence gap).
+    public var presentationTime: MediaTime?
+    /// Geometry of the frame; `nil` when it was dropped before its pixels were seen.
+    public var frame: FrameInfo?
+    public var wasDropped: Bool { droppedReason != nil }
+    public var droppedReason: DroppedReason?
+
+    public init(sequenceNumber: UInt64, presentationTime: MediaTime?, frame: FrameInfo?, droppedReason: DroppedReason?) {
+        self.sequenceNumber = sequenceNumber
+        self.presentationTime = presentationTime
+        self.frame = frame
+        self.droppedReason = droppedReason
+    }
+}
+
+/// The metadata side of a collection: every code found in the frame, possibly none
+/// (AVFoundation's `AVCaptureSynchronizedMetadataObjectData`).
+public struct SynchronizedMetadataObjectData: Sendable, Hashable {
+    public var presentationTime: MediaTime
+    public var metadataObjects: [MachineReadableCodeObject]
+
+    public init(presentationTime: MediaTime, metadataObjects: [MachineReadableCodeObject]) {
+        self.presentationTime = presentationTime
+        self.metadataObjects = metadataObjects
+    }
+}
+
+/// Everything the outputs produced for one frame, delivered once per sequence number, in order
+/// (AVFoundation's `AVCaptureSynchronizedDataCollection`).
+///
+/// A dropped frame has video data with `wasDropped` and no metadata; a scanned frame has
+/// metadata, with an empty list when nothing was found.
+public struct SynchronizedDataCollection: Sendable, Hashable {
+    public var video: SynchronizedVideoData
+    public var metadata: SynchronizedMetadataObjectData?
+
+    public init(video: SynchronizedVideoData, metadata: SynchronizedMetadataObjectData?) {
+        self.video = video
+        self.metadata = metadata
+    }
+
+    public var sequenceNumber: UInt64 { video.sequenceNumber }
+}

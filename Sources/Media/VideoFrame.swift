@@ -1,0 +1,49 @@
+/// One captured frame: its pixels and where it sits on the source's timeline.
+public struct VideoFrame: Sendable {
+    /// Position in the stream, increasing by one per frame the source produced (kernel
+    /// sequence number for a camera, frame index for a file). A jump means frames were lost.
+    public var sequenceNumber: UInt64
+    /// When the frame was captured, on the source's clock.
+    public var presentationTime: MediaTime
+    public var width: Int
+    public var height: Int
+    /// Bytes per row of the luma plane (≥ `format.minimumBytesPerLine(width:)`).
+    public var bytesPerLine: Int
+    public var format: PixelFormat
+    /// The pixels, owned by the source until released.
+    public var buffer: PixelBuffer
+
+    public init(sequenceNumber: UInt64, presentationTime: MediaTime, width: Int, height: Int,
+                bytesPerLine: Int, format: PixelFormat, buffer: PixelBuffer) {
+        self.sequenceNumber = sequenceNumber
+        self.presentationTime = presentationTime
+        self.width = width
+        self.height = height
+        self.bytesPerLine = bytesPerLine
+        self.format = format
+        self.buffer = buffer
+    }
+
+    /// The frame's identity and geometry without its pixels.
+    public var info: FrameInfo {
+        FrameInfo(sequenceNumber: sequenceNumber, presentationTime: presentationTime,
+                  width: width, height: height, format: format)
+    }
+}
+
+/// A frame's identity and geometry, kept after its pixels went back to the source.
+public struct FrameInfo: Sendable, Hashable {
+    public var sequenceNumber: UInt64
+    public var presentationTime: MediaTime
+    public var width: Int
+    public var height: Int
+    public var format: PixelFormat
+
+    public init(sequenceNumber: UInt64, presentationTime: MediaTime, width: Int, height: Int, format: PixelFormat) {
+        self.sequenceNumber = sequenceNumber
+        self.presentationTime = presentationTime
+        self.width = width
+        self.height = height
+        self.format = format
+    }
+}

@@ -1,0 +1,130 @@
+import CZBar
+
+/// A region of a frame in pixels, origin top-left.
+public struct PixelRect: Sendable, Hashable {
+    public var x: Int, y: Int, width: Int, height: Int
+    public init(x: Int, y: Int, width: Int, height: Int) {
+        self.x = x; self.y = y; self.width = width; self.height = height
+    }
+}
+
+/// A code zbar found in one image.
+public struct DecodedSymbol: Sendable, Hashable {
+    public var symbology: Symbology
+    /// The payload exactly as encoded (zbar runs with `ZBAR_CFG_BINARY`, so nothing is transcoded).
+    public var data: [UInt8]
+    /// zbar's relative confidence; higher is better (for QR it is 1).
+    public var quality: Int
+    public var orientation: SymbolOrientation
+    /// The outline zbar reports, in image pixels (for QR the four finder corners).
+    public var points: [(x: Int, y: Int)]
+
+    public init(symbology: Symbology, data: [UInt8], quality: Int, orientation: SymbolOrientation, points: [(x: Int, y: Int)]) {
+        self.symbology = symbology; self.data = data; self.quality = quality
+        self.orientation = orientation; self.points = points
+    }
+
+    public static func == (a: DecodedSymbol, b: DecodedSymbol) -> Bool {
+        a.symbology == b.symbology && a.data == b.data && a.quality == b.quality
+            && a.orientation == b.orientation && a.points.elementsEqual(b.points, by: { $0 == $1 })
+    }
+
+    public func hash(into h: inout Hasher) {
+        h.combine(symbology); h.combine(data)
+    }
+}
+
+/// One zbar image scanner (`zbar_image_scanner_t`); not thread-safe, so one per scanning thread.
+///
+/// zbar's inter-frame result cache stays off: each scan is independent, and duplicate
+/// suppression is done on frame time by the pipeline.
+public final class ImageScanner {
+    private let scanner: OpaquePointer
+    public private(set) var configuration: ScannerConfiguration
+
+    public init(configuration: ScannerConfiguration = ScannerConfiguration()) {
+        guard let s = zbar_image_scanner_create() else {
+            fatalError("zbar_image_scanner_create returned NULL (out of memory)")
+        }
+        scanner = s
+        self.configuration = configuration
+        apply(configuration)
+    }
+
+    deinit { zbar_image_scanner_destroy(scanner) }
+
+    /// Replaces the configuration; takes effect on the next scan.
+    public func reconfigure(_ configuration: ScannerConfiguration) {
+        guard configuration != self.configuration else { return }
+        self.configuration = configuration
+        apply(configuration)
+    }
+
+    private func apply(_ c: ScannerConfiguration) {
+        // Everything off, then the chosen symbologies on: zbar enables most decoders by default.
+        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_ENABLE, 0)
+        for s in Symbology.allCases {
+            let on: Int32 = c.symbologies.contains(s) ? 1 : 0
+            zbar_image_scanner_set_config(scanner, s.zbarType, ZBAR_CFG_ENABLE, on)
+        }
+        for s in c.symbologies {
+            zbar_image_scanner_set_config(scanner, s.zbarType, ZBAR_CFG_BINARY, 1)
+            if let settings = c.settings[s] {
+                if let v = settings.minLength { zbar_image_scanner_set_config(scanner, s.zbarType, ZBAR_CFG_MIN_LEN, Int32(v)) }
+                if let v = settings.maxLength { zbar_image_scanner_set_config(scanner, s.zbarType, ZBAR_CFG_MAX_LEN, Int32(v)) }
+            }
+        }
+        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_TEST_INVERTED, c.testInverted ? 1 : 0)
+        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_X_DENSITY, Int32(c.xDensity))
+        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_Y_DENSITY, Int32(c.yDensity))
+        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_POSITION, 1)
+        zbar_image_scanner_enable_cache(scanner, 0)
+    }
+
+    /// Scans an 8-bit greyscale plane in place and returns every code found.
+    ///
+    /// zbar has no stride, so the plane is described as `bytesPerLine` pixels wide and cropped
+    /// to `width` (and further to `region`, the rect of interest). Points are in plane pixels.
+    /// - Precondition: `luma.count >= bytesPerLine * height`.
+    public func scan(luma: UnsafeRawBufferPointer, width: Int, height: Int, bytesPerLine: Int,
+                     region: PixelRect? = nil) -> [DecodedSymbol] {
+        precondition(bytesPerLine >= width && luma.count >= bytesPerLine * height, "luma plane smaller than its geometry")
+        guard width > 0, height > 0, let base = luma.baseAddress, let image = zbar_image_create() else { return [] }
+        defer { zbar_image_destroy(image) }
+        zbar_image_set_format(image, czbar_fourcc(0x59, 0x38, 0x30, 0x30))  // "Y800"
+        zbar_image_set_size(image, UInt32(bytesPerLine), UInt32(height))
+        let crop = (region ?? PixelRect(x: 0, y: 0, width: width, height: height)).clamped(width: width, height: height)
+        guard crop.width > 0, crop.height > 0 else { return [] }
+        zbar_image_set_crop(image, UInt32(crop.x), UInt32(crop.y), UInt32(crop.width), UInt32(crop.height))
+        zbar_image_set_data(image, base, UInt(bytesPerLine * height), nil)
+        guard zbar_scan_image(scanner, image) > 0 else { return [] }
+
+        var found: [DecodedSymbol] = []
+        var symbol = zbar_image_first_symbol(image)
+        while let s = symbol {
+            defer { symbol = zbar_symbol_next(s) }
+            guard let symbology = Symbology(zbarType: zbar_symbol_get_type(s)) else { continue }
+            let length = Int(zbar_symbol_get_data_length(s))
+            let data: [UInt8] = zbar_symbol_get_data(s).map { p in
+                p.withMemoryRebound(to: UInt8.self, capacity: length) { Array(UnsafeBufferPointer(start: $0, count: length)) }
+            } ?? []
+            var points: [(x: Int, y: Int)] = []
+            let n = zbar_symbol_get_loc_size(s)
+            points.reserveCapacity(Int(n))
+            for i in 0..<n {
+                points.append((Int(zbar_symbol_get_loc_x(s, i)), Int(zbar_symbol_get_loc_y(s, i))))
+            }
+            found.append(DecodedSymbol(symbology: symbology, data: data, quality: Int(zbar_symbol_get_quality(s)),
+                                       orientation: SymbolOrientation(zbar_symbol_get_orientation(s)), points: points))
+        }
+        return found
+    }
+}
+
+extension PixelRect {
+    func clamped(width: Int, height: Int) -> PixelRect {
+        let x0 = min(max(x, 0), width), y0 = min(max(y, 0), height)
+        let x1 = min(max(x + self.width, x0), width), y1 = min(max(y + self.height, y0), height)
+        return PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+    }
+}
