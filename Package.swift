@@ -73,6 +73,6 @@ let package = Package(
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "TestSupport"]),
         .testTarget(name: "ResultsTests", dependencies: ["Results", "TestSupport"]),
         .testTarget(name: "DaemonTests", dependencies: ["Daemon", "TestSupport"]),
-        .testTarget(name: "syncscanTests", dependencies: ["TestSupport"]),
+        .testTarget(name: "syncscanTests", dependencies: ["syncscan", "TestSupport"]),
     ]
 )

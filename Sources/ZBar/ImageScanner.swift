@@ -39,28 +39,38 @@ public struct DecodedSymbol: Sendable, Hashable {
 /// zbar's inter-frame result cache stays off: each scan is independent, and duplicate
 /// suppression is done on frame time by the pipeline.
 public final class ImageScanner {
-    private let scanner: OpaquePointer
+    private var scanner: OpaquePointer
     public private(set) var configuration: ScannerConfiguration
 
     public init(configuration: ScannerConfiguration = ScannerConfiguration()) {
-        guard let s = zbar_image_scanner_create() else {
-            fatalError("zbar_image_scanner_create returned NULL (out of memory)")
-        }
-        scanner = s
+        scanner = ImageScanner.makeScanner(configuration)
         self.configuration = configuration
-        apply(configuration)
     }
 
     deinit { zbar_image_scanner_destroy(scanner) }
 
     /// Replaces the configuration; takes effect on the next scan.
+    ///
+    /// The zbar scanner is recreated, so a setting the new configuration leaves `nil` (a
+    /// length limit, say) is back at zbar's default rather than kept from the old one.
     public func reconfigure(_ configuration: ScannerConfiguration) {
         guard configuration != self.configuration else { return }
+        let fresh = ImageScanner.makeScanner(configuration)
+        zbar_image_scanner_destroy(scanner)
+        scanner = fresh
         self.configuration = configuration
-        apply(configuration)
     }
 
-    private func apply(_ c: ScannerConfiguration) {
+    /// A new zbar scanner (`zbar_image_scanner_create`) with `c` applied to zbar's defaults.
+    private static func makeScanner(_ c: ScannerConfiguration) -> OpaquePointer {
+        guard let scanner = zbar_image_scanner_create() else {
+            fatalError("zbar_image_scanner_create returned NULL (out of memory)")
+        }
+        apply(c, to: scanner)
+        return scanner
+    }
+
+    private static func apply(_ c: ScannerConfiguration, to scanner: OpaquePointer) {
         // Everything off, then the chosen symbologies on: zbar enables most decoders by default.
         zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_ENABLE, 0)
         for s in Symbology.allCases {

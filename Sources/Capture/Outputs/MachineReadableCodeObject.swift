@@ -36,9 +36,17 @@ public struct MachineReadableCodeObject: Sendable, Hashable {
         self.bounds = PixelRect(x: x0, y: y0, width: (xs.max() ?? 0) - x0, height: (ys.max() ?? 0) - y0)
     }
 
+    /// Wraps zbar's result. QR and SQ codes keep zbar's four corners; for 1-D codes zbar reports
+    /// one point per scan line that crossed the code, so their corners are those of the box
+    /// around all of them (top-left, bottom-left, bottom-right, top-right, zbar's QR order).
     init(_ symbol: DecodedSymbol, frame: FrameInfo) {
+        var corners = symbol.points.map { PixelPoint(x: $0.x, y: $0.y) }
+        if corners.count != 4 {
+            let xs = corners.map(\.x), ys = corners.map(\.y)
+            let x0 = xs.min() ?? 0, x1 = xs.max() ?? 0, y0 = ys.min() ?? 0, y1 = ys.max() ?? 0
+            corners = [PixelPoint(x: x0, y: y0), PixelPoint(x: x0, y: y1), PixelPoint(x: x1, y: y1), PixelPoint(x: x1, y: y0)]
+        }
         self.init(symbology: symbol.symbology, data: symbol.data, quality: symbol.quality,
-                  orientation: symbol.orientation, corners: symbol.points.map { PixelPoint(x: $0.x, y: $0.y) },
-                  frame: frame)
+                  orientation: symbol.orientation, corners: corners, frame: frame)
     }
 }

@@ -34,13 +34,17 @@ public final class CaptureSession: @unchecked Sendable {
     /// Frames already handed to scanners are always finished and delivered before this returns,
     /// also when the source fails: nothing captured is lost. Then the source's error (or the
     /// delivery's) is thrown.
+    /// - Parameters:
+    ///   - frameLimit: stop after this many sequence numbers (scanned or dropped).
+    ///   - onStreaming: called once the source is open and streaming (systemd's READY=1).
     @discardableResult
-    public func run(synchronizer: DataOutputSynchronizer) async throws -> CaptureStatistics {
+    public func run(synchronizer: DataOutputSynchronizer, frameLimit: Int? = nil,
+                    onStreaming: @escaping @Sendable () -> Void = {}) async throws -> CaptureStatistics {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<CaptureStatistics, any Error>) in
                 let thread = Thread { [self] in
                     do {
-                        try self.runBlocking(synchronizer: synchronizer)
+                        try self.runBlocking(synchronizer: synchronizer, frameLimit: frameLimit, onStreaming: onStreaming)
                         continuation.resume(returning: synchronizer.statistics)
                     } catch {
                         continuation.resume(throwing: error)
@@ -63,7 +67,7 @@ public final class CaptureSession: @unchecked Sendable {
     private var isStopRequested: Bool { stopLock.withLock { stopRequested } }
 
     /// The whole run on the calling thread (the source thread).
-    func runBlocking(synchronizer: DataOutputSynchronizer) throws {
+    func runBlocking(synchronizer: DataOutputSynchronizer, frameLimit: Int? = nil, onStreaming: () -> Void = {}) throws {
         let discardLate = videoDataOutput.discardsLateFrames(for: input)
         let threads = metadataOutput.scanningThreads
         let queue = FrameQueue(capacity: discardLate ? threads : threads + videoDataOutput.maximumQueuedFrames)
@@ -74,6 +78,7 @@ public final class CaptureSession: @unchecked Sendable {
             "source": "\(input.uri)", "alwaysDiscardsLateVideoFrames": "\(discardLate)", "scanningThreads": "\(threads)",
         ])
         try input.start()
+        onStreaming()
 
         let scanners = DispatchGroup()
         for i in 0..<threads {
@@ -94,19 +99,36 @@ public final class CaptureSession: @unchecked Sendable {
 
         var ledger = SequenceLedger()
         var sourceError: (any Error)?
-        reading: while !isStopRequested && synchronizer.deliveryError == nil {
+        var opened = 0
+        let limit = frameLimit ?? Int.max
+        /// Opens `discontinuity` slots for the gap before `raw`; false once the frame limit is reached.
+        func admit(_ raw: UInt64) -> UInt64? {
+            let (missing, seq) = ledger.admit(raw, logger: logger)
+            for s in missing {
+                guard opened < limit else { return nil }
+                opened += 1
+                synchronizer.open(s, with: SynchronizedDataCollection(
+                    video: SynchronizedVideoData(sequenceNumber: s, presentationTime: nil, frame: nil, droppedReason: .discontinuity),
+                    metadata: nil))
+            }
+            guard opened < limit else { return nil }
+            opened += 1
+            return seq
+        }
+        reading: while opened < limit && !isStopRequested && synchronizer.deliveryError == nil {
             let event: SourceEvent?
             do { event = try input.next() } catch { sourceError = error; break }
             guard let event else { break }
             switch event {
             case .dropped(let raw, let pts, let reason, let detail):
-                let seq = ledger.admit(raw, synchronizer: synchronizer, logger: logger)
+                guard let seq = admit(raw) else { break reading }
                 logger.debug("frame dropped by source", metadata: ["seq": "\(seq)", "reason": "\(reason)", "detail": "\(detail)"])
                 synchronizer.open(seq, with: SynchronizedDataCollection(
                     video: SynchronizedVideoData(sequenceNumber: seq, presentationTime: pts, frame: nil, droppedReason: reason),
                     metadata: nil))
             case .frame(var frame):
-                frame.sequenceNumber = ledger.admit(frame.sequenceNumber, synchronizer: synchronizer, logger: logger)
+                guard let seq = admit(frame.sequenceNumber) else { break reading }
+                frame.sequenceNumber = seq
                 let info = frame.info
                 synchronizer.open(info.sequenceNumber)
                 if !queue.offer(frame, wait: waitWhenFull) {
@@ -137,28 +159,27 @@ public final class CaptureSession: @unchecked Sendable {
     }
 }
 
-/// Turns the source's sequence numbers into the pipeline's: consecutive, increasing, each
-/// missing number reported as a `discontinuity`.
+/// Turns the source's sequence numbers into the pipeline's: consecutive and increasing.
 struct SequenceLedger {
     private var offset: UInt64 = 0
     private var expected: UInt64?
 
-    /// The pipeline sequence number for the source's `raw`; opens `discontinuity` slots for a gap.
-    mutating func admit(_ raw: UInt64, synchronizer: DataOutputSynchronizer, logger: Logger) -> UInt64 {
+    /// The pipeline sequence number for the source's `raw`, and the numbers skipped before it
+    /// (frames lost, to be reported as `discontinuity`). A jump backwards, or forwards by more
+    /// than `CaptureSession.maximumDiscontinuity`, is a restart of the source's numbering: it is
+    /// renumbered to continue, with nothing skipped.
+    mutating func admit(_ raw: UInt64, logger: Logger) -> (missing: Range<UInt64>, sequence: UInt64) {
         var seq = raw &+ offset
+        var missing: Range<UInt64> = seq..<seq
         if let expected {
             if seq < expected || seq - expected > CaptureSession.maximumDiscontinuity {
                 logger.notice("source sequence restarted; renumbering", metadata: ["from": "\(raw)", "continuing at": "\(expected)"])
                 offset = offset &+ (expected &- seq)
                 seq = expected
             }
-            for missing in expected..<seq {
-                synchronizer.open(missing, with: SynchronizedDataCollection(
-                    video: SynchronizedVideoData(sequenceNumber: missing, presentationTime: nil, frame: nil, droppedReason: .discontinuity),
-                    metadata: nil))
-            }
+            missing = expected..<seq
         }
         expected = seq + 1
-        return seq
+        return (missing, seq)
     }
 }

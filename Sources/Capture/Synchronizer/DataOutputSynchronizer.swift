@@ -101,6 +101,16 @@ public struct CaptureStatistics: Sendable, Hashable {
 
     public var droppedTotal: Int { dropped.values.reduce(0, +) }
 
+    /// Adds the counts of a later run (after a restart) to these.
+    public mutating func add(_ other: CaptureStatistics) {
+        frames += other.frames
+        scanned += other.scanned
+        codes += other.codes
+        for (reason, n) in other.dropped { dropped[reason, default: 0] += n }
+        firstSequence = firstSequence ?? other.firstSequence
+        lastSequence = other.lastSequence ?? lastSequence
+    }
+
     mutating func record(_ c: SynchronizedDataCollection) {
         frames += 1
         if firstSequence == nil { firstSequence = c.sequenceNumber }

@@ -1,0 +1,43 @@
+import Media
+import ZBar
+
+/// Reports a code once while it stays in view, and again only after it was absent for a window
+/// of frame time (never the wall clock, so a paused or slow pipeline does not re-report).
+///
+/// "Absent" means not seen in any delivered frame for longer than `window`: a code seen at
+/// pts t is suppressed if the same symbology and bytes were last seen at t' with t − t' ≤ window.
+/// Memory is bounded by the codes seen within the window.
+public struct DuplicateSuppressor: Sendable {
+    struct Key: Hashable, Sendable { var symbology: Symbology; var data: [UInt8] }
+
+    /// Suppression window; zero or negative turns suppression off.
+    public var window: MediaTime
+    private var lastSeen: [Key: MediaTime] = [:]
+    private var lastPrune = MediaTime.zero
+
+    public init(window: MediaTime) { self.window = window }
+
+    public var isEnabled: Bool { window.nanoseconds > 0 }
+
+    /// The codes of one frame (all stamped with `pts`) that are new or back after an absence.
+    public mutating func filter(_ codes: [MachineReadableCodeObject], at pts: MediaTime) -> [MachineReadableCodeObject] {
+        guard isEnabled else { return codes }
+        var fresh: [MachineReadableCodeObject] = []
+        var seenNow: [Key] = []
+        for code in codes {
+            let key = Key(symbology: code.symbology, data: code.data)
+            if let last = lastSeen[key], pts >= last, pts - last <= window { seenNow.append(key); continue }
+            fresh.append(code)
+            seenNow.append(key)
+        }
+        for key in seenNow { lastSeen[key] = pts }
+        if pts - lastPrune > window {
+            lastSeen = lastSeen.filter { pts < $0.value || pts - $0.value <= window }
+            lastPrune = pts
+        }
+        return fresh
+    }
+
+    /// Codes remembered; bounded by what was seen within the window.
+    public var trackedCount: Int { lastSeen.count }
+}

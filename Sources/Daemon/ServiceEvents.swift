@@ -1,0 +1,22 @@
+/// What the scan service tells its supervisor (systemd's sd_notify, or nothing).
+public protocol ServiceEvents: Sendable {
+    /// The source is open and streaming (READY=1).
+    func streaming()
+    /// A frame went through the whole pipeline; drives the watchdog, so a stalled capture stops pinging.
+    func frameDelivered()
+    /// A configuration reload started (RELOADING=1) / finished (READY=1).
+    func reloading()
+    func reloaded()
+    /// Shutdown has begun (STOPPING=1).
+    func stopping()
+}
+
+/// No supervisor: every event is ignored.
+public struct NoServiceEvents: ServiceEvents {
+    public init() {}
+    public func streaming() {}
+    public func frameDelivered() {}
+    public func reloading() {}
+    public func reloaded() {}
+    public func stopping() {}
+}

@@ -1,0 +1,134 @@
+import Capture
+import Foundation
+import Media
+
+/// Encodes code objects and frame records as single-line JSON objects.
+///
+/// Written by hand rather than with `JSONEncoder` so the bytes are exact and no payload can break
+/// a line: control characters (NUL included), DEL, U+2028 and U+2029 are escaped; every other
+/// character of valid UTF-8 text is written as is. Payloads that are not UTF-8 appear only as
+/// `data_b64`.
+public struct JSONLineEncoder: Sendable {
+    public init() {}
+
+    /// `{"type":"code",…}` followed by a newline. Field order is fixed (see README, "Output").
+    public func encode(_ code: MachineReadableCodeObject, source: String, time: WallClockTime) -> [UInt8] {
+        var out = JSONBuffer()
+        out.raw("{\"type\":\"code\",\"symbology\":")
+        out.string(code.symbology.rawValue)
+        if let text = code.text {
+            out.raw(",\"text\":")
+            out.string(text)
+        }
+        out.raw(",\"data_b64\":\"")
+        out.raw(Data(code.data).base64EncodedString())
+        out.raw("\",\"quality\":\(code.quality),\"orientation\":")
+        out.string(code.orientation.rawValue)
+        out.raw(",\"corners\":[")
+        for (i, p) in code.corners.enumerated() {
+            out.raw(i == 0 ? "[\(p.x),\(p.y)]" : ",[\(p.x),\(p.y)]")
+        }
+        let b = code.bounds
+        out.raw("],\"bounds\":{\"x\":\(b.x),\"y\":\(b.y),\"width\":\(b.width),\"height\":\(b.height)}")
+        out.raw(",\"frame\":")
+        out.frame(code.frame)
+        out.raw(",\"source\":")
+        out.string(source)
+        out.raw(",\"time\":\"")
+        out.raw(time.rfc3339)
+        out.raw("\"}\n")
+        return out.bytes
+    }
+
+    /// `{"type":"frame","seq":…,"pts":…,"dropped":…,"codes":…}`: one per sequence number, for
+    /// consumers that audit the ledger (`--emit-frames`).
+    public func encode(_ collection: SynchronizedDataCollection) -> [UInt8] {
+        var out = JSONBuffer()
+        out.raw("{\"type\":\"frame\",\"seq\":\(collection.sequenceNumber),\"pts\":")
+        if let pts = collection.video.presentationTime { out.raw(Self.seconds(pts)) } else { out.raw("null") }
+        out.raw(",\"dropped\":")
+        if let reason = collection.video.droppedReason { out.string(reason.rawValue) } else { out.raw("null") }
+        out.raw(",\"codes\":\(collection.metadata?.metadataObjects.count ?? 0)}\n")
+        return out.bytes
+    }
+
+    /// A timestamp in seconds with nanosecond precision and no trailing zeros, e.g. `12.0333`.
+    static func seconds(_ t: MediaTime) -> String {
+        let ns = t.nanoseconds
+        let sign = ns < 0 ? "-" : ""
+        let mag = ns.magnitude
+        let whole = mag / 1_000_000_000, frac = mag % 1_000_000_000
+        guard frac != 0 else { return "\(sign)\(whole)" }
+        var digits = String(frac)
+        digits = String(repeating: "0", count: 9 - digits.count) + digits
+        while digits.hasSuffix("0") { digits.removeLast() }
+        return "\(sign)\(whole).\(digits)"
+    }
+}
+
+/// Accumulates one JSON line's bytes.
+struct JSONBuffer {
+    var bytes: [UInt8] = []
+
+    init() { bytes.reserveCapacity(512) }
+
+    mutating func raw(_ s: String) { bytes.append(contentsOf: s.utf8) }
+
+    mutating func frame(_ f: FrameInfo) {
+        raw("{\"seq\":\(f.sequenceNumber),\"pts\":\(JSONLineEncoder.seconds(f.presentationTime)),\"width\":\(f.width),\"height\":\(f.height),\"format\":")
+        string(f.format.rawValue)
+        raw("}")
+    }
+
+    /// A JSON string literal; `s` is valid Unicode by construction.
+    mutating func string(_ s: String) {
+        bytes.append(UInt8(ascii: "\""))
+        for scalar in s.unicodeScalars {
+            switch scalar.value {
+            case 0x22: raw("\\\"")
+            case 0x5C: raw("\\\\")
+            case 0x0A: raw("\\n")
+            case 0x0D: raw("\\r")
+            case 0x09: raw("\\t")
+            case 0x00..<0x20, 0x7F, 0x2028, 0x2029: raw(Self.unicodeEscape(scalar.value))
+            default: bytes.append(contentsOf: String(scalar).utf8)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    static func unicodeEscape(_ v: UInt32) -> String {
+        let hex = String(v, radix: 16)
+        return "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+    }
+}
+
+/// A wall-clock instant for the `time` field (RFC 3339, UTC, milliseconds).
+public struct WallClockTime: Sendable, Hashable {
+    public var secondsSince1970: Int64
+    public var milliseconds: Int
+
+    public init(secondsSince1970: Int64, milliseconds: Int) {
+        self.secondsSince1970 = secondsSince1970
+        self.milliseconds = milliseconds
+    }
+
+    /// Now, from CLOCK_REALTIME.
+    public static func now() -> WallClockTime {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return WallClockTime(secondsSince1970: Int64(ts.tv_sec), milliseconds: Int(ts.tv_nsec / 1_000_000))
+    }
+
+    /// `2026-11-22T03:04:05.123Z`.
+    public var rfc3339: String {
+        var t = time_t(secondsSince1970)
+        var parts = tm()
+        gmtime_r(&t, &parts)
+        func pad(_ v: Int32, _ n: Int) -> String { let s = String(v); return String(repeating: "0", count: max(0, n - s.count)) + s }
+        let ms = String(milliseconds)
+        return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
+            + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2))."
+            + String(repeating: "0", count: 3 - ms.count) + ms + "Z"
+    }
+}

@@ -1,0 +1,36 @@
+import Capture
+import Media
+
+/// The default results handler: one JSON object per code, one line each, to a `LineWriter`
+/// (stdout in the daemon).
+public final class JSONLinesResultsHandler: ResultsHandler, @unchecked Sendable {
+    private let writer: LineWriter
+    private let encoder = JSONLineEncoder()
+    private let source: String
+    private let emitFrames: Bool
+    private let clock: @Sendable () -> WallClockTime
+
+    /// - Parameters:
+    ///   - source: the source URI written in every line's `source` field.
+    ///   - emitFrames: also write one `{"type":"frame",…}` record per sequence number.
+    public init(writer: LineWriter, source: String, emitFrames: Bool = false,
+                clock: @escaping @Sendable () -> WallClockTime = WallClockTime.now) {
+        self.writer = writer
+        self.source = source
+        self.emitFrames = emitFrames
+        self.clock = clock
+    }
+
+    public func handle(_ code: MachineReadableCodeObject) throws {
+        try writer.write(encoder.encode(code, source: source, time: clock()))
+    }
+
+    public func frameCompleted(_ collection: SynchronizedDataCollection) throws {
+        guard emitFrames else { return }
+        try writer.write(encoder.encode(collection))
+    }
+
+    public func finish() throws {
+        try writer.finish()
+    }
+}

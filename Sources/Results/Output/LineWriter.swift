@@ -1,0 +1,113 @@
+import Foundation
+import Logging
+import SystemPackage
+
+/// Writes lines to a file descriptor from its own thread, through a bounded queue.
+///
+/// A slow reader never stalls the pipeline: with `.drop` a full queue drops the new line and
+/// counts it; with `.wait` the producer waits (a file source, where every line matters and
+/// nothing is live). Each line is one `write(2)` (retried on EINTR and on a short write); a
+/// failed write (EPIPE when the reader is gone, EBADF when stdout was closed) ends the writer
+/// and every later `write` throws `OutputError`, so the daemon can exit non-zero.
+/// SIGPIPE must be ignored by the process (`main` does it) or the first EPIPE kills it instead.
+public final class LineWriter: @unchecked Sendable {
+    public enum OverflowPolicy: Sendable { case wait, drop }
+
+    private let condition = NSCondition()
+    private var queue: [[UInt8]] = []
+    private var queueHead = 0
+    private var closed = false
+    private var finished = false
+    private var failure: OutputError?
+    private var _dropped = 0
+    private var _written = 0
+    private let fd: FileDescriptor
+    private let capacity: Int
+    private let overflow: OverflowPolicy
+    private let name: String
+
+    /// - Parameters:
+    ///   - name: what the descriptor is, for messages ("stdout").
+    ///   - capacity: lines that may wait to be written.
+    public init(fileDescriptor: FileDescriptor, name: String, capacity: Int, overflow: OverflowPolicy) {
+        self.fd = fileDescriptor
+        self.name = name
+        self.capacity = max(1, capacity)
+        self.overflow = overflow
+        let thread = Thread { [self] in self.drain() }
+        thread.name = "syncscan-output"
+        thread.start()
+    }
+
+    /// Queues one line (which must end with a newline).
+    /// - Throws: `OutputError` once a write has failed.
+    public func write(_ line: [UInt8]) throws(OutputError) {
+        condition.lock(); defer { condition.unlock() }
+        while true {
+            if let failure { throw failure }
+            if pendingLocked < capacity { break }
+            if overflow == .drop { _dropped += 1; return }
+            condition.wait()
+        }
+        queue.append(line)
+        condition.broadcast()
+    }
+
+    /// Lines dropped because the queue was full.
+    public var droppedLines: Int { condition.withLock { _dropped } }
+    /// Lines written to the descriptor.
+    public var writtenLines: Int { condition.withLock { _written } }
+    /// Lines queued and not yet written.
+    public var pendingLines: Int { condition.withLock { pendingLocked } }
+
+    /// Writes what is queued, stops the writer thread and reports a failure, if any.
+    public func finish() throws(OutputError) {
+        condition.lock(); defer { condition.unlock() }
+        closed = true
+        condition.broadcast()
+        while !finished { condition.wait() }
+        if let failure { throw failure }
+    }
+
+    private var pendingLocked: Int { queue.count - queueHead }
+
+    private func drain() {
+        condition.lock()
+        while true {
+            while pendingLocked == 0 && !closed && failure == nil { condition.wait() }
+            if pendingLocked == 0 || failure != nil { break }
+            let line = queue[queueHead]
+            queue[queueHead] = []
+            queueHead += 1
+            if queueHead > 64 && queueHead * 2 > queue.count { queue.removeFirst(queueHead); queueHead = 0 }
+            condition.broadcast()
+            condition.unlock()
+            let result = Result { try line.withUnsafeBytes { _ = try fd.writeAll($0) } }
+            condition.lock()
+            switch result {
+            case .success: _written += 1
+            case .failure(let error):
+                let errno = (error as? Errno) ?? .ioError
+                failure = OutputError(name: name, errno: errno, linesLost: pendingLocked + 1)
+                queue.removeAll(); queueHead = 0
+            }
+        }
+        finished = true
+        condition.broadcast()
+        condition.unlock()
+    }
+}
+
+/// Writing results failed: the reader is gone or the descriptor was closed.
+public struct OutputError: Error, CustomStringConvertible, Sendable {
+    public var name: String
+    public var errno: Errno
+    /// Lines that were queued and could not be written.
+    public var linesLost: Int
+
+    public var description: String {
+        let why = errno == .brokenPipe ? "the reader closed the pipe" : "\(errno)"
+        return "write(2) to \(name) failed: \(why) (errno \(errno.rawValue)); \(linesLost) queued line(s) not written. "
+            + "Keep a reader attached to \(name); under systemd the service restarts."
+    }
+}

@@ -1,0 +1,163 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One capture node as `syncscan devices` shows it (Codable for `--json`).
+public struct V4L2DeviceDescription: Codable, Sendable, Hashable {
+    public var path: String
+    public var card: String?
+    public var driver: String?
+    public var busInfo: String?
+    public var formats: [Format]
+    /// Why the node could not be described (e.g. permission denied); `nil` when it could.
+    public var error: String?
+
+    public struct Format: Codable, Sendable, Hashable {
+        public var fourcc: FourCC
+        public var description: String
+        public var compressed: Bool
+        /// Offered by libv4l2 converting from a native format.
+        public var emulated: Bool
+        public var sizes: [Size]
+    }
+
+    public struct Size: Codable, Sendable, Hashable {
+        /// `discrete`, `stepwise` or `continuous`.
+        public var kind: String
+        /// The size, or for a range its largest.
+        public var width: Int
+        public var height: Int
+        /// For a range: its smallest size and steps.
+        public var minimumWidth: Int?
+        public var minimumHeight: Int?
+        public var stepWidth: Int?
+        public var stepHeight: Int?
+        /// At `width`x`height`.
+        public var intervals: [Interval]
+    }
+
+    public struct Interval: Codable, Sendable, Hashable {
+        /// `discrete` or `stepwise`.
+        public var kind: String
+        /// Seconds per frame (the shortest for a range).
+        public var interval: V4L2Fraction
+        public var framesPerSecond: Double
+        /// For a range: the longest interval.
+        public var maximumInterval: V4L2Fraction?
+        public var minimumFramesPerSecond: Double?
+    }
+
+    public init(path: String, card: String? = nil, driver: String? = nil, busInfo: String? = nil,
+                formats: [Format] = [], error: String? = nil) {
+        self.path = path
+        self.card = card
+        self.driver = driver
+        self.busInfo = busInfo
+        self.formats = formats
+        self.error = error
+    }
+
+    /// A `v4l2-ctl --list-formats-ext`-like rendering.
+    public var text: String {
+        var lines = ["\(path): " + (error.map { "unavailable: \($0)" }
+            ?? "\(card ?? "?") (driver \(driver ?? "?"), bus \(busInfo ?? "?"))")]
+        for (index, format) in formats.enumerated() {
+            var flags: [String] = []
+            if format.compressed { flags.append("compressed") }
+            if format.emulated { flags.append("emulated") }
+            lines.append("\t[\(index)]: '\(format.fourcc)' (\(format.description)\(flags.isEmpty ? "" : ", " + flags.joined(separator: ", ")))")
+            for size in format.sizes {
+                if size.kind == "discrete" {
+                    lines.append("\t\tSize: Discrete \(size.width)x\(size.height)")
+                } else {
+                    lines.append("\t\tSize: \(size.kind.capitalized) \(size.minimumWidth ?? 0)x\(size.minimumHeight ?? 0) - \(size.width)x\(size.height)"
+                                 + " with step \(size.stepWidth ?? 1)/\(size.stepHeight ?? 1)")
+                }
+                for interval in size.intervals {
+                    if let maximum = interval.maximumInterval, let slowest = interval.minimumFramesPerSecond {
+                        lines.append("\t\t\tInterval: Stepwise \(seconds(interval.interval))s - \(seconds(maximum))s"
+                                     + " (\(fps(slowest))-\(fps(interval.framesPerSecond)) fps)")
+                    } else {
+                        lines.append("\t\t\tInterval: Discrete \(seconds(interval.interval))s (\(fps(interval.framesPerSecond)) fps)")
+                    }
+                }
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+private extension String {
+    var capitalized: String { prefix(1).uppercased() + dropFirst() }
+}
+
+private func fixed3(_ value: Double) -> String {
+    let thousandths = Int((value * 1000).rounded())
+    return "\(thousandths / 1000).\(String(1000 + thousandths % 1000).dropFirst())"
+}
+private func seconds(_ f: V4L2Fraction) -> String { fixed3(f.denominator == 0 ? 0 : Double(f.numerator) / Double(f.denominator)) }
+private func fps(_ value: Double) -> String { fixed3(value) }
+
+/// The `/dev/video*` nodes in `directory`, in numeric order.
+public func videoDevicePaths(in directory: String = "/dev") -> [String] {
+    guard let dir = opendir(directory) else { return [] }
+    defer { closedir(dir) }
+    var names: [String] = []
+    while let entry = readdir(dir) {
+        var nameTuple = entry.pointee.d_name
+        let name = withUnsafeBytes(of: &nameTuple) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        if name.hasPrefix("video"), Int(name.dropFirst(5)) != nil { names.append(name) }
+    }
+    return names.sorted { Int($0.dropFirst(5))! < Int($1.dropFirst(5))! }.map { directory + "/" + $0 }
+}
+
+/// Describes every video capture node among `paths` (default: `/dev/video*`): card, driver,
+/// bus, formats with sizes and frame rates (VIDIOC_QUERYCAP, ENUM_FMT, ENUM_FRAMESIZES,
+/// ENUM_FRAMEINTERVALS). Nodes that are not streaming capture devices (metadata, output) are
+/// left out; nodes that cannot be opened or queried are listed with `error` set.
+public func listCaptureDevices(paths: [String]? = nil, kernel: any V4L2Kernel = SystemV4L2Kernel()) -> [V4L2DeviceDescription] {
+    (paths ?? videoDevicePaths()).compactMap { path -> V4L2DeviceDescription? in
+        do throws(V4L2Error) {
+            let device = try V4L2Device(path: path, kernel: kernel)
+            let capability = try device.capability()
+            let node = capability.nodeCapabilities
+            guard node.contains(.videoCapture), node.contains(.streaming) else { return nil }
+            var formats: [V4L2DeviceDescription.Format] = []
+            for format in try device.formats() {
+                var sizes: [V4L2DeviceDescription.Size] = []
+                for size in try device.frameSizes(for: format.fourcc) {
+                    var entry: V4L2DeviceDescription.Size
+                    switch size {
+                    case .discrete(let w, let h):
+                        entry = .init(kind: "discrete", width: w, height: h, intervals: [])
+                    case .stepwise(let minW, let maxW, let stepW, let minH, let maxH, let stepH, let continuous):
+                        entry = .init(kind: continuous ? "continuous" : "stepwise", width: maxW, height: maxH,
+                                      minimumWidth: minW, minimumHeight: minH, stepWidth: stepW, stepHeight: stepH, intervals: [])
+                    }
+                    entry.intervals = try device.frameIntervals(for: format.fourcc, width: entry.width, height: entry.height).map {
+                        switch $0 {
+                        case .discrete(let f):
+                            .init(kind: "discrete", interval: f, framesPerSecond: f.framesPerSecond)
+                        case .stepwise(let minimum, let maximum, _):
+                            .init(kind: "stepwise", interval: minimum, framesPerSecond: minimum.framesPerSecond,
+                                  maximumInterval: maximum, minimumFramesPerSecond: maximum.framesPerSecond)
+                        }
+                    }
+                    sizes.append(entry)
+                }
+                formats.append(.init(fourcc: format.fourcc, description: format.description, compressed: format.isCompressed,
+                                     emulated: format.isEmulated, sizes: sizes))
+            }
+            return V4L2DeviceDescription(path: path, card: capability.card, driver: capability.driver,
+                                         busInfo: capability.busInfo, formats: formats)
+        } catch {
+            if error.kind == .notFound || error.kind == .missingCapabilities { return nil }
+            return V4L2DeviceDescription(path: path, error: error.description)
+        }
+    }
+}
+
+/// The text rendering of a device list; says so when there is none.
+public func renderDeviceList(_ devices: [V4L2DeviceDescription]) -> String {
+    devices.isEmpty ? "no video capture devices found (/dev/video*)" : devices.map(\.text).joined(separator: "\n\n")
+}

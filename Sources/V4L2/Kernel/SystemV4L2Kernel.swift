@@ -1,0 +1,209 @@
+import CV4L2
+import Media
+import SystemPackage
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The real kernel: every call goes through libv4l2 (which converts formats such as MJPEG
+/// that the camera offers into ones the application asks for).
+public struct SystemV4L2Kernel: V4L2Kernel {
+    public init() {}
+
+    private static let captureType = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
+    private static let mmapMemory = V4L2_MEMORY_MMAP.rawValue
+
+    public func open(_ path: String) -> Result<CInt, Errno> {
+        valueOrErrno { system_v4l2_open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC) }
+    }
+
+    public func close(_ fd: CInt) -> Result<Void, Errno> {
+        valueOrErrno(retryOnInterrupt: false) { system_v4l2_close(fd) }.map { _ in () }
+    }
+
+    public func queryCapability(_ fd: CInt) -> Result<V4L2Capability, Errno> {
+        var c = v4l2_capability()
+        return valueOrErrno { system_querycap(fd, &c) }.map { _ in
+            V4L2Capability(driver: cString(&c.driver), card: cString(&c.card), busInfo: cString(&c.bus_info),
+                           version: c.version, capabilities: V4L2Capabilities(rawValue: c.capabilities),
+                           deviceCapabilities: V4L2Capabilities(rawValue: c.device_caps))
+        }
+    }
+
+    public func enumerateFormat(_ fd: CInt, index: Int) -> Result<V4L2FormatDescription, Errno> {
+        var f = v4l2_fmtdesc()
+        f.index = UInt32(index)
+        f.type = Self.captureType
+        return valueOrErrno { system_enum_fmt(fd, &f) }.map { _ in
+            V4L2FormatDescription(index: index, fourcc: FourCC(rawValue: f.pixelformat), description: cString(&f.description),
+                                  isCompressed: f.flags & UInt32(V4L2_FMT_FLAG_COMPRESSED) != 0,
+                                  isEmulated: f.flags & UInt32(V4L2_FMT_FLAG_EMULATED) != 0)
+        }
+    }
+
+    public func enumerateFrameSize(_ fd: CInt, fourcc: FourCC, index: Int) -> Result<V4L2FrameSize, Errno> {
+        var s = v4l2_frmsizeenum()
+        s.index = UInt32(index)
+        s.pixel_format = fourcc.rawValue
+        return valueOrErrno { system_enum_framesizes(fd, &s) }.map { _ in
+            if s.type == V4L2_FRMSIZE_TYPE_DISCRETE.rawValue {
+                return .discrete(width: Int(s.discrete.width), height: Int(s.discrete.height))
+            }
+            let w = s.stepwise
+            return .stepwise(minWidth: Int(w.min_width), maxWidth: Int(w.max_width), stepWidth: max(1, Int(w.step_width)),
+                             minHeight: Int(w.min_height), maxHeight: Int(w.max_height), stepHeight: max(1, Int(w.step_height)),
+                             continuous: s.type == V4L2_FRMSIZE_TYPE_CONTINUOUS.rawValue)
+        }
+    }
+
+    public func enumerateFrameInterval(_ fd: CInt, fourcc: FourCC, width: Int, height: Int, index: Int) -> Result<V4L2FrameInterval, Errno> {
+        var i = v4l2_frmivalenum()
+        i.index = UInt32(index)
+        i.pixel_format = fourcc.rawValue
+        i.width = UInt32(clamping: width)
+        i.height = UInt32(clamping: height)
+        return valueOrErrno { system_enum_frameintervals(fd, &i) }.map { _ in
+            if i.type == V4L2_FRMIVAL_TYPE_DISCRETE.rawValue { return .discrete(fraction(i.discrete)) }
+            return .stepwise(minimum: fraction(i.stepwise.min), maximum: fraction(i.stepwise.max), step: fraction(i.stepwise.step))
+        }
+    }
+
+    public func getFormat(_ fd: CInt) -> Result<V4L2PixelFormat, Errno> {
+        var f = v4l2_format()
+        f.type = Self.captureType
+        return valueOrErrno { system_g_fmt(fd, &f) }.map { _ in pixelFormat(f.fmt.pix) }
+    }
+
+    public func setFormat(_ fd: CInt, _ format: V4L2PixelFormat) -> Result<V4L2PixelFormat, Errno> {
+        var f = v4l2_format()
+        f.type = Self.captureType
+        f.fmt.pix.width = UInt32(clamping: format.width)
+        f.fmt.pix.height = UInt32(clamping: format.height)
+        f.fmt.pix.pixelformat = format.fourcc.rawValue
+        f.fmt.pix.field = format.field
+        f.fmt.pix.bytesperline = UInt32(clamping: format.bytesPerLine)
+        return valueOrErrno { system_s_fmt(fd, &f) }.map { _ in pixelFormat(f.fmt.pix) }
+    }
+
+    public func getFrameInterval(_ fd: CInt) -> Result<V4L2Fraction?, Errno> {
+        var p = v4l2_streamparm()
+        p.type = Self.captureType
+        return valueOrErrno { system_g_parm(fd, &p) }.map { _ in timePerFrame(p) }
+    }
+
+    public func setFrameInterval(_ fd: CInt, _ interval: V4L2Fraction) -> Result<V4L2Fraction?, Errno> {
+        var p = v4l2_streamparm()
+        p.type = Self.captureType
+        p.parm.capture.timeperframe = v4l2_fract(numerator: interval.numerator, denominator: interval.denominator)
+        return valueOrErrno { system_s_parm(fd, &p) }.map { _ in timePerFrame(p) }
+    }
+
+    public func requestBuffers(_ fd: CInt, count: Int) -> Result<Int, Errno> {
+        var r = v4l2_requestbuffers()
+        r.count = UInt32(clamping: count)
+        r.type = Self.captureType
+        r.memory = Self.mmapMemory
+        return valueOrErrno { system_reqbufs(fd, &r) }.map { _ in Int(r.count) }
+    }
+
+    public func queryBuffer(_ fd: CInt, index: Int) -> Result<V4L2BufferLocation, Errno> {
+        var b = buffer(index: index)
+        return valueOrErrno { system_querybuf(fd, &b) }.map { _ in
+            V4L2BufferLocation(index: index, length: Int(b.length), offset: Int64(b.m.offset))
+        }
+    }
+
+    public func queueBuffer(_ fd: CInt, index: Int) -> Result<Void, Errno> {
+        var b = buffer(index: index)
+        return valueOrErrno { system_qbuf(fd, &b) }.map { _ in () }
+    }
+
+    public func dequeueBuffer(_ fd: CInt) -> Result<V4L2DequeuedBuffer, Errno> {
+        var b = buffer(index: 0)
+        return valueOrErrno { system_dqbuf(fd, &b) }.map { _ in
+            let ns = Int64(b.timestamp.tv_sec) * 1_000_000_000 + Int64(b.timestamp.tv_usec) * 1_000
+            return V4L2DequeuedBuffer(index: Int(b.index), bytesUsed: Int(b.bytesused), flags: b.flags,
+                                      sequence: b.sequence, timestamp: MediaTime(nanoseconds: ns))
+        }
+    }
+
+    public func streamOn(_ fd: CInt) -> Result<Void, Errno> {
+        valueOrErrno { system_streamon(fd, CInt(Self.captureType)) }.map { _ in () }
+    }
+
+    public func streamOff(_ fd: CInt) -> Result<Void, Errno> {
+        valueOrErrno { system_streamoff(fd, CInt(Self.captureType)) }.map { _ in () }
+    }
+
+    public func map(_ fd: CInt, length: Int, offset: Int64) -> Result<UnsafeMutableRawPointer, Errno> {
+        if let address = system_v4l2_mmap(length, fd, offset) { return .success(address) }
+        return .failure(Errno(rawValue: Glibc.errno))
+    }
+
+    public func unmap(_ address: UnsafeMutableRawPointer, length: Int) -> Result<Void, Errno> {
+        valueOrErrno { system_v4l2_munmap(address, length) }.map { _ in () }
+    }
+
+    public func poll(device: CInt?, wakeDescriptor: CInt, timeout: Duration) -> Result<V4L2PollEvents, Errno> {
+        var fds = [pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0)]
+        if let device { fds.append(pollfd(fd: device, events: Int16(POLLIN), revents: 0)) }
+        let ms = timeout.pollMilliseconds
+        return valueOrErrno { fds.withUnsafeMutableBufferPointer { system_poll($0.baseAddress!, $0.count, ms) } }.map { _ in
+            var events: V4L2PollEvents = []
+            if fds[0].revents & Int16(POLLIN) != 0 { events.insert(.wakeUp) }
+            if fds.count > 1 {
+                let r = fds[1].revents
+                if r & Int16(POLLIN) != 0 { events.insert(.readable) }
+                if r & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 { events.insert(.error) }
+            }
+            return events
+        }
+    }
+
+    private func buffer(index: Int) -> v4l2_buffer {
+        var b = v4l2_buffer()
+        b.type = Self.captureType
+        b.memory = Self.mmapMemory
+        b.index = UInt32(index)
+        return b
+    }
+}
+
+private func cString<T>(_ tuple: inout T) -> String {
+    withUnsafeBytes(of: &tuple) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+}
+
+private func fraction(_ f: v4l2_fract) -> V4L2Fraction {
+    V4L2Fraction(numerator: f.numerator, denominator: f.denominator)
+}
+
+private func pixelFormat(_ p: v4l2_pix_format) -> V4L2PixelFormat {
+    V4L2PixelFormat(width: Int(p.width), height: Int(p.height), fourcc: FourCC(rawValue: p.pixelformat),
+                    bytesPerLine: Int(p.bytesperline), sizeImage: Int(p.sizeimage), field: p.field)
+}
+
+private func timePerFrame(_ p: v4l2_streamparm) -> V4L2Fraction? {
+    guard p.parm.capture.capability & UInt32(V4L2_CAP_TIMEPERFRAME) != 0 else { return nil }
+    let f = fraction(p.parm.capture.timeperframe)
+    return f.numerator > 0 && f.denominator > 0 ? f : nil
+}
+
+/// An eventfd that `stop()` signals to interrupt a poll or a backoff sleep; closed in deinit.
+final class WakeSignal: Sendable {
+    let descriptor: CInt
+
+    init() throws(V4L2Error) {
+        switch valueOrErrno({ system_eventfd() }) {
+        case .success(let fd): descriptor = fd
+        case .failure(let errno): throw V4L2Error(call: "eventfd", device: "(wake-up)", errno: errno)
+        }
+    }
+
+    /// Makes every later poll on the descriptor return at once (the counter stays non-zero).
+    func signal() {
+        var one: UInt64 = 1
+        _ = valueOrErrno { withUnsafeBytes(of: &one) { system_write(descriptor, $0.baseAddress!, 8) } }
+    }
+
+    deinit { _ = system_close(descriptor) }
+}

@@ -1,0 +1,371 @@
+import Logging
+import Media
+import SystemPackage
+import Synchronization
+
+/// A camera read through libv4l2 with mmap streaming: a `FrameSource` that survives unplugs.
+///
+/// `start()` opens the device (non-blocking), checks it streams video capture, negotiates a
+/// format zbar can read, maps the buffers and issues VIDIOC_STREAMON. `next()` blocks in
+/// `poll` on the session's source thread and returns frames that wrap the mmap'd bytes without
+/// a copy; releasing a frame requeues its buffer (VIDIOC_QBUF) from whatever thread releases it.
+///
+/// Faults: an unplug (ENODEV, EIO, POLLERR) tears the stream down and reopens the path with
+/// capped exponential backoff until the device is back; a stall (no buffer for
+/// `stallTimeoutFrameIntervals` frame intervals, after `gracePeriod` from opening) reopens once;
+/// EBUSY/EACCES is retried `busyRetryLimit` times, then thrown. `stop()` interrupts both a poll
+/// and a backoff sleep at once (an eventfd in the poll set).
+public final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
+    /// What to ask the camera for and how to ride out faults.
+    public struct Configuration: Sendable, Hashable {
+        /// Requested frame width; `nil` picks the largest within `maximumWidth`.
+        public var width: Int?
+        /// Requested frame height; `nil` picks the largest within `maximumHeight`.
+        public var height: Int?
+        /// Requested frame rate (VIDIOC_S_PARM); `nil` keeps the driver's.
+        public var framesPerSecond: Double?
+        /// Requested pixel format; `nil` prefers GREY, YUYV, UYVY, NV12, YU12 in that order.
+        public var pixelFormat: PixelFormat?
+        /// The largest size chosen when no size is requested.
+        public var maximumWidth: Int
+        public var maximumHeight: Int
+        /// mmap buffers to request (VIDIOC_REQBUFS); the driver may adjust.
+        public var bufferCount: Int
+        /// No buffer for this many frame intervals counts as a stall (0 disables stall detection).
+        public var stallTimeoutFrameIntervals: Int
+        /// Time after an open during which no stall is declared (cameras take a while to start).
+        public var gracePeriod: Duration
+        /// First wait before reopening a lost device; doubles per failed attempt up to the maximum.
+        public var reconnectBackoffInitial: Duration
+        public var reconnectBackoffMaximum: Duration
+        /// Retries of a busy (EBUSY) or forbidden (EACCES) device before giving up with an error.
+        public var busyRetryLimit: Int
+
+        public init(width: Int? = nil, height: Int? = nil, framesPerSecond: Double? = nil, pixelFormat: PixelFormat? = nil,
+                    maximumWidth: Int = 1280, maximumHeight: Int = 720, bufferCount: Int = 4,
+                    stallTimeoutFrameIntervals: Int = 60, gracePeriod: Duration = .seconds(3),
+                    reconnectBackoffInitial: Duration = .milliseconds(250), reconnectBackoffMaximum: Duration = .seconds(8),
+                    busyRetryLimit: Int = 3) {
+            self.width = width
+            self.height = height
+            self.framesPerSecond = framesPerSecond
+            self.pixelFormat = pixelFormat
+            self.maximumWidth = maximumWidth
+            self.maximumHeight = maximumHeight
+            self.bufferCount = bufferCount
+            self.stallTimeoutFrameIntervals = stallTimeoutFrameIntervals
+            self.gracePeriod = gracePeriod
+            self.reconnectBackoffInitial = reconnectBackoffInitial
+            self.reconnectBackoffMaximum = reconnectBackoffMaximum
+            self.busyRetryLimit = busyRetryLimit
+        }
+
+        /// The first out-of-range value, named, or `nil` if all are usable.
+        public var problem: String? {
+            if let w = width, w <= 0 { return "width \(w) must be positive" }
+            if let h = height, h <= 0 { return "height \(h) must be positive" }
+            if let f = framesPerSecond, !(f > 0 && f <= 1000) { return "frame rate \(f) must be in 0<fps≤1000" }
+            if maximumWidth <= 0 || maximumHeight <= 0 { return "maximum size \(maximumWidth)x\(maximumHeight) must be positive" }
+            if !(2...32).contains(bufferCount) { return "buffer count \(bufferCount) must be 2…32" }
+            if stallTimeoutFrameIntervals < 0 { return "stall timeout \(stallTimeoutFrameIntervals) frame intervals must be ≥ 0" }
+            if gracePeriod < .zero { return "grace period \(gracePeriod) must be ≥ 0" }
+            if reconnectBackoffInitial <= .zero || reconnectBackoffMaximum < reconnectBackoffInitial {
+                return "reconnect backoff \(reconnectBackoffInitial)…\(reconnectBackoffMaximum) must be positive and initial ≤ maximum"
+            }
+            if busyRetryLimit < 0 { return "busy retry limit \(busyRetryLimit) must be ≥ 0" }
+            return nil
+        }
+    }
+
+    /// The device path being captured (`/dev/video0`, `/dev/v4l/by-id/…`).
+    public let path: String
+    /// `v4l2:` followed by the path.
+    public let uri: String
+    public var isLive: Bool { true }
+    public let configuration: Configuration
+    private let kernel: any V4L2Kernel
+    private let logger: Logger
+    private let wake: WakeSignal
+
+    /// One open streaming device; replaced on every reopen.
+    /// Touched only by the source thread (or by `stop()` when no source call is running).
+    private final class Stream: @unchecked Sendable {
+        let queue: V4L2BufferQueue
+        let format: NegotiatedFormat
+        let openedAt: ContinuousClock.Instant
+        var lastBufferAt: ContinuousClock.Instant
+        init(queue: V4L2BufferQueue, format: NegotiatedFormat, openedAt: ContinuousClock.Instant) {
+            self.queue = queue
+            self.format = format
+            self.openedAt = openedAt
+            self.lastBufferAt = openedAt
+        }
+        var device: V4L2Device { queue.device }
+    }
+
+    private struct Control {
+        var stopped = false
+        /// `start()` or `next()` is running on the source thread: it owns `stream` and tears down.
+        var busy = false
+        var stream: Stream?
+        var opens = 0
+    }
+    private let control = Mutex(Control())
+
+    /// A source for `path` (`/dev/videoN`, `v4l2:/dev/videoN`, `/dev/v4l/by-id/…`); nothing is opened yet.
+    public init(path: String, configuration: Configuration = Configuration(), kernel: any V4L2Kernel = SystemV4L2Kernel(),
+                logger: Logger) throws(V4L2Error) {
+        self.path = try Self.devicePath(from: path)
+        if let problem = configuration.problem {
+            throw V4L2Error(kind: .invalidConfiguration, call: "configuration", device: self.path, problem: problem,
+                            remedy: "fix the camera settings in the configuration")
+        }
+        uri = "v4l2:" + self.path
+        self.configuration = configuration
+        self.kernel = kernel
+        self.logger = logger
+        wake = try WakeSignal()
+    }
+
+    deinit { stop() }
+
+    /// The device path in `uri`: `v4l2:/dev/video0`, `v4l2:///dev/video0` or an absolute path.
+    public static func devicePath(from uri: String) throws(V4L2Error) -> String {
+        var path = Substring(uri)
+        if path.hasPrefix("v4l2://") { path = path.dropFirst(7) } else if path.hasPrefix("v4l2:") { path = path.dropFirst(5) }
+        guard path.hasPrefix("/"), path.count > 1, !path.contains("\0") else {
+            throw V4L2Error(kind: .invalidPath, call: "open", device: uri.isEmpty ? "(empty)" : uri,
+                            problem: "not a device path",
+                            remedy: "name the camera as /dev/videoN, v4l2:/dev/videoN or /dev/v4l/by-id/…")
+        }
+        return String(path)
+    }
+
+    /// The format negotiated on the current open, `nil` while not streaming.
+    public var currentFormat: NegotiatedFormat? { control.withLock { $0.stream?.format } }
+
+    /// How many times the device was opened successfully (1 after `start()`; +1 per reopen).
+    public var openCount: Int { control.withLock { $0.opens } }
+
+    public func start() throws {
+        guard enterSourceThread() else { return }
+        defer { leaveSourceThread() }
+        if control.withLock({ $0.stream }) != nil { return }
+        guard let stream = try connect(initial: true) else { return }
+        control.withLock { $0.stream = stream }
+    }
+
+    public func next() throws -> SourceEvent? {
+        guard enterSourceThread() else { return nil }
+        defer { leaveSourceThread() }
+        while !isStopped {
+            guard let stream = control.withLock({ $0.stream }) else {
+                guard let reopened = try connect(initial: false) else { return nil }
+                control.withLock { $0.stream = reopened }
+                continue
+            }
+            let deadline = stallDeadline(stream)
+            let timeout = deadline.map { ContinuousClock.now.duration(to: $0) } ?? .seconds(3600)
+            switch kernel.poll(device: stream.device.descriptor, wakeDescriptor: wake.descriptor, timeout: max(timeout, .zero)) {
+            case .failure(let errno):
+                lose(stream, V4L2Error(call: "poll", device: path, errno: errno))
+            case .success(let events) where events.contains(.wakeUp):
+                continue
+            case .success(let events) where events.contains(.readable):
+                switch stream.queue.dequeue() {
+                case .success(let buffer):
+                    return event(for: buffer, from: stream)
+                case .failure(.resourceTemporarilyUnavailable):
+                    continue
+                case .failure(let errno):
+                    lose(stream, V4L2Error(call: "VIDIOC_DQBUF", device: path, errno: errno))
+                }
+            case .success(let events) where events.contains(.error):
+                lose(stream, V4L2Error(kind: .disconnected, call: "poll", device: path, problem: "POLLERR on the device",
+                                       remedy: "the device went away (unplugged or reset): reconnect it"))
+            case .success:
+                if stream.queue.buffersInKernel == 0 {
+                    // Every buffer is lent out as a frame: the pipeline is behind, the camera is not stalled.
+                    stream.lastBufferAt = .now
+                } else if let deadline, ContinuousClock.now >= deadline {
+                    logger.warning("camera stalled: no frame within the stall timeout; reopening it", metadata: [
+                        "device": "\(path)", "stallTimeout": "\(stallTimeout(stream.format))", "open": "\(stream.queue.generation)",
+                    ])
+                    drop(stream)
+                }
+            }
+        }
+        return nil
+    }
+
+    public func stop() {
+        let stream = control.withLock { control -> Stream? in
+            control.stopped = true
+            guard !control.busy else { return nil }
+            defer { control.stream = nil }
+            return control.stream
+        }
+        wake.signal()
+        stream?.queue.retire()
+    }
+
+    // MARK: - Stream lifecycle
+
+    private var isStopped: Bool { control.withLock { $0.stopped } }
+
+    /// Marks the source thread as owning the stream; `false` once stopped.
+    private func enterSourceThread() -> Bool {
+        control.withLock { control in
+            guard !control.stopped else { return false }
+            control.busy = true
+            return true
+        }
+    }
+
+    /// Ends the source thread's turn; tears the stream down if `stop()` came meanwhile.
+    private func leaveSourceThread() {
+        let stream = control.withLock { control -> Stream? in
+            control.busy = false
+            guard control.stopped else { return nil }
+            defer { control.stream = nil }
+            return control.stream
+        }
+        stream?.queue.retire()
+    }
+
+    /// Stops streaming on `stream` and forgets it; the buffers are unmapped and the device closed
+    /// when the last frame lent from it is released.
+    private func drop(_ stream: Stream) {
+        stream.queue.retire()
+        control.withLock { control in
+            if control.stream === stream { control.stream = nil }
+        }
+    }
+
+    /// Drops a stream that failed; the next `next()` iteration reopens with backoff.
+    private func lose(_ stream: Stream, _ error: V4L2Error) {
+        logger.warning("camera lost; reopening it", metadata: ["device": "\(path)", "error": "\(error)"])
+        drop(stream)
+    }
+
+    /// Opens and starts a stream, retrying per the configuration; `nil` if stopped meanwhile.
+    ///
+    /// `initial`: a missing device is an error at once (bad path); later it is waited for.
+    private func connect(initial: Bool) throws(V4L2Error) -> Stream? {
+        var delay = configuration.reconnectBackoffInitial
+        var attempt = 0
+        var busyFailures = 0
+        while !isStopped {
+            attempt += 1
+            let error: V4L2Error
+            do {
+                return try openStream(reopen: !initial)
+            } catch let e {
+                error = e
+            }
+            switch error.kind {
+            case .missingCapabilities, .unsupportedFormat, .invalidPath, .invalidConfiguration:
+                throw error
+            case .busy, .permissionDenied:
+                busyFailures += 1
+                if busyFailures > configuration.busyRetryLimit {
+                    var final = error
+                    final.problem = "gave up after \(busyFailures) attempts"
+                    logger.error("camera unavailable; giving up", metadata: ["device": "\(path)", "error": "\(final)"])
+                    throw final
+                }
+            default:
+                if initial { throw error }
+            }
+            logger.warning("cannot open the camera; retrying", metadata: [
+                "device": "\(path)", "attempt": "\(attempt)", "retryIn": "\(delay)", "error": "\(error)",
+            ])
+            guard sleep(delay) else { return nil }
+            delay = min(delay * 2, configuration.reconnectBackoffMaximum)
+        }
+        return nil
+    }
+
+    /// Waits `duration` unless `stop()` comes first; `false` if it did.
+    private func sleep(_ duration: Duration) -> Bool {
+        switch kernel.poll(device: nil, wakeDescriptor: wake.descriptor, timeout: duration) {
+        case .success(let events): return !events.contains(.wakeUp) && !isStopped
+        case .failure: return !isStopped
+        }
+    }
+
+    /// One attempt: open, check capabilities, negotiate, map, queue, stream on.
+    private func openStream(reopen: Bool) throws(V4L2Error) -> Stream {
+        let device = try V4L2Device(path: path, kernel: kernel)
+        let capability = try device.requireStreamingCapture()
+        let format = try device.negotiateFormat(configuration)
+        let generation = control.withLock { $0.opens + 1 }
+        let queue = try V4L2BufferQueue(device: device, count: configuration.bufferCount, generation: generation, logger: logger)
+        do {
+            try queue.queueAll()
+            try device.streamOn()
+        } catch {
+            queue.retire()
+            throw error
+        }
+        control.withLock { $0.opens = generation }
+        let fps = format.frameInterval.map { String(format: $0.framesPerSecond) } ?? "unknown"
+        logger.notice(reopen ? "camera reopened and streaming" : "camera streaming", metadata: [
+            "device": "\(path)", "card": "\(capability.card)", "driver": "\(capability.driver)",
+            "size": "\(format.width)x\(format.height)", "fourcc": "\(format.fourcc)", "bytesperline": "\(format.bytesPerLine)",
+            "fps": "\(fps)", "buffers": "\(queue.count)", "open": "\(generation)",
+        ])
+        if let wanted = configuration.framesPerSecond,
+           abs((format.frameInterval?.framesPerSecond ?? 0) - wanted) > wanted * 0.01 {
+            logger.warning("the camera did not take the requested frame rate",
+                           metadata: ["device": "\(path)", "requested": "\(wanted)", "actual": "\(fps)"])
+        }
+        return Stream(queue: queue, format: format, openedAt: .now)
+    }
+
+    // MARK: - Frames
+
+    private func event(for buffer: V4L2DequeuedBuffer, from stream: Stream) -> SourceEvent {
+        stream.lastBufferAt = .now
+        let queue = stream.queue
+        let format = stream.format
+        let sequence = UInt64(buffer.sequence)
+        let mapping = queue.bytes(of: buffer.index)
+        let detail: String? =
+            if buffer.hasErrorFlag { "error flag" }
+            else if buffer.bytesUsed == 0 { "empty" }
+            else if min(buffer.bytesUsed, mapping.count) < format.frameSize {
+                "short: \(buffer.bytesUsed) of \(format.frameSize) bytes"
+            } else { nil }
+        if let detail {
+            queue.requeue(buffer.index)
+            return .dropped(sequenceNumber: sequence, presentationTime: buffer.timestamp, reason: .discontinuity, detail: detail)
+        }
+        let index = buffer.index
+        let bytes = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(mapping)[0..<min(buffer.bytesUsed, mapping.count)])
+        let pixels = PixelBuffer(bytes: bytes) { queue.requeue(index) }
+        return .frame(VideoFrame(sequenceNumber: sequence, presentationTime: buffer.timestamp, width: format.width,
+                                 height: format.height, bytesPerLine: format.bytesPerLine, format: format.pixelFormat,
+                                 buffer: pixels))
+    }
+
+    private func stallTimeout(_ format: NegotiatedFormat) -> Duration {
+        let interval = format.frameInterval?.duration ?? .nanoseconds(1_000_000_000 / 30)
+        return interval * configuration.stallTimeoutFrameIntervals
+    }
+
+    /// When the current stream counts as stalled; `nil` with stall detection off.
+    private func stallDeadline(_ stream: Stream) -> ContinuousClock.Instant? {
+        guard configuration.stallTimeoutFrameIntervals > 0 else { return nil }
+        return max(stream.openedAt + configuration.gracePeriod, stream.lastBufferAt + stallTimeout(stream.format))
+    }
+}
+
+private extension String {
+    init(format fps: Double) {
+        let scaled = (fps * 1000).rounded()
+        let whole = Int(scaled) / 1000
+        let fraction = Int(scaled) % 1000
+        self = fraction == 0 ? "\(whole)" : "\(whole).\(String(fraction + 1000).dropFirst())"
+    }
+}

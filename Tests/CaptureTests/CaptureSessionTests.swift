@@ -1,0 +1,134 @@
+import Foundation
+import Logging
+import Media
+import TestSupport
+import Testing
+@testable import Capture
+
+private let logger = Logger(label: "test")
+
+/// Runs `source` through a session and returns what the synchronizer delivered.
+private func run(_ source: ScriptedFrameSource, video: VideoDataOutput = VideoDataOutput(), threads: Int = 1,
+                 frameLimit: Int? = nil) async throws -> (collections: [SynchronizedDataCollection], stats: CaptureStatistics) {
+    let recorder = CollectionRecorder()
+    let session = CaptureSession(input: source, videoDataOutput: video,
+                                 metadataOutput: MetadataOutput(scanningThreads: threads), logger: logger)
+    let sync = DataOutputSynchronizer { recorder.append($0) }
+    let stats = try await session.run(synchronizer: sync, frameLimit: frameLimit)
+    return (recorder.collections, stats)
+}
+
+/// Every sequence number from the first to the last comes out exactly once, in order.
+private func expectLedgerComplete(_ collections: [SynchronizedDataCollection], first: UInt64, last: UInt64,
+                                  sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(collections.map(\.sequenceNumber) == Array(first...last), sourceLocation: sourceLocation)
+    for c in collections {
+        // Scanned frames carry metadata (maybe empty); dropped ones carry a reason and no metadata.
+        #expect(c.video.wasDropped == (c.metadata == nil), sourceLocation: sourceLocation)
+    }
+}
+
+@Suite struct CaptureSessionTests {
+    @Test func aFileSourceHasEveryFrameScanned() async throws {
+        let source = ScriptedFrameSource(steps: ScriptedFrameSource.frames(50), isLive: false, width: 320, height: 240)
+        let (out, stats) = try await run(source)
+        expectLedgerComplete(out, first: 0, last: 49)
+        #expect(stats.scanned == 50 && stats.droppedTotal == 0)
+        #expect(source.liveBuffers == 0)
+    }
+
+    @Test func aLiveSourceDropsLateFramesWithoutQueueing() async throws {
+        // 640x480 frames cost zbar milliseconds each; the source delivers them back to back.
+        let source = ScriptedFrameSource(steps: ScriptedFrameSource.frames(200), isLive: true, width: 640, height: 480)
+        let (out, stats) = try await run(source)
+        expectLedgerComplete(out, first: 0, last: 199)
+        #expect(stats.dropped[.lateData, default: 0] > 0)
+        #expect(stats.scanned >= 1)
+        #expect(stats.scanned + stats.dropped[.lateData, default: 0] == 200)
+        // One frame being scanned plus the one the source thread is holding: nothing queued.
+        #expect(source.maximumLiveBuffers <= 2)
+        #expect(source.liveBuffers == 0)
+    }
+
+    @Test func keepingLateFramesOnALiveSourceBoundsTheQueueAndReportsOutOfBuffers() async throws {
+        let source = ScriptedFrameSource(steps: ScriptedFrameSource.frames(200), isLive: true, width: 640, height: 480)
+        let video = VideoDataOutput(alwaysDiscardsLateVideoFrames: false, maximumQueuedFrames: 3)
+        let (out, stats) = try await run(source, video: video)
+        expectLedgerComplete(out, first: 0, last: 199)
+        #expect(stats.dropped[.outOfBuffers, default: 0] > 0)
+        #expect(stats.dropped[.lateData, default: 0] == 0)
+        #expect(source.maximumLiveBuffers <= 1 + 3 + 1)
+    }
+
+    @Test func sequenceGapsBecomeDiscontinuityEntries() async throws {
+        let steps: [ScriptedFrameSource.Step] = [.frame(7), .frame(8), .frame(12), .frame(13)]
+        let (out, stats) = try await run(ScriptedFrameSource(steps: steps, isLive: false))
+        expectLedgerComplete(out, first: 7, last: 13)
+        #expect(out.filter { $0.video.droppedReason == .discontinuity }.map(\.sequenceNumber) == [9, 10, 11])
+        #expect(out[2].video.presentationTime == nil)
+        #expect(stats.scanned == 4)
+    }
+
+    @Test func framesTheSourceLostKeepTheirReason() async throws {
+        let steps: [ScriptedFrameSource.Step] = [.frame(0), .dropped(1, .discontinuity), .frame(2), .dropped(3, .outOfBuffers)]
+        let (out, _) = try await run(ScriptedFrameSource(steps: steps, isLive: false))
+        expectLedgerComplete(out, first: 0, last: 3)
+        #expect(out.map(\.video.droppedReason) == [nil, .discontinuity, nil, .outOfBuffers])
+    }
+
+    @Test func aRestartedSequenceIsRenumberedToKeepIncreasing() async throws {
+        // A reopened camera starts counting at 0 again.
+        let steps: [ScriptedFrameSource.Step] = [.frame(40), .frame(41), .frame(0), .frame(1)]
+        let (out, _) = try await run(ScriptedFrameSource(steps: steps, isLive: false))
+        expectLedgerComplete(out, first: 40, last: 43)
+        #expect(out.allSatisfy { !$0.video.wasDropped })
+    }
+
+    @Test func framesBeforeASourceErrorAreDeliveredThenTheErrorIsThrown() async throws {
+        let steps = ScriptedFrameSource.frames(5) + [.fail("frame 5 truncated")]
+        let source = ScriptedFrameSource(steps: steps, isLive: false)
+        let recorder = CollectionRecorder()
+        let session = CaptureSession(input: source, logger: logger)
+        let sync = DataOutputSynchronizer { recorder.append($0) }
+        await #expect(throws: ScriptedFrameSource.ScriptError.self) {
+            try await session.run(synchronizer: sync)
+        }
+        #expect(recorder.collections.map(\.sequenceNumber) == [0, 1, 2, 3, 4])
+    }
+
+    @Test func aFrameLimitStopsAfterThatManySequenceNumbers() async throws {
+        let steps: [ScriptedFrameSource.Step] = [.frame(0), .frame(1), .frame(5), .frame(6), .frame(7)]
+        let (out, _) = try await run(ScriptedFrameSource(steps: steps, isLive: false), frameLimit: 4)
+        expectLedgerComplete(out, first: 0, last: 3)
+    }
+
+    @Test func aDeliveryFailureStopsTheSessionAndIsThrown() async throws {
+        struct StdoutClosed: Error {}
+        let source = ScriptedFrameSource(steps: ScriptedFrameSource.frames(1000), isLive: false)
+        let session = CaptureSession(input: source, logger: logger)
+        let sync = DataOutputSynchronizer { c in if c.sequenceNumber == 3 { throw StdoutClosed() } }
+        await #expect(throws: StdoutClosed.self) { try await session.run(synchronizer: sync) }
+        #expect(sync.statistics.frames < 1000)
+    }
+
+    @Test func twoScanningThreadsStillDeliverInOrder() async throws {
+        let source = ScriptedFrameSource(steps: ScriptedFrameSource.frames(60), isLive: false, width: 320, height: 240)
+        let (out, stats) = try await run(source, threads: 2)
+        expectLedgerComplete(out, first: 0, last: 59)
+        #expect(stats.scanned == 60)
+    }
+
+    @Test func cancellingTheTaskStopsALiveSource() async throws {
+        let source = ScriptedFrameSource(steps: ScriptedFrameSource.frames(100_000), isLive: true, interval: .milliseconds(1))
+        let session = CaptureSession(input: source, logger: logger)
+        let recorder = CollectionRecorder()
+        let sync = DataOutputSynchronizer { recorder.append($0) }
+        let task = Task { try await session.run(synchronizer: sync) }
+        try await Task.sleep(for: .milliseconds(200))
+        task.cancel()
+        _ = try await task.value
+        let n = recorder.collections.count
+        #expect(n > 0 && n < 100_000)
+        #expect(recorder.collections.map(\.sequenceNumber) == Array(0..<UInt64(n)))
+    }
+}

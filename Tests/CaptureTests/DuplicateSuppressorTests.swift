@@ -1,0 +1,43 @@
+import Media
+import Testing
+import ZBar
+@testable import Capture
+
+private func code(_ text: String, at seconds: Double) -> MachineReadableCodeObject {
+    let info = FrameInfo(sequenceNumber: 0, presentationTime: MediaTime(seconds: seconds), width: 10, height: 10, format: .grey)
+    return MachineReadableCodeObject(symbology: .qrcode, data: Array(text.utf8), quality: 1, orientation: .up,
+                                     corners: [PixelPoint(x: 0, y: 0)], frame: info)
+}
+
+@Suite struct DuplicateSuppressorTests {
+    @Test func aCodeInViewIsReportedOnceAndAgainAfterAnAbsenceLongerThanTheWindow() {
+        var s = DuplicateSuppressor(window: MediaTime(seconds: 1))
+        var reported: [Double] = []
+        // Seen every 0.1 s from 0 to 2 s, gone until 3.5 s, back at 3.5 s.
+        let times = stride(from: 0.0, through: 2.0, by: 0.1).map { $0 } + [3.5, 3.6]
+        for t in times where !s.filter([code("A", at: t)], at: MediaTime(seconds: t)).isEmpty { reported.append(t) }
+        #expect(reported == [0.0, 3.5])
+    }
+
+    @Test func differentPayloadsAndSymbologiesAreIndependent() {
+        var s = DuplicateSuppressor(window: MediaTime(seconds: 1))
+        let t = MediaTime(seconds: 0)
+        #expect(s.filter([code("A", at: 0), code("B", at: 0)], at: t).count == 2)
+        var ean = code("A", at: 0.1); ean.symbology = .ean13
+        #expect(s.filter([code("A", at: 0.1), ean], at: MediaTime(seconds: 0.1)).map(\.symbology) == [.ean13])
+    }
+
+    @Test func aZeroWindowReportsEverySighting() {
+        var s = DuplicateSuppressor(window: .zero)
+        for t in [0.0, 0.1, 0.2] { #expect(s.filter([code("A", at: t)], at: MediaTime(seconds: t)).count == 1) }
+    }
+
+    @Test func memoryIsBoundedByCodesSeenWithinTheWindow() {
+        var s = DuplicateSuppressor(window: MediaTime(seconds: 1))
+        for i in 0..<1000 {
+            let t = Double(i) * 0.1
+            _ = s.filter([code("code-\(i)", at: t)], at: MediaTime(seconds: t))
+        }
+        #expect(s.trackedCount <= 25)
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import Testing
+
+/// What a finished command printed.
+struct CommandOutput {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+}
+
+/// Runs `executable` with `arguments` in `directory`, capturing stdout and stderr through files
+/// (so neither can fill a pipe and stall the child).
+func runCommand(_ executable: String, _ arguments: [String], in directory: URL) throws -> CommandOutput {
+    let outURL = directory.appendingPathComponent("command.stdout"), errURL = directory.appendingPathComponent("command.stderr")
+    _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+    let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
+    defer { try? out.close(); try? err.close() }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    process.currentDirectoryURL = directory
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    process.waitUntilExit()
+    return CommandOutput(status: process.terminationStatus,
+                         stdout: try String(contentsOf: outURL, encoding: .utf8),
+                         stderr: try String(contentsOf: errURL, encoding: .utf8))
+}
+
+/// The shipped units, each copied into a temporary directory under the name systemd would load
+/// it by (the template as the instance `syncscan@video0.service`), with ExecStart pointed at a
+/// binary that exists.
+///
+/// `systemd-analyze verify` complains when an ExecStart binary does not exist, and the tests do
+/// not install syncscan: the copy's `/usr/local/bin/syncscan` becomes `/bin/true`, everything
+/// else is byte-for-byte the shipped unit.
+final class VerifiableUnits {
+    let directory: URL
+    /// Shipped file name → path of the copy to verify.
+    let units: [(shipped: String, copy: URL)]
+
+    static let shipped = [("syncscan.service", "syncscan.service"), ("syncscan@.service", "syncscan@video0.service")]
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("syncscan-units-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        var units: [(String, URL)] = []
+        for (shipped, loadName) in Self.shipped {
+            let text = try String(contentsOf: packageRoot.appendingPathComponent("systemd").appendingPathComponent(shipped), encoding: .utf8)
+            #expect(text.contains("ExecStart=/usr/local/bin/syncscan "), "\(shipped) no longer starts /usr/local/bin/syncscan")
+            let copy = directory.appendingPathComponent(loadName)
+            try text.replacingOccurrences(of: "ExecStart=/usr/local/bin/syncscan ", with: "ExecStart=/bin/true ")
+                .write(to: copy, atomically: true, encoding: .utf8)
+            units.append((shipped, copy))
+        }
+        self.units = units
+    }
+
+    deinit { try? FileManager.default.removeItem(at: directory) }
+}
+
+let systemdAnalyze = "/usr/bin/systemd-analyze"
+
+@Suite struct SystemdUnitTests {
+    @Test func systemdAnalyzeIsInstalled() {
+        #expect(FileManager.default.isExecutableFile(atPath: systemdAnalyze),
+                "install Debian's systemd package: the unit tests run \(systemdAnalyze)")
+    }
+
+    @Test func verifyPrintsNothingForEitherUnit() throws {
+        let units = try VerifiableUnits()
+        for (shipped, copy) in units.units {
+            let result = try runCommand(systemdAnalyze, ["verify", copy.path], in: units.directory)
+            #expect(result.status == 0, "systemd-analyze verify \(shipped) exited \(result.status)")
+            #expect(result.stderr == "", "systemd-analyze verify \(shipped) complained")
+            #expect(result.stdout == "", "systemd-analyze verify \(shipped) printed")
+        }
+    }
+
+    @Test func verifyWouldCatchAMistake() throws {
+        // The check above is only worth something if verify reports a bad unit on stderr.
+        let units = try VerifiableUnits()
+        let broken = units.directory.appendingPathComponent("broken.service")
+        let text = try String(contentsOf: units.units[0].copy, encoding: .utf8)
+        try text.replacingOccurrences(of: "Type=notify\n", with: "Type=notfiy\n").write(to: broken, atomically: true, encoding: .utf8)
+        let result = try runCommand(systemdAnalyze, ["verify", broken.path], in: units.directory)
+        #expect(result.stderr.contains("notfiy"))
+    }
+
+    @Test func securityExposureIsAtMostOne() throws {
+        let units = try VerifiableUnits()
+        for (shipped, copy) in units.units {
+            let result = try runCommand(systemdAnalyze, ["security", "--offline=yes", "--no-pager", copy.path], in: units.directory)
+            let line = result.stdout.split(separator: "\n").first { $0.contains("Overall exposure level for") }
+            let level = line.flatMap { line in
+                line.split(separator: ":").last?.split(separator: " ").first.flatMap { Double($0) }
+            }
+            let exposure = try #require(level, "no exposure level for \(shipped) in:\n\(result.stdout)\n\(result.stderr)")
+            #expect(exposure <= 1.0, "\(shipped) exposure \(exposure):\n\(result.stdout.split(separator: "\n").filter { $0.hasPrefix("✗") }.joined(separator: "\n"))")
+        }
+    }
+
+    @Test func unitsKeepTheCameraReachableAndTheCrashHelperWhereMakeInstallsIt() throws {
+        let makefile = try String(contentsOf: packageRoot.appendingPathComponent("Makefile"), encoding: .utf8)
+        for (shipped, _) in VerifiableUnits.shipped {
+            let text = try String(contentsOf: packageRoot.appendingPathComponent("systemd").appendingPathComponent(shipped), encoding: .utf8)
+            let lines = Set(text.split(separator: "\n").map(String.init))
+            // PrivateDevices=yes would hide /dev/video*; the device cgroup allows V4L2 only.
+            #expect(!lines.contains { $0.hasPrefix("PrivateDevices=") }, "\(shipped)")
+            #expect(lines.isSuperset(of: ["Type=notify", "DeviceAllow=char-video4linux rw", "DevicePolicy=closed",
+                                          "SupplementaryGroups=video", "ExecReload=/bin/kill -HUP $MAINPID"]), "\(shipped)")
+            let backtrace = try #require(lines.first { $0.hasPrefix("Environment=SWIFT_BACKTRACE=") }, "\(shipped)")
+            let helper = try #require(backtrace.split(separator: ",").first { $0.hasPrefix("swift-backtrace=") }?.dropFirst("swift-backtrace=".count))
+            // The Makefile installs the helper to $(LIBEXECDIR)/swift/linux with LIBEXECDIR = $(PREFIX)/libexec.
+            #expect(helper == "/usr/local/libexec/swift/linux/swift-backtrace-static")
+            #expect(makefile.contains("PREFIX ?= /usr/local") && makefile.contains("$(LIBEXECDIR)/swift/linux/swift-backtrace-static"))
+        }
+    }
+}

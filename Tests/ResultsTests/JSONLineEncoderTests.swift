@@ -1,0 +1,84 @@
+import Capture
+import Foundation
+import Media
+import Testing
+import ZBar
+@testable import Results
+
+private func code(_ data: [UInt8], symbology: Symbology = .qrcode) -> MachineReadableCodeObject {
+    let info = FrameInfo(sequenceNumber: 42, presentationTime: MediaTime(nanoseconds: 1_400_000_000), width: 640, height: 480, format: .yuyv)
+    return MachineReadableCodeObject(symbology: symbology, data: data, quality: 1, orientation: .right,
+                                     corners: [PixelPoint(x: 10, y: 20), PixelPoint(x: 10, y: 120), PixelPoint(x: 110, y: 120), PixelPoint(x: 110, y: 20)],
+                                     frame: info)
+}
+
+private let fixedTime = WallClockTime(secondsSince1970: 1_795_000_000, milliseconds: 7)
+
+/// Decodes one line with Foundation's JSON parser (an independent implementation).
+private func parse(_ line: [UInt8]) throws -> [String: Any] {
+    try #require(JSONSerialization.jsonObject(with: Data(line)) as? [String: Any])
+}
+
+@Suite struct JSONLineEncoderTests {
+    @Test func aCodeLineHasEveryDocumentedField() throws {
+        let line = JSONLineEncoder().encode(code(Array("hello".utf8)), source: "y4m:/tmp/a.y4m", time: fixedTime)
+        #expect(line.last == UInt8(ascii: "\n"))
+        #expect(line.dropLast().contains(UInt8(ascii: "\n")) == false)
+        let o = try parse(line)
+        #expect(o["type"] as? String == "code")
+        #expect(o["symbology"] as? String == "qrcode")
+        #expect(o["text"] as? String == "hello")
+        #expect(o["data_b64"] as? String == "aGVsbG8=")
+        #expect(o["quality"] as? Int == 1)
+        #expect(o["orientation"] as? String == "right")
+        #expect(o["corners"] as? [[Int]] == [[10, 20], [10, 120], [110, 120], [110, 20]])
+        #expect(o["bounds"] as? [String: Int] == ["x": 10, "y": 20, "width": 100, "height": 100])
+        let frame = try #require(o["frame"] as? [String: Any])
+        #expect(frame["seq"] as? Int == 42)
+        #expect(frame["pts"] as? Double == 1.4)
+        #expect(frame["width"] as? Int == 640 && frame["height"] as? Int == 480)
+        #expect(frame["format"] as? String == "YUYV")
+        #expect(o["source"] as? String == "y4m:/tmp/a.y4m")
+        #expect(o["time"] as? String == "2026-11-18T11:06:40.007Z")
+    }
+
+    @Test func invalidUTF8HasNoTextButExactBytesInBase64() throws {
+        let bytes: [UInt8] = [0xFF, 0xFE, 0x00, 0x41, 0xC3]
+        let o = try parse(JSONLineEncoder().encode(code(bytes), source: "s", time: fixedTime))
+        #expect(o["text"] == nil)
+        #expect(Data(base64Encoded: try #require(o["data_b64"] as? String)) == Data(bytes))
+    }
+
+    @Test func noPayloadCanBreakTheLine() throws {
+        // NUL, every C0 control, DEL, quotes, backslash, the JSON-hostile line separators.
+        var text = (0..<0x20).map { String(UnicodeScalar(UInt8($0))) }.joined()
+        text += "\u{7F}\"\\\u{2028}\u{2029}end✓"
+        let line = JSONLineEncoder().encode(code(Array(text.utf8)), source: "s", time: fixedTime)
+        #expect(line.filter { $0 == UInt8(ascii: "\n") }.count == 1)
+        #expect(line.allSatisfy { $0 >= 0x20 || $0 == UInt8(ascii: "\n") })
+        let raw = String(decoding: line, as: UTF8.self)
+        #expect(!raw.contains("\u{2028}") && !raw.contains("\u{2029}"))
+        #expect(raw.contains("\\u0000") && raw.contains("\\u2028") && raw.contains("\\u007f"))
+        let o = try parse(line)
+        #expect(o["text"] as? String == text)
+    }
+
+    @Test func aFrameRecordCarriesTheLedgerEntry() throws {
+        let dropped = SynchronizedDataCollection(
+            video: SynchronizedVideoData(sequenceNumber: 9, presentationTime: nil, frame: nil, droppedReason: .discontinuity),
+            metadata: nil)
+        let o = try parse(JSONLineEncoder().encode(dropped))
+        #expect(o["type"] as? String == "frame")
+        #expect(o["seq"] as? Int == 9)
+        #expect(o["pts"] is NSNull)
+        #expect(o["dropped"] as? String == "discontinuity")
+        #expect(o["codes"] as? Int == 0)
+    }
+
+    @Test func timestampsKeepNanosecondsWithoutTrailingZeros() {
+        #expect(JSONLineEncoder.seconds(MediaTime(nanoseconds: 0)) == "0")
+        #expect(JSONLineEncoder.seconds(MediaTime(nanoseconds: 33_333_333)) == "0.033333333")
+        #expect(JSONLineEncoder.seconds(MediaTime(nanoseconds: 12_500_000_000)) == "12.5")
+        #expect(JSONLineEncoder.seconds(MediaTime(nanoseconds: -1_500_000_000)) == "-1.5")
+    }
+}

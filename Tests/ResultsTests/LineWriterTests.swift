@@ -1,0 +1,71 @@
+import Foundation
+import SystemPackage
+import Testing
+@testable import Results
+
+/// A pipe whose read end the test controls.
+private struct Pipe2 {
+    let read: FileDescriptor, write: FileDescriptor
+    init() throws {
+        var fds: [Int32] = [0, 0]
+        #expect(pipe(&fds) == 0)
+        read = FileDescriptor(rawValue: fds[0]); write = FileDescriptor(rawValue: fds[1])
+    }
+}
+
+private func readAll(_ fd: FileDescriptor) throws -> [UInt8] {
+    var out: [UInt8] = []
+    var buf = [UInt8](repeating: 0, count: 65536)
+    while true {
+        let n = try buf.withUnsafeMutableBytes { try fd.read(into: $0) }
+        if n == 0 { return out }
+        out += buf[0..<n]
+    }
+}
+
+@Suite struct LineWriterTests {
+    @Test func writesEveryLineInOrder() async throws {
+        let p = try Pipe2()
+        let writer = LineWriter(fileDescriptor: p.write, name: "pipe", capacity: 4, overflow: .wait)
+        let reader = Task.detached { try readAll(p.read) }
+        for i in 0..<500 { try writer.write(Array("line \(i)\n".utf8)) }
+        try writer.finish()
+        try p.write.close()
+        let text = String(decoding: try await reader.value, as: UTF8.self)
+        #expect(text.split(separator: "\n").map(String.init) == (0..<500).map { "line \($0)" })
+        try p.read.close()
+    }
+
+    @Test func aStalledReaderMakesLinesDropNotBlock() async throws {
+        let p = try Pipe2()
+        // Nobody reads: the pipe buffer (64 KiB) fills, then the queue of 8, then lines drop.
+        let writer = LineWriter(fileDescriptor: p.write, name: "pipe", capacity: 8, overflow: .drop)
+        let line = [UInt8](repeating: UInt8(ascii: "x"), count: 1023) + [UInt8(ascii: "\n")]
+        for _ in 0..<200 { try writer.write(line) }
+        #expect(writer.droppedLines > 0)
+        #expect(writer.pendingLines <= 8)
+        // Drain so the writer can finish.
+        let reader = Task.detached { try readAll(p.read) }
+        try writer.finish()
+        try p.write.close()
+        let got = try await reader.value
+        #expect(got.count == (200 - writer.droppedLines) * 1024)
+        try p.read.close()
+    }
+
+    @Test func aClosedReaderIsReportedAsBrokenPipe() throws {
+        signal(SIGPIPE, SIG_IGN)
+        let p = try Pipe2()
+        try p.read.close()
+        let writer = LineWriter(fileDescriptor: p.write, name: "stdout", capacity: 4, overflow: .wait)
+        var caught: OutputError?
+        do {
+            for _ in 0..<100 { try writer.write(Array("x\n".utf8)) }
+            try writer.finish()
+        } catch { caught = error }
+        let error = try #require(caught)
+        #expect(error.errno == .brokenPipe)
+        #expect(error.description.contains("stdout") && error.description.contains("reader closed the pipe"))
+        try p.write.close()
+    }
+}

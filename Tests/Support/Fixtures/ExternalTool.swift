@@ -1,0 +1,81 @@
+import Foundation
+
+/// Runs a command-line tool found on `PATH` and collects its output (qrencode, zint, zbarimg).
+public enum ExternalTool {
+    /// What a finished tool printed and how it exited.
+    public struct Result: Sendable {
+        public var command: [String]
+        public var status: Int32
+        public var stdout: [UInt8]
+        public var stderr: String
+
+        /// The command, its exit status and stderr, for error messages.
+        public func describe() -> String {
+            "`\(command.joined(separator: " "))` exited with status \(status): \(stderr.trimmingCharacters(in: .whitespacesAndNewlines))"
+        }
+    }
+
+    /// Runs `tool` with `arguments` and waits for it; throws only if it cannot be started.
+    public static func run(_ tool: String, _ arguments: [String]) throws -> Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [tool] + arguments
+        let out = Pipe(), err = try TemporaryFile(contents: [], suffix: ".stderr")
+        process.standardOutput = out
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: err.path))
+        process.standardInput = FileHandle.nullDevice
+        do { try process.run() } catch {
+            throw FixtureError.toolFailed("cannot start `\(tool)` via /usr/bin/env: \(error)")
+        }
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let stderr = (try? String(contentsOfFile: err.path, encoding: .utf8)) ?? ""
+        let result = Result(command: [tool] + arguments, status: process.terminationStatus, stdout: [UInt8](stdout), stderr: stderr)
+        if result.status == 127 {
+            throw FixtureError.toolFailed("`\(tool)` is not installed (apt: qrencode, zint, zbar-tools): \(result.describe())")
+        }
+        return result
+    }
+}
+
+/// A file under the temporary directory, deleted when the value is released.
+public final class TemporaryFile: @unchecked Sendable {
+    public let path: String
+
+    /// Creates a uniquely named file holding `contents`.
+    public init(contents: [UInt8], suffix: String = "") throws {
+        path = FileManager.default.temporaryDirectory
+            .appendingPathComponent("syncscan-fixture-\(UUID().uuidString)\(suffix)").path
+        guard FileManager.default.createFile(atPath: path, contents: Data(contents)) else {
+            throw FixtureError.toolFailed("cannot create temporary file \(path)")
+        }
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+}
+
+extension GreyFrame {
+    /// Writes the frame as a binary PGM (`pgmBytes()`) to `path`, e.g. to look at a failing fixture.
+    public func writePGM(toPath path: String) throws {
+        guard FileManager.default.createFile(atPath: path, contents: Data(pgmBytes())) else {
+            throw FixtureError.toolFailed("cannot write PGM to \(path)")
+        }
+    }
+}
+
+/// The `zbarimg` CLI, the reference zbar decoder our wrapper must agree with.
+public enum ZBarImg {
+    /// Decodes `frame` (saved as PGM) with `zbarimg --raw -q -Sbinary` plus `arguments`.
+    ///
+    /// Returns the raw payload bytes; with `-Sbinary` zbarimg adds no newline, so several codes
+    /// come back concatenated. Returns `nil` when zbarimg found nothing (exit status 4).
+    public static func decode(_ frame: GreyFrame, arguments: [String] = []) throws -> [UInt8]? {
+        let image = try TemporaryFile(contents: frame.pgmBytes(), suffix: ".pgm")
+        let result = try ExternalTool.run("zbarimg", ["--raw", "-q", "-Sbinary"] + arguments + [image.path])
+        switch result.status {
+        case 0: return result.stdout
+        case 4: return nil
+        default: throw FixtureError.toolFailed(result.describe())
+        }
+    }
+}

@@ -1,0 +1,259 @@
+import Media
+import SystemPackage
+import Testing
+import TestSupport
+import V4L2
+
+@Suite struct CaptureSourceFrameTests {
+    @Test func framesWrapTheMappedBufferAndCarryKernelSequenceAndTimestamp() throws {
+        let fake = FakeV4L2Kernel()
+        let source = try V4L2CaptureSource(path: "/dev/video0", configuration: .fast, kernel: fake, logger: LogRecorder().logger)
+        try source.start()
+        #expect(source.uri == "v4l2:/dev/video0" && source.isLive)
+        for expected in 0..<3 {
+            let frame = try #require(try source.next()?.frame)
+            let delivered = try #require(fake.delivered.last)
+            #expect(frame.sequenceNumber == UInt64(expected) && delivered.sequence == UInt32(expected))
+            #expect(frame.presentationTime == delivered.timestamp)
+            // No copy: the frame's bytes are the mapping the driver filled.
+            #expect(frame.buffer.bytes.baseAddress.map { UInt(bitPattern: $0) } == delivered.address)
+            #expect(frame.buffer.bytes.allSatisfy { $0 == UInt8(expected) })
+            #expect(frame.format == .grey && frame.width == 64 && frame.height == 48)
+        }
+        source.stop()
+    }
+
+    @Test func releasingAFrameRequeuesItsBuffer() throws {
+        let fake = FakeV4L2Kernel()
+        let source = try V4L2CaptureSource(path: "/dev/video0", configuration: .fast, kernel: fake, logger: LogRecorder().logger)
+        try source.start()
+        #expect(fake.queuedBuffers == 4)
+        var held: VideoFrame? = try #require(try source.next()?.frame)
+        #expect(fake.queuedBuffers == 3)
+        #expect(held?.sequenceNumber == 0)
+        held = nil
+        #expect(fake.queuedBuffers == 4)
+        source.stop()
+        #expect(fake.violations.isEmpty)
+    }
+
+    @Test func errorFlaggedEmptyAndShortBuffersAreDroppedNeverFrames() throws {
+        let fake = FakeV4L2Kernel(script: [.frame, .errorFlagged, .empty, .short, .frame])
+        let source = try V4L2CaptureSource(path: "/dev/video0", configuration: .fast, kernel: fake, logger: LogRecorder().logger)
+        try source.start()
+        let events = try readEvents(source, count: 5)
+        #expect(events.map(\.sequenceNumber) == [0, 1, 2, 3, 4])
+        #expect(events.map { $0.frame != nil } == [true, false, false, false, true])
+        #expect(events[1].dropDetail == "error flag")
+        #expect(events[2].dropDetail == "empty")
+        #expect(events[3].dropDetail?.hasPrefix("short") == true)
+        for event in events[1...3] {
+            guard case .dropped(_, let time, let reason, _) = event else { continue }
+            #expect(reason == .discontinuity)
+            #expect(time != nil)
+        }
+        // Dropped buffers went straight back to the driver; only the last frame is still lent out.
+        #expect(fake.queuedBuffers == 3)
+        source.stop()
+    }
+
+    @Test func sequenceGapsPassThroughAsTheKernelReportsThem() throws {
+        let fake = FakeV4L2Kernel(script: [.frame, .frame, .skip(3), .frame, .skip(1), .frame])
+        let source = try V4L2CaptureSource(path: "/dev/video0", configuration: .fast, kernel: fake, logger: LogRecorder().logger)
+        try source.start()
+        let events = try readEvents(source, count: 4)
+        #expect(events.map(\.sequenceNumber) == [0, 1, 5, 7])
+        source.stop()
+    }
+
+    @Test func aFrameReleasedAfterStopDoesNotTouchTheDeviceAndFreesEverything() throws {
+        let fake = FakeV4L2Kernel()
+        do {
+            let source = try V4L2CaptureSource(path: "/dev/video0", configuration: .fast, kernel: fake, logger: LogRecorder().logger)
+            try source.start()
+            var held: VideoFrame? = try #require(try source.next()?.frame)
+            source.stop()
+            source.stop()
+            let afterStop = try source.next()
+            #expect(afterStop == nil)
+            // Still mapped while the frame is alive: its bytes must stay readable.
+            #expect(fake.liveMappings == 4)
+            #expect(held?.buffer.bytes.allSatisfy { $0 == 0 } == true)
+            held = nil
+        }
+        #expect(fake.liveMappings == 0)
+        #expect(fake.liveDescriptors == 0)
+        #expect(fake.descriptorsInProcess() == 0)
+        #expect(fake.violations.isEmpty)
+    }
+}
+
+@Suite struct CaptureSourceFaultTests {
+    @Test func hundredUnplugReplugCyclesResumeCaptureWithoutLeaks() throws {
+        let cycles = 100
+        let script = Array(repeating: [FakeV4L2Kernel.Step.frame, .unplug(missingOpens: 2)], count: cycles).flatMap { $0 }
+        let fake = FakeV4L2Kernel(script: script)
+        #expect(fake.descriptorsInProcess() == 0)
+        let recorder = LogRecorder()
+        do {
+            let source = try V4L2CaptureSource(path: "/dev/video0", configuration: .fast, kernel: fake, logger: recorder.logger)
+            try source.start()
+            var frames = 0
+            while frames <= cycles, let event = try source.next() {
+                let frame = try #require(event.frame)
+                // Each replugged device restarts its numbering; the source reports it as is.
+                #expect(frame.sequenceNumber == 0)
+                frames += 1
+            }
+            #expect(frames == cycles + 1)
+            #expect(fake.unplugCount == cycles)
+            #expect(source.openCount == cycles + 1)
+            source.stop()
+        }
+        #expect(fake.openCount == cycles + 1)
+        #expect(fake.openAttempts == cycles * 3 + 1)
+        #expect(fake.maximumOpenDescriptors == 1)
+        #expect(fake.liveDescriptors == 0)
+        #expect(fake.descriptorsInProcess() == 0)
+        #expect(fake.liveMappings == 0)
+        #expect(fake.violations.isEmpty)
+        let warnings = recorder.messages(at: .warning)
+        #expect(warnings.filter { $0 == "camera lost; reopening it" }.count == cycles)
+        #expect(warnings.filter { $0 == "cannot open the camera; retrying" }.count == cycles * 2)
+        #expect(recorder.messages(at: .notice).filter { $0 == "camera reopened and streaming" }.count == cycles)
+    }
+
+    @Test func aStallReopensTheDeviceExactlyOnce() throws {
+        let fake = FakeV4L2Kernel(script: [.frame, .frame, .stall])
+        var configuration = V4L2CaptureSource.Configuration.fast
+        configuration.stallTimeoutFrameIntervals = 5      // 5 ms at the fake's 1000 fps
+        configuration.gracePeriod = .milliseconds(20)
+        let recorder = LogRecorder()
+        let source = try V4L2CaptureSource(path: "/dev/video0", configuration: configuration, kernel: fake, logger: recorder.logger)
+        try source.start()
+        let events = try readEvents(source, count: 5)
+        #expect(events.map(\.sequenceNumber) == [0, 1, 0, 1, 2])
+        #expect(fake.openCount == 2)
+        #expect(source.openCount == 2)
+        #expect(recorder.messages(at: .warning).filter { $0.hasPrefix("camera stalled") }.count == 1)
+        source.stop()
+        #expect(fake.liveDescriptors == 0 && fake.liveMappings == 0 && fake.violations.isEmpty)
+    }
+
+    @Test func busyAtStreamOnGivesUpWithAClearErrorAfterBoundedRetries() throws {
+        let fake = FakeV4L2Kernel()
+        fake.inject(.resourceBusy, into: .streamOn, times: .max)
+        let recorder = LogRecorder()
+        let source = try V4L2CaptureSource(path: "/dev/video0", configuration: .fast, kernel: fake, logger: recorder.logger)
+        let error = try #require(throws: V4L2Error.self) { try source.start() }
+        #expect(error.kind == .busy)
+        #expect(error.description.contains("VIDIOC_STREAMON on /dev/video0"))
+        #expect(error.description.contains("another program is using it"))
+        #expect(error.description.contains("gave up after 3 attempts"))
+        #expect(fake.streamOnAttempts == 3)          // 1 + busyRetryLimit (2)
+        #expect(recorder.messages(at: .warning).count == 2)
+        #expect(fake.liveDescriptors == 0 && fake.liveMappings == 0 && fake.descriptorsInProcess() == 0)
+        #expect(fake.violations.isEmpty)
+    }
+
+    @Test func busyThatClearsWithinTheRetryLimitStreams() throws {
+        let fake = FakeV4L2Kernel()
+        fake.inject(.resourceBusy, into: .streamOn, times: 2)
+        let source = try V4L2CaptureSource(path: "/dev/video0", configuration: .fast, kernel: fake, logger: LogRecorder().logger)
+        try source.start()
+        #expect(try source.next()?.frame != nil)
+        #expect(fake.streamOnCount == 1 && fake.openCount == 3)
+        source.stop()
+    }
+
+    @Test func permissionDeniedAtOpenNamesTheFix() throws {
+        let fake = FakeV4L2Kernel()
+        fake.inject(.permissionDenied, into: .open, times: .max)
+        let source = try V4L2CaptureSource(path: "/dev/video0", configuration: .fast, kernel: fake, logger: LogRecorder().logger)
+        let error = try #require(throws: V4L2Error.self) { try source.start() }
+        #expect(error.kind == .permissionDenied)
+        #expect(error.description.contains("open on /dev/video0") && error.description.contains("'video' group"))
+        #expect(fake.openAttempts == 3)
+    }
+
+    @Test func aMissingDeviceAtStartIsAnErrorAtOnce() throws {
+        let fake = FakeV4L2Kernel(path: "/dev/video0")
+        let source = try V4L2CaptureSource(path: "/dev/video7", configuration: .fast, kernel: fake, logger: LogRecorder().logger)
+        let error = try #require(throws: V4L2Error.self) { try source.start() }
+        #expect(error.kind == .notFound)
+        #expect(error.description.contains("/dev/video7") && error.description.contains("syncscan devices"))
+        #expect(fake.openAttempts == 1)
+    }
+
+    @Test func missingCapabilitiesAreNamed() throws {
+        var capability = FakeV4L2Kernel.cameraCapability
+        capability.deviceCapabilities = [.videoCapture, .readWrite]
+        var driver = FakeV4L2Kernel.Driver.smallCamera()
+        driver.capability = capability
+        let fake = FakeV4L2Kernel(driver: driver)
+        let source = try V4L2CaptureSource(path: "/dev/video0", configuration: .fast, kernel: fake, logger: LogRecorder().logger)
+        let error = try #require(throws: V4L2Error.self) { try source.start() }
+        #expect(error.kind == .missingCapabilities)
+        #expect(error.description.contains("VIDIOC_QUERYCAP on /dev/video0"))
+        #expect(error.description.contains("lacks V4L2_CAP_STREAMING"))
+        #expect(!error.description.contains("V4L2_CAP_VIDEO_CAPTURE"))
+        #expect(fake.openAttempts == 1 && fake.liveDescriptors == 0)
+    }
+
+    @Test func deviceCapsDescribeTheNodeNotTheWholeDevice() throws {
+        // The device as a whole captures video; this node is its metadata node.
+        var driver = FakeV4L2Kernel.Driver.smallCamera()
+        driver.capability.capabilities = [.videoCapture, .metadataCapture, .streaming, .deviceCaps]
+        driver.capability.deviceCapabilities = [.metadataCapture, .streaming]
+        let fake = FakeV4L2Kernel(driver: driver)
+        let source = try V4L2CaptureSource(path: "/dev/video0", configuration: .fast, kernel: fake, logger: LogRecorder().logger)
+        let error = try #require(throws: V4L2Error.self) { try source.start() }
+        #expect(error.description.contains("lacks V4L2_CAP_VIDEO_CAPTURE") && error.description.contains("metadata node"))
+    }
+
+    @Test func stopDuringReconnectBackoffReturnsPromptly() throws {
+        let fake = FakeV4L2Kernel(script: [.frame, .unplug(missingOpens: .max)])
+        var configuration = V4L2CaptureSource.Configuration.fast
+        configuration.reconnectBackoffInitial = .seconds(3600)
+        configuration.reconnectBackoffMaximum = .seconds(3600)
+        let source = try V4L2CaptureSource(path: "/dev/video0", configuration: configuration, kernel: fake, logger: LogRecorder().logger)
+        try source.start()
+        let reader = SourceThread { try readEvents(source, count: 10) }
+        #expect(fake.wait { $0.backoffSleeps >= 1 })
+        source.stop()
+        let outcome = try #require(reader.wait(), "next() stayed blocked in the backoff sleep after stop()")
+        let events = try outcome.get()
+        #expect(events.count == 1)
+        #expect(fake.liveDescriptors == 0 && fake.liveMappings == 0)
+    }
+
+    @Test func stopDuringPollReturnsPromptly() throws {
+        let fake = FakeV4L2Kernel(script: [.frame], afterScript: .stall)
+        let source = try V4L2CaptureSource(path: "/dev/video0", configuration: .fast, kernel: fake, logger: LogRecorder().logger)
+        try source.start()
+        let reader = SourceThread { try readEvents(source, count: 10) }
+        #expect(fake.wait { $0.delivered.count == 1 })
+        source.stop()
+        let outcome = try #require(reader.wait(), "next() stayed blocked in poll after stop()")
+        #expect(try outcome.get().count == 1)
+        #expect(fake.liveDescriptors == 0 && fake.liveMappings == 0)
+    }
+
+    @Test func aFrameFromBeforeAReopenIsNotRequeuedOnTheNewDevice() throws {
+        let fake = FakeV4L2Kernel(script: [.frame, .unplug(missingOpens: 0)])
+        let source = try V4L2CaptureSource(path: "/dev/video0", configuration: .fast, kernel: fake, logger: LogRecorder().logger)
+        try source.start()
+        var old: VideoFrame? = try #require(try source.next()?.frame)
+        let new = try #require(try source.next()?.frame)
+        #expect(fake.openCount == 2 && new.sequenceNumber == 0)
+        // The old device's buffers stay mapped while its frame lives; then they go.
+        #expect(fake.liveMappings == 8)
+        let queuedBefore = fake.queuedBuffers
+        old = nil
+        #expect(fake.queuedBuffers == queuedBefore)
+        #expect(fake.liveMappings == 4 && fake.liveDescriptors == 1)
+        source.stop()
+        #expect(fake.violations.isEmpty)
+        _ = old
+    }
+}

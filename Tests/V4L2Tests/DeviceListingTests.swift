@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+import TestSupport
+import V4L2
+
+@Suite struct DeviceListingTests {
+    private func camera() -> FakeV4L2Kernel {
+        FakeV4L2Kernel(driver: .init(formats: [
+            .init(.yuyv, "YUYV 4:2:2", sizes: [.discrete(width: 640, height: 480), .discrete(width: 320, height: 240)],
+                  intervals: [V4L2Fraction(numerator: 1, denominator: 30), V4L2Fraction(numerator: 1, denominator: 15)]),
+            .init(.mjpeg, "Motion-JPEG", compressed: true,
+                  sizes: [.stepwise(minWidth: 16, maxWidth: 1920, stepWidth: 16, minHeight: 16, maxHeight: 1080, stepHeight: 8, continuous: false)]),
+        ]))
+    }
+
+    @Test func describesCardFormatsSizesAndRates() throws {
+        let fake = camera()
+        let devices = listCaptureDevices(paths: ["/dev/video0"], kernel: fake)
+        let device = try #require(devices.first)
+        #expect(devices.count == 1)
+        #expect(device.card == "Fake Camera" && device.driver == "fakev4l2" && device.busInfo == "platform:fake-0" && device.error == nil)
+        #expect(device.formats.map(\.fourcc) == [.yuyv, .mjpeg])
+        #expect(device.formats[0].sizes.map { "\($0.width)x\($0.height)" } == ["640x480", "320x240"])
+        #expect(device.formats[0].sizes[0].intervals.map(\.framesPerSecond) == [30, 15])
+        #expect(device.formats[1].compressed && device.formats[1].sizes[0].kind == "stepwise")
+        let text = device.text
+        #expect(text.hasPrefix("/dev/video0: Fake Camera (driver fakev4l2, bus platform:fake-0)"))
+        #expect(text.contains("\t[0]: 'YUYV' (YUYV 4:2:2)\n\t\tSize: Discrete 640x480\n\t\t\tInterval: Discrete 0.033s (30.000 fps)"))
+        #expect(text.contains("\t[1]: 'MJPG' (Motion-JPEG, compressed)\n\t\tSize: Stepwise 16x16 - 1920x1080 with step 16/8"))
+        #expect(fake.liveDescriptors == 0)
+    }
+
+    @Test func jsonRoundTripsWithFourCCsAsText() throws {
+        let devices = listCaptureDevices(paths: ["/dev/video0"], kernel: camera())
+        let json = try JSONEncoder().encode(devices)
+        #expect(String(decoding: json, as: UTF8.self).contains("\"fourcc\":\"YUYV\""))
+        #expect(try JSONDecoder().decode([V4L2DeviceDescription].self, from: json) == devices)
+    }
+
+    @Test func unopenableNodesAreListedWithTheReasonAndAbsentOnesLeftOut() {
+        let fake = camera()
+        fake.inject(.permissionDenied, into: .open)
+        let devices = listCaptureDevices(paths: ["/dev/video0", "/dev/video1"], kernel: fake)
+        #expect(devices.count == 1)
+        #expect(devices.first?.error?.contains("permission denied") == true)
+        #expect(devices.first?.text.hasPrefix("/dev/video0: unavailable: open on /dev/video0 failed") == true)
+    }
+
+    @Test func nonCaptureNodesAreLeftOut() {
+        var driver = FakeV4L2Kernel.Driver.smallCamera()
+        driver.capability.deviceCapabilities = [.metadataCapture, .streaming]
+        #expect(listCaptureDevices(paths: ["/dev/video0"], kernel: FakeV4L2Kernel(driver: driver)).isEmpty)
+        #expect(renderDeviceList([]).contains("no video capture devices"))
+    }
+}
+
+@Suite struct DevicePathTests {
+    @Test func acceptsDevicePathsAndV4L2URIs() throws {
+        #expect(try V4L2CaptureSource.devicePath(from: "/dev/video0") == "/dev/video0")
+        #expect(try V4L2CaptureSource.devicePath(from: "v4l2:/dev/video2") == "/dev/video2")
+        #expect(try V4L2CaptureSource.devicePath(from: "v4l2:///dev/video2") == "/dev/video2")
+        #expect(try V4L2CaptureSource.devicePath(from: "/dev/v4l/by-id/usb-Cam_123-video-index0")
+                == "/dev/v4l/by-id/usb-Cam_123-video-index0")
+    }
+
+    @Test func rejectsOtherSchemesAndRelativePaths() {
+        for bad in ["", "v4l2:", "video0", "rtsp://camera/stream", "y4m:/tmp/a.y4m"] {
+            let error = #expect(throws: V4L2Error.self) { try V4L2CaptureSource.devicePath(from: bad) }
+            #expect(error?.kind == .invalidPath)
+            #expect(error?.description.contains("/dev/videoN") == true)
+        }
+    }
+
+    @Test func rejectsOutOfRangeConfiguration() {
+        var configuration = V4L2CaptureSource.Configuration()
+        configuration.bufferCount = 1
+        let error = #expect(throws: V4L2Error.self) {
+            try V4L2CaptureSource(path: "/dev/video0", configuration: configuration, kernel: FakeV4L2Kernel(), logger: LogRecorder().logger)
+        }
+        #expect(error?.kind == .invalidConfiguration && error?.description.contains("buffer count 1") == true)
+    }
+
+    @Test func errorsNameCallDeviceErrnoAndRemedy() {
+        let busy = V4L2Error(call: "VIDIOC_STREAMON", device: "/dev/video0", errno: .resourceBusy)
+        #expect(busy.description.hasPrefix("VIDIOC_STREAMON on /dev/video0 failed: "))
+        #expect(busy.description.contains("(EBUSY)"))
+        #expect(busy.description.hasSuffix("device busy: another program is using it — stop it or pick another device"))
+        #expect(V4L2Error(call: "VIDIOC_DQBUF", device: "/dev/video0", errno: .operationNotSupportedByDevice).kind == .disconnected)
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import Logging
+import Media
+import Synchronization
+import TestSupport
+import V4L2
+
+/// Log lines a source wrote, for asserting on what it told the operator.
+final class LogRecorder: Sendable {
+    struct Entry: Sendable {
+        var level: Logger.Level
+        var message: String
+        var metadata: [String: String]
+    }
+    private let entries = Mutex<[Entry]>([])
+
+    var all: [Entry] { entries.withLock { $0 } }
+
+    func messages(at level: Logger.Level) -> [String] { all.filter { $0.level == level }.map(\.message) }
+
+    var logger: Logger {
+        var logger = Logger(label: "v4l2-test") { _ in Handler(recorder: self) }
+        logger.logLevel = .trace
+        return logger
+    }
+
+    fileprivate func append(_ entry: Entry) { entries.withLock { $0.append(entry) } }
+
+    private struct Handler: LogHandler {
+        let recorder: LogRecorder
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+        func log(event: LogEvent) {
+            recorder.append(Entry(level: event.level, message: "\(event.message)",
+                                  metadata: (event.metadata ?? [:]).mapValues { "\($0)" }))
+        }
+    }
+}
+
+extension V4L2CaptureSource.Configuration {
+    /// Millisecond backoffs and no stall detection, so fault tests run fast.
+    static var fast: Self {
+        Self(stallTimeoutFrameIntervals: 0, gracePeriod: .zero,
+             reconnectBackoffInitial: .milliseconds(1), reconnectBackoffMaximum: .milliseconds(4), busyRetryLimit: 2)
+    }
+}
+
+/// Reads `count` events, releasing each frame's buffer at once (as a session that drops it would).
+func readEvents(_ source: V4L2CaptureSource, count: Int) throws -> [SourceEvent] {
+    var events: [SourceEvent] = []
+    while events.count < count, let event = try source.next() { events.append(event) }
+    return events
+}
+
+extension SourceEvent {
+    var frame: VideoFrame? {
+        if case .frame(let frame) = self { return frame }
+        return nil
+    }
+
+    var dropDetail: String? {
+        if case .dropped(_, _, _, let detail) = self { return detail }
+        return nil
+    }
+
+    var sequenceNumber: UInt64 {
+        switch self {
+        case .frame(let frame): frame.sequenceNumber
+        case .dropped(let sequence, _, _, _): sequence
+        }
+    }
+}
+
+/// Runs `body` on its own thread (as the session's source thread); `wait` joins it.
+final class SourceThread: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private let result = Mutex<Result<[SourceEvent], any Error>?>(nil)
+
+    init(_ body: @escaping @Sendable () throws -> [SourceEvent]) {
+        let thread = Thread { [self] in
+            let outcome = Result { try body() }
+            result.withLock { $0 = outcome }
+            done.signal()
+        }
+        thread.start()
+    }
+
+    /// The thread's result, or `nil` if it has not finished within `timeout` (a hang guard).
+    func wait(timeout: TimeInterval = 30) -> Result<[SourceEvent], any Error>? {
+        guard done.wait(timeout: .now() + timeout) == .success else { return nil }
+        return result.withLock { $0 }
+    }
+}

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs the Debian packages syncscan needs to build, test and make its sample (root, apt).
+# Safe to run again: packages already present are skipped by apt.
+set -euo pipefail
+PKGS=(
+  pkg-config libzbar-dev libv4l-dev   # build: the C libraries
+  zbar-tools qrencode zint ffmpeg jq  # sample and tests: codes, frames, zbarimg reference
+  systemd                             # tests: systemd-analyze verify/security
+  qemu-system-x86 qemu-system-data v4l-utils xz-utils busybox-static  # real-kernel V4L2 test (vivid VM)
+)
+missing=()
+for p in "${PKGS[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+if ((${#missing[@]})); then
+  SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
+  echo "setup: installing ${missing[*]}" >&2
+  $SUDO apt-get update -q >&2
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
+fi
+command -v swift >/dev/null || { echo "setup: swift is not on PATH (Swift 6.2 or later is needed)" >&2; exit 1; }

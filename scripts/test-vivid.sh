@@ -1,0 +1,213 @@
+#!/usr/bin/env bash
+# test-vivid.sh - end-to-end test of syncscan against a real kernel V4L2 device (vivid in a VM).
+#
+#   scripts/test-vivid.sh                 build syncscan, run it in the VM for YUYV and GREY, check
+#   scripts/test-vivid.sh --stand-in      check the harness only (v4l2-ctl capture + host zbarimg)
+#   scripts/test-vivid.sh --check DIR     re-run only the host-side checks on a kept results DIR
+# Options: --frames N (per format, default 240), --formats "YUYV GREY", --keep (keep the results
+# directory even on success).
+# Environment: SYNCSCAN_BIN (use this binary, skip the build), SYNCSCAN_SCRATCH (swift build
+# --scratch-path, default .build), plus vm.sh's (SYNCSCAN_VIVID_CACHE, VM_VERBOSE, ...).
+#
+# The host makes feed files of distinct QR frames ("syncscan-vivid-A/B/C", a few frames each,
+# played in a loop on vivid's output node), boots ONE VM (Tests/Integration/vivid/vm.sh) that
+# runs Tests/Integration/vivid/guest-run.sh, which captures with `syncscan run ... --emit-frames`
+# once per format; then the host checks the JSON lines with jq. Prints a summary and, last,
+# exactly "N passed, M failed"; exits non-zero on any failure.
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+VIVID=$ROOT/Tests/Integration/vivid
+say() { echo "[test-vivid] $*" >&2; }
+die() { say "error: $*"; echo "0 passed, 1 failed"; exit 1; }
+
+MODE=syncscan FRAMES=240 FORMATS="YUYV GREY" KEEP=0 CHECK_DIR= W=640 H=480 CREATED=0
+PAYLOADS=(syncscan-vivid-A syncscan-vivid-B syncscan-vivid-C)
+# Frames per payload in the feed; different lengths so a steady scan rate cannot alias onto one.
+REPEATS=(10 12 14)
+while [ $# -gt 0 ]; do
+  case $1 in
+    --stand-in) MODE=v4l2-ctl; shift ;;
+    --check) CHECK_DIR=$(realpath "${2:?--check needs a results directory}"); shift 2 ;;
+    --frames) FRAMES=${2:?}; shift 2 ;;
+    --formats) FORMATS=${2:?}; shift 2 ;;
+    --keep) KEEP=1; shift ;;
+    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) die "unknown argument '$1' (see --help)" ;;
+  esac
+done
+[[ $FRAMES =~ ^[1-9][0-9]*$ ]] || die "--frames must be a positive number, got '$FRAMES'"
+for f in $FORMATS; do
+  case $f in YUYV|GREY) ;; *) die "--formats: only YUYV and GREY are supported, got '$f'" ;; esac
+done
+
+# ------------------------------------------------------------------ host tools
+need=()
+command -v jq >/dev/null || need+=(jq)
+command -v qrencode >/dev/null || need+=(qrencode)
+command -v ffmpeg >/dev/null || need+=(ffmpeg)
+command -v zbarimg >/dev/null || need+=(zbar-tools)
+if [ ${#need[@]} -gt 0 ]; then
+  [ "$(id -u)" = 0 ] || die "missing tools; install: sudo apt-get install ${need[*]}"
+  say "installing ${need[*]}"
+  { apt-get -q install -y --no-install-recommends "${need[@]}" || { apt-get -q update && \
+    apt-get -q install -y --no-install-recommends "${need[@]}"; }; } >&2 || die "apt-get install ${need[*]} failed"
+fi
+
+bytes_per_pixel() { case $1 in YUYV) echo 2 ;; GREY) echo 1 ;; esac; }
+ffmpeg_pix_fmt() { case $1 in YUYV) echo yuyv422 ;; GREY) echo gray ;; esac; }
+
+# ------------------------------------------------------------------ run (unless --check)
+VM_SECONDS=?
+if [ -z "$CHECK_DIR" ]; then
+  T=$(mktemp -d /tmp/syncscan-vivid-test.XXXXXX)
+  CREATED=1
+  BIN=-
+  if [ $MODE = syncscan ]; then
+    if [ -n "${SYNCSCAN_BIN:-}" ]; then
+      BIN=$(realpath "$SYNCSCAN_BIN") || die "SYNCSCAN_BIN=$SYNCSCAN_BIN does not exist"
+    else
+      build=(swift build --package-path "$ROOT" --product syncscan --scratch-path "${SYNCSCAN_SCRATCH:-$ROOT/.build}")
+      say "${build[*]}"
+      "${build[@]}" >&2 || die "swift build failed"
+      BIN=$("${build[@]}" --show-bin-path)/syncscan
+    fi
+    [ -x "$BIN" ] || die "no executable syncscan at $BIN"
+    # The guest sees fresh, empty /tmp /run /var/tmp: bring a binary from there along.
+    case $BIN in /tmp/*|/run/*|/var/tmp/*|/dev/shm/*) cp "$BIN" "$T/syncscan"; BIN=$T/syncscan ;; esac
+  fi
+  # feeds: each payload as a centred QR code on white, REPEATS[i] frames of it, in a row
+  for i in "${!PAYLOADS[@]}"; do
+    qrencode -o "$T/qr-$i.png" -s 6 -m 4 "${PAYLOADS[$i]}" || die "qrencode failed"
+  done
+  for f in $FORMATS; do
+    for i in "${!PAYLOADS[@]}"; do
+      ffmpeg -loglevel error -y -i "$T/qr-$i.png" -vf "pad=$W:$H:(ow-iw)/2:(oh-ih)/2:white" \
+        -pix_fmt "$(ffmpeg_pix_fmt "$f")" -f rawvideo "$T/frame-$i.raw" || die "ffmpeg failed"
+      for _ in $(seq "${REPEATS[$i]}"); do cat "$T/frame-$i.raw"; done
+    done > "$T/feed-$f.raw"
+  done
+  rm -f "$T"/frame-*.raw
+  printf 'MODE=%q FRAMES=%q FORMATS=%q W=%q H=%q\n' "$MODE" "$FRAMES" "$FORMATS" "$W" "$H" > "$T/params"
+  say "booting the vivid VM ($MODE, formats: $FORMATS, $FRAMES frames each; results in $T)"
+  t0=$(date +%s.%N)
+  # shellcheck disable=SC2086
+  "$VIVID/vm.sh" --no-loop --share "$T" --timeout "${SYNCSCAN_VIVID_TIMEOUT:-900}" -- \
+    bash "$VIVID/guest-run.sh" "$MODE" "$BIN" "$T" "$FRAMES" "$W" "$H" $FORMATS 2>&1 | sed 's/^/  vm| /' >&2
+  vm_rc=${PIPESTATUS[0]}
+  VM_SECONDS=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+  CHECK_DIR=$T
+else
+  [ -f "$CHECK_DIR/params" ] || die "$CHECK_DIR/params missing: not a results directory of this script"
+  # shellcheck disable=SC1091
+  source "$CHECK_DIR/params"
+  vm_rc=0
+fi
+D=$CHECK_DIR
+
+# ------------------------------------------------------------------ checks
+PASSED=0 FAILED=0
+check() {  # check NAME DETAIL COMMAND... : pass when COMMAND succeeds
+  local name=$1 detail=$2; shift 2
+  if "$@"; then PASSED=$((PASSED + 1)); echo "ok   $name"
+  else FAILED=$((FAILED + 1)); echo "FAIL $name${detail:+ ($detail)}"; fi
+}
+check "VM booted and the guest script ran (exit 0)" "vm.sh exit $vm_rc" test "$vm_rc" = 0
+check "v4l2-ctl --list-devices in the VM shows vivid's /dev/video0" "$(tr '\n\t' ' ' < "$D/list-devices.txt" 2>/dev/null)" \
+  grep -qs $'^\t/dev/video0$' "$D/list-devices.txt"
+
+EXPECTED_JSON=$(printf '%s\n' "${PAYLOADS[@]}" | jq -R . | jq -sc .)
+SUMMARY=()
+
+if [ "$MODE" = syncscan ]; then
+  check "syncscan devices and devices --json exit 0" "exit statuses: $(tr '\n' ' ' < "$D/devices.rc" 2>/dev/null)" \
+    test "$(tr -d '\n' < "$D/devices.rc" 2>/dev/null)" = 00
+  check "syncscan devices (text) names /dev/video0" "" grep -qs /dev/video0 "$D/devices.txt"
+  devices_json() { jq -e "$1" "$D/devices.json" >/dev/null 2>&1; }
+  check "syncscan devices --json lists /dev/video0 with vivid's card name" "$(head -c 300 "$D/devices.json" 2>/dev/null)" \
+    devices_json 'type == "array" and any(.[]; .path == "/dev/video0" and (.card | test("vivid"; "i")))'
+  check "syncscan devices --json leaves out the output-only node /dev/video1" "" \
+    devices_json 'type == "array" and all(.[]; .path != "/dev/video1")'
+
+  # One jq program judges a run's JSON lines; it prints one "ok|FAIL<TAB>name<TAB>detail" per check.
+  # shellcheck disable=SC2016
+  JUDGE='
+    def pairs(a): [range(1; a | length) as $i | [a[$i - 1], a[$i]]];
+    def frames: map(select(.type == "frame"));
+    def codes: map(select(.type == "code"));
+    . as $all | frames as $F | codes as $C | ($F | map(select(.dropped == null))) as $S
+    | ($S | map({key: (.seq | tostring), value: .}) | from_entries) as $byseq
+    | ([$C[].text] | unique) as $seen
+    | [
+      [all($all[]; .type == "frame" or .type == "code"), "every stdout line is a frame or code record",
+       ($all | map(.type) | unique | tostring)],
+      [($F | length) == $n, "\($n) frame records (--max-frames counts scanned and dropped)", "got \($F | length)"],
+      [all(pairs($F)[]; .[1].seq == .[0].seq + 1), "frame records: seq consecutive, in order, each exactly once",
+       (first(pairs($F)[] | select(.[1].seq != .[0].seq + 1)) // [] | map(.seq) | "first break: \(.)")],
+      [all($F[]; .dropped == null or (.dropped | IN("lateData", "outOfBuffers", "discontinuity"))),
+       "dropped frames carry a known reason", ($F | map(.dropped) | unique | tostring)],
+      [($S | length) > 0 and all($S[]; .pts | type == "number"), "some frames scanned, each with a numeric pts",
+       "\($S | length) scanned"],
+      [all(pairs($S)[]; .[1].pts > .[0].pts), "pts of scanned frames strictly increasing",
+       (first(pairs($S)[] | select(.[1].pts <= .[0].pts)) // [] | map({seq, pts}) | tostring)],
+      [all($C[]; $byseq[.frame.seq | tostring] != null), "every code points at a scanned frame record (by seq)",
+       ([$C[].frame.seq | select($byseq[tostring] == null)] | unique | "unmatched seqs \(.)")],
+      [all($C[]; $byseq[.frame.seq | tostring] as $f | $f != null and .frame.pts == $f.pts),
+       "every code carries its frame'"'"'s pts", ""],
+      [all($C[]; .frame.width == $w and .frame.height == $h and .frame.format == $fmt),
+       "every code'"'"'s frame is \($w)x\($h) \($fmt)", ($C | map(.frame | "\(.width)x\(.height) \(.format)") | unique | tostring)],
+      [all($S[]; .seq as $s | .codes == ([$C[] | select(.frame.seq == $s)] | length)),
+       "each scanned frame record counts exactly its code records", ""],
+      [all(pairs($C)[]; .[1].frame.seq >= .[0].frame.seq), "codes come in increasing kernel sequence order", ""],
+      [all($C[]; .symbology == "qrcode" and .text == (.data_b64 | @base64d)), "codes are qrcode with data_b64 == text", ""],
+      [all($C[]; .text | IN($expected[])), "only the fed payloads decoded",
+       ($seen - $expected | "unexpected: \(.)")],
+      [($seen | length) >= 2, "at least 2 of the 3 fed payloads decoded", "seen: \($seen)"]
+    ] | .[] | "\(if .[0] then "ok" else "FAIL" end)\t\(.[1])\t\(.[2])"'
+  # shellcheck disable=SC2016
+  STATS='
+    (map(select(.type == "frame"))) as $F
+    | "frames \($F | length): scanned \($F | map(select(.dropped == null)) | length), dropped \($F | map(select(.dropped != null)) | length) \($F | map(select(.dropped != null) | .dropped) | group_by(.) | map({(.[0]): length}) | add // {} | tostring); codes \(map(select(.type == "code")) | length), payloads \(map(select(.type == "code") | .text) | unique)"'
+fi
+
+for f in $FORMATS; do
+  rc=$(cat "$D/run-$f.rc" 2>/dev/null || echo missing)
+  secs=$(cat "$D/run-$f.seconds" 2>/dev/null || echo ?)
+  if [ "$MODE" = syncscan ]; then
+    out=$D/run-$f.jsonl
+    check "$f: syncscan run exits 0" "exit $rc; stderr: $(tail -3 "$D/run-$f.stderr" 2>/dev/null | tr '\n' ' ')" test "$rc" = 0
+    if jq -s 'length' "$out" >/dev/null 2>&1; then
+      check "$f: stdout is JSON lines" "" true
+      while IFS=$'\t' read -r verdict name detail; do
+        if [ "$verdict" = ok ]; then check "$f: $name" "" true; else check "$f: $name" "$detail" false; fi
+      done < <(jq -rs --argjson n "$FRAMES" --argjson w "$W" --argjson h "$H" --arg fmt "$f" \
+                 --argjson expected "$EXPECTED_JSON" "$JUDGE" "$out")
+      SUMMARY+=("$f: $(jq -rs "$STATS" "$out"); capture ${secs}s; stderr: $(tail -1 "$D/run-$f.stderr" 2>/dev/null)")
+    else
+      check "$f: stdout is JSON lines" "$(grep -vn '^{' "$out" 2>/dev/null | head -2 | tr '\n' ' ')" false
+      SUMMARY+=("$f: no usable output; capture ${secs}s")
+    fi
+  else
+    size=$(( W * H * $(bytes_per_pixel "$f") ))
+    raw=$D/capture-$f.raw
+    check "$f: v4l2-ctl capture exits 0" "exit $rc" test "$rc" = 0
+    got=$(stat -c %s "$raw" 2>/dev/null || echo 0)
+    check "$f: captured $FRAMES whole frames" "got $got bytes, want $((FRAMES * size))" test "$got" = $((FRAMES * size))
+    mkdir -p "$D/png-$f"
+    ffmpeg -loglevel error -y -f rawvideo -pix_fmt "$(ffmpeg_pix_fmt "$f")" -s "${W}x$H" -i "$raw" "$D/png-$f/%04d.png" 2>/dev/null
+    decoded=$(zbarimg -q --raw "$D/png-$f"/*.png 2>/dev/null)
+    ndec=$(grep -c . <<< "$decoded")
+    check "$f: every captured frame decodes on the host (zbarimg)" "$ndec of $FRAMES" test "$ndec" = "$FRAMES"
+    bad=$(grep -vxF -f <(printf '%s\n' "${PAYLOADS[@]}") <<< "$decoded" | sort -u | tr '\n' ' ')
+    check "$f: only the fed payloads decoded" "unexpected: $bad" test -z "$bad"
+    distinct=$(sort -u <<< "$decoded" | grep -c .)
+    check "$f: at least 2 of the 3 fed payloads decoded" "seen $distinct" test "$distinct" -ge 2
+    SUMMARY+=("$f: frames $((got / size)), decoded $ndec, payloads $(sort <<< "$decoded" | uniq -c | awk '{printf "%s x%s ", $2, $1}'); capture ${secs}s")
+  fi
+done
+
+echo "--- summary ($MODE): VM run ${VM_SECONDS}s (boot + setup + captures + power-off), results in $D"
+for s in "${SUMMARY[@]}"; do echo "  $s"; done
+if [ "$FAILED" = 0 ] && [ "$KEEP" = 0 ] && [ "$CREATED" = 1 ]; then rm -rf "$D"; fi
+echo "$PASSED passed, $FAILED failed"
+[ "$FAILED" = 0 ]

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# One command from a fresh clone: install what is needed, build, run the unit and integration
+# tests, then the real-kernel V4L2 test in a qemu VM with the vivid driver.
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT"
+scripts/setup.sh
+swift build --build-tests
+swift test --skip-build --parallel
+scripts/test-vivid.sh
