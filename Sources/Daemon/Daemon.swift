@@ -13,7 +13,7 @@ public enum Daemon {
     ///   - reload: re-reads the configuration on SIGHUP; an error keeps the running configuration.
     /// - Throws: what stopped the run abnormally (source, device or output failure).
     public static func run(options: PipelineOptions, logger: Logger, events: any ServiceEvents = NoServiceEvents(),
-                           reload: (@Sendable () throws -> PipelineOptions)? = nil) async throws {
+                           reload: (@Sendable () async throws -> PipelineOptions)? = nil) async throws {
         // A closed stdout must surface as EPIPE from write(2), not kill the process.
         signal(SIGPIPE, SIG_IGN)
         let live = options.video.alwaysDiscardsLateVideoFrames ?? isLive(options.source)
@@ -50,13 +50,13 @@ public enum Daemon {
 /// Reloads the configuration on SIGHUP; a broken file keeps the running configuration.
 struct ReloadOnHangup: Service {
     let scan: ScanService
-    let reload: @Sendable () throws -> PipelineOptions
+    let reload: @Sendable () async throws -> PipelineOptions
     let logger: Logger
 
     func run() async throws {
         for await _ in await UnixSignalsSequence(trapping: .sighup).cancelOnGracefulShutdown() {
             do {
-                let options = try reload()
+                let options = try await reload()
                 scan.reload(options)
             } catch {
                 logger.error("configuration reload failed; keeping the running configuration", metadata: ["error": "\(error)"])

@@ -159,6 +159,7 @@ func y4mRun(_ executable: String, _ arguments: [String]) throws -> [UInt8] {
     process.arguments = arguments
     let output = Pipe()
     let errors = Pipe()
+    process.standardInput = FileHandle.nullDevice
     process.standardOutput = output
     process.standardError = errors
     try process.run()

@@ -72,7 +72,7 @@ func expectConfigurationError(file: String?, environment: [String: String] = [:]
 
     @Test func fileWithOnlyCommentsGivesDefaults() async throws {
         let file = try TemporaryConfigFile("# nothing set\n\n")
-        #expect(try await SyncscanConfiguration.load(file: file.path) == SyncscanConfiguration())
+        #expect(try await SyncscanConfiguration.load(file: file.path, environment: [:]) == SyncscanConfiguration())
     }
 }
 
@@ -114,7 +114,7 @@ func expectConfigurationError(file: String?, environment: [String: String] = [:]
         output:
           queue_lines: 16
         """)
-        let c = try await SyncscanConfiguration.load(file: file.path)
+        let c = try await SyncscanConfiguration.load(file: file.path, environment: [:])
         #expect(c.source == "/dev/video2")
         #expect(c.device == .init(width: 640, height: 480, fps: 7.5, fourcc: .yuyv, maxWidth: 1920, maxHeight: 1080, buffers: 6))
         #expect(c.alwaysDiscardLateVideoFrames == false)
@@ -133,14 +133,32 @@ func expectConfigurationError(file: String?, environment: [String: String] = [:]
         #expect(c.output.queueLines == 16)
     }
 
+    @Test func yamlDescriptionLoadsBackToTheSameConfiguration() async throws {
+        let original = SyncscanConfiguration(
+            source: "/srv/frames/\"odd\" name.y4m",
+            device: .init(width: 800, height: 600, fps: 29.97, fourcc: .nv12, maxWidth: 1920, maxHeight: 1080, buffers: 8),
+            alwaysDiscardLateVideoFrames: true, scanningThreads: 3,
+            scanner: ScannerConfiguration(symbologies: [.ean13, .code39, .databarExp],
+                                          settings: [.code39: .init(minLength: 2, maxLength: nil), .ean13: .init(minLength: nil, maxLength: 13)],
+                                          testInverted: true, xDensity: 2, yDensity: 3),
+            rectOfInterest: NormalizedRect(x: 0.125, y: 0.2, width: 0.5, height: 0.3),
+            duplicateSuppression: .init(enabled: false, windowSeconds: 0.25),
+            statsIntervalSeconds: 15, logLevel: .trace, output: .init(queueLines: 99))
+        for configuration in [original, SyncscanConfiguration()] {
+            let file = try TemporaryConfigFile(configuration.yamlDescription)
+            #expect(try await SyncscanConfiguration.load(file: file.path, environment: [:]) == configuration,
+                    "\(configuration.yamlDescription)")
+        }
+    }
+
     @Test func symbologiesAllEnablesEveryZbarSymbology() async throws {
         let file = try TemporaryConfigFile("symbologies: all\n")
-        #expect(try await SyncscanConfiguration.load(file: file.path).scanner.symbologies == Set(Symbology.allCases))
+        #expect(try await SyncscanConfiguration.load(file: file.path, environment: [:]).scanner.symbologies == Set(Symbology.allCases))
     }
 
     @Test func symbologiesScalarIsACommaSeparatedList() async throws {
         let file = try TemporaryConfigFile("symbologies: qrcode, code128\n")
-        #expect(try await SyncscanConfiguration.load(file: file.path).scanner.symbologies == [.qrcode, .code128])
+        #expect(try await SyncscanConfiguration.load(file: file.path, environment: [:]).scanner.symbologies == [.qrcode, .code128])
         let bad = try TemporaryConfigFile("symbologies: qrcode, cod128\n")
         let lines = await expectConfigurationError(file: bad.path)
         #expect(lines.first?.hasPrefix("\(bad.path):1: symbologies[1]: unknown symbology \"cod128\"") == true, "\(lines)")
@@ -148,7 +166,7 @@ func expectConfigurationError(file: String?, environment: [String: String] = [:]
 
     @Test func rectOfInterestWithoutSizeExtendsToTheEdges() async throws {
         let file = try TemporaryConfigFile("rect_of_interest:\n  x: 0.5\n  y: 0.25\n")
-        let rect = try await SyncscanConfiguration.load(file: file.path).rectOfInterest
+        let rect = try await SyncscanConfiguration.load(file: file.path, environment: [:]).rectOfInterest
         #expect(rect == NormalizedRect(x: 0.5, y: 0.25, width: 0.5, height: 0.75))
     }
 }

@@ -52,8 +52,8 @@ import V4L2
             #expect(reason == .discontinuity)
             #expect(time != nil)
         }
-        // Dropped buffers went straight back to the driver; only the last frame is still lent out.
-        #expect(fake.queuedBuffers == 3)
+        // Dropped buffers went straight back to the driver; only the two frames held in `events` are lent out.
+        #expect(fake.queuedBuffers == 2)
         source.stop()
     }
 
@@ -131,8 +131,8 @@ import V4L2
         let recorder = LogRecorder()
         let source = try V4L2CaptureSource(path: "/dev/video0", configuration: configuration, kernel: fake, logger: recorder.logger)
         try source.start()
-        let events = try readEvents(source, count: 5)
-        #expect(events.map(\.sequenceNumber) == [0, 1, 0, 1, 2])
+        let sequence = try readEvents(source, count: 5).map(\.sequenceNumber)
+        #expect(sequence == [0, 1, 0, 1, 2])
         #expect(fake.openCount == 2)
         #expect(source.openCount == 2)
         #expect(recorder.messages(at: .warning).filter { $0.hasPrefix("camera stalled") }.count == 1)
@@ -221,9 +221,11 @@ import V4L2
         let reader = SourceThread { try readEvents(source, count: 10) }
         #expect(fake.wait { $0.backoffSleeps >= 1 })
         source.stop()
-        let outcome = try #require(reader.wait(), "next() stayed blocked in the backoff sleep after stop()")
-        let events = try outcome.get()
-        #expect(events.count == 1)
+        do {
+            // The one frame read before the fault; released at the end of this scope.
+            let outcome = try #require(reader.wait(), "next() stayed blocked in the backoff sleep after stop()")
+            #expect(try outcome.get().count == 1)
+        }
         #expect(fake.liveDescriptors == 0 && fake.liveMappings == 0)
     }
 
@@ -234,8 +236,11 @@ import V4L2
         let reader = SourceThread { try readEvents(source, count: 10) }
         #expect(fake.wait { $0.delivered.count == 1 })
         source.stop()
-        let outcome = try #require(reader.wait(), "next() stayed blocked in poll after stop()")
-        #expect(try outcome.get().count == 1)
+        do {
+            // The one frame read before the fault; released at the end of this scope.
+            let outcome = try #require(reader.wait(), "next() stayed blocked in poll after stop()")
+            #expect(try outcome.get().count == 1)
+        }
         #expect(fake.liveDescriptors == 0 && fake.liveMappings == 0)
     }
 

@@ -89,9 +89,13 @@ final class SourceThread: @unchecked Sendable {
         thread.start()
     }
 
-    /// The thread's result, or `nil` if it has not finished within `timeout` (a hang guard).
+    /// The thread's result, handed over (the thread keeps no frame), or `nil` if it has not
+    /// finished within `timeout` (a hang guard, not a speed check).
     func wait(timeout: TimeInterval = 30) -> Result<[SourceEvent], any Error>? {
         guard done.wait(timeout: .now() + timeout) == .success else { return nil }
-        return result.withLock { $0 }
+        return result.withLock { value in
+            defer { value = nil }
+            return value
+        }
     }
 }

@@ -20,7 +20,7 @@ extension SyncscanConfiguration {
     ///     `"true"`, `"1280"`).
     /// - Throws: `ConfigurationError` listing every problem, each naming the key and the file and
     ///   line, environment variable or flag it came from. Nothing else.
-    public static func load(file: String?, environment: [String: String] = [:],
+    public static func load(file: String?, environment: [String: String],
                             overrides: [String: String] = [:]) async throws -> SyncscanConfiguration {
         var problems: [ConfigurationError.Problem] = []
 

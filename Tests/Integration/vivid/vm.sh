@@ -261,7 +261,11 @@ else
 fi
 if [ "$rc" = 124 ] || [ "$rc" = 125 ] || [ "${VM_VERBOSE:-0}" = 1 ]; then
   [ -s "$JOB/qemu.err" ] && { say "--- qemu stderr"; cat "$JOB/qemu.err" >&2; }
-  say "--- guest console (last 40 lines)"; tr -d '\r' < "$JOB/console.log" | tail -40 >&2 || true
+  if [ -s "$JOB/console.log" ]; then
+    say "--- guest console (last 40 lines)"; tr -d '\r' < "$JOB/console.log" | tail -40 >&2
+  else
+    say "the guest console is empty: the kernel never started (qemu exit $qrc, VM_MEM=${VM_MEM:-1024} MB)"
+  fi
 fi
 ready=$(mark ready) done_=$(mark done)
 say "timings: boot to ready ${ready:-?}s, command $( [ -n "$ready" ] && [ -n "$done_" ] \

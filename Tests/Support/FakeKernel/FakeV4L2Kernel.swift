@@ -231,8 +231,10 @@ public final class FakeV4L2Kernel: V4L2Kernel, @unchecked Sendable {
     public var frameIntervalRequests: [V4L2Fraction] { locked { _frameIntervalRequests } }
     /// Every buffer handed out by DQBUF.
     public var delivered: [Delivery] { locked { _delivered } }
-    /// Buffers queued in the driver on the streaming descriptor.
-    public var queuedBuffers: Int { locked { files.values.filter(\.streaming).map(\.order.count).reduce(0, +) } }
+    /// Buffers queued in the driver by descriptors streaming on the current device instance.
+    public var queuedBuffers: Int {
+        locked { files.values.filter { $0.streaming && $0.generation == generation }.map(\.order.count).reduce(0, +) }
+    }
 
     /// Entries of `/proc/self/fd` that are this fake's device descriptors.
     public func descriptorsInProcess() -> Int {

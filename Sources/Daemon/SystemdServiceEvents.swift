@@ -1,0 +1,54 @@
+import Foundation
+import Synchronization
+
+/// Turns the scan service's events into sd_notify messages.
+///
+/// READY=1 when the source streams (again after a reload), STOPPING=1 once, RELOADING=1 on SIGHUP.
+/// Watchdog pings ride on delivered frames, at most every quarter of the timeout, so the pings
+/// stop when capture stalls and systemd restarts the service.
+public final class SystemdServiceEvents: ServiceEvents {
+    private let notifier: SystemdNotifier
+    private let pingEvery: Duration?
+    private let state = Mutex(State())
+
+    private struct State {
+        var lastPing: ContinuousClock.Instant?
+        var stopping = false
+    }
+
+    public init(notifier: SystemdNotifier) {
+        self.notifier = notifier
+        self.pingEvery = notifier.watchdogTimeout.map { $0 / 4 }
+    }
+
+    public func streaming() {
+        _ = notifier.ready()
+        ping(force: true)
+    }
+
+    public func frameDelivered() { ping(force: false) }
+
+    public func reloading() { _ = notifier.reloading() }
+
+    public func reloaded() { _ = notifier.ready() }
+
+    public func stopping() {
+        let first = state.withLock { s in
+            defer { s.stopping = true }
+            return !s.stopping
+        }
+        if first { _ = notifier.stopping() }
+    }
+
+    private func ping(force: Bool) {
+        guard let pingEvery else { return }
+        let now = ContinuousClock.now
+        let due = state.withLock { s -> Bool in
+            guard !s.stopping else { return false }
+            if !force, let last = s.lastPing, now - last < pingEvery { return false }
+            s.lastPing = now
+            return true
+        }
+        if due { _ = notifier.watchdog() }
+    }
+}

@@ -1,0 +1,27 @@
+import ArgumentParser
+import Foundation
+import V4L2
+
+extension Syncscan {
+    /// `syncscan devices`: the capture devices, their formats, sizes and frame rates.
+    struct Devices: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List V4L2 capture devices with their formats, sizes and frame rates.")
+
+        @Flag(help: "Print a JSON array instead of text.")
+        var json = false
+
+        func run() throws {
+            let devices = listCaptureDevices()
+            if json {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+                print(String(decoding: try encoder.encode(devices), as: UTF8.self))
+            } else if devices.isEmpty {
+                FileHandle.standardError.write(Data("syncscan: no V4L2 capture devices found under /dev\n".utf8))
+            } else {
+                print(renderDeviceList(devices), terminator: "")
+            }
+        }
+    }
+}

@@ -1,0 +1,137 @@
+import ArgumentParser
+import Daemon
+import Foundation
+import Logging
+
+extension Syncscan {
+    /// `syncscan run`: scan a source and write JSON lines until it ends or a signal stops it.
+    struct Run: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Scan a source and write one JSON line per code on stdout.",
+            discussion: """
+                Settings come from, highest first: these flags, SYNCSCAN_* environment variables, \
+                the --config file (or $SYNCSCAN_CONFIG), built-in defaults. SIGHUP reloads the file; \
+                SIGTERM and SIGINT stop after the frames in flight.
+                """)
+
+        @Option(help: "YAML configuration file (default: $SYNCSCAN_CONFIG, else none).")
+        var config: String?
+
+        @Option(help: "y4m:PATH, y4m:- (stdin), a .y4m file, /dev/videoN or v4l2:/dev/videoN. [default: /dev/video0]")
+        var source: String?
+
+        @Option(help: "Comma-separated zbar symbology names (qrcode, ean13, code128, …) or 'all'. [default: qrcode]")
+        var symbologies: String?
+
+        @Option(help: "Frame-time seconds within which a code seen again is not reported again; 0 reports every sighting. [default: 1]")
+        var duplicateWindow: Double?
+
+        @Flag(inversion: .prefixedNo, help: "Drop frames that arrive while the scanner is busy. [default: on for cameras and pipes, off for files]")
+        var discardLate: Bool?
+
+        @Option(help: "Threads scanning with zbar in parallel. [default: 1]")
+        var scanningThreads: Int?
+
+        @Option(help: "Log level on stderr: trace, debug, info, notice, warning, error, critical. [default: info]")
+        var logLevel: String?
+
+        @Option(help: "Camera pixel format to ask for (GREY, YUYV, UYVY, NV12, YU12, …). [default: one zbar reads in place]")
+        var fourcc: String?
+
+        @Option(help: "Camera frame width to ask for. [default: the largest within the maximum]")
+        var width: Int?
+
+        @Option(help: "Camera frame height to ask for. [default: the largest within the maximum]")
+        var height: Int?
+
+        @Option(help: "Camera frame rate to ask for. [default: the driver's]")
+        var fps: Double?
+
+        @Option(help: "Largest camera frame width chosen when none is asked for. [default: 1280]")
+        var maxWidth: Int?
+
+        @Option(help: "Largest camera frame height chosen when none is asked for. [default: 720]")
+        var maxHeight: Int?
+
+        @Option(help: "mmap buffers to request from the camera driver. [default: 4]")
+        var buffers: Int?
+
+        @Flag(help: "Also write one {\"type\":\"frame\"} record per frame: scanned or dropped, and why.")
+        var emitFrames = false
+
+        @Option(help: "Stop after this many frames (scanned or dropped).")
+        var maxFrames: Int?
+
+        func validate() throws {
+            if let maxFrames, maxFrames < 1 { throw ValidationError("--max-frames must be at least 1") }
+        }
+
+        /// The flags the user gave, as configuration keys (they override file and environment).
+        var overrides: [String: String] {
+            var o: [String: String] = [:]
+            o["source"] = source
+            o["symbologies"] = symbologies
+            if let duplicateWindow {
+                o["duplicate_suppression.enabled"] = duplicateWindow > 0 ? "true" : "false"
+                if duplicateWindow > 0 { o["duplicate_suppression.window_seconds"] = String(duplicateWindow) }
+            }
+            o["always_discard_late_video_frames"] = discardLate.map { String($0) }
+            o["scanning_threads"] = scanningThreads.map { String($0) }
+            o["log_level"] = logLevel
+            o["device.fourcc"] = fourcc
+            o["device.width"] = width.map { String($0) }
+            o["device.height"] = height.map { String($0) }
+            o["device.fps"] = fps.map { String($0) }
+            o["device.max_width"] = maxWidth.map { String($0) }
+            o["device.max_height"] = maxHeight.map { String($0) }
+            o["device.buffers"] = buffers.map { String($0) }
+            return o
+        }
+
+        func run() async throws {
+            let environment = ProcessInfo.processInfo.environment
+            let file = config ?? environment["SYNCSCAN_CONFIG"]
+            let overrides = self.overrides
+            let configuration: SyncscanConfiguration
+            do {
+                configuration = try await SyncscanConfiguration.load(file: file, environment: environment, overrides: overrides)
+            } catch let error as ConfigurationError {
+                Syncscan.report(error)
+                throw ExitCode(error.exitCode)
+            }
+            let logger = Syncscan.bootstrapLogging(level: configuration.logLevel)
+            let (emitFrames, maxFrames) = (self.emitFrames, self.maxFrames)
+            let options = PipelineOptions(configuration, emitFrames: emitFrames, frameLimit: maxFrames)
+            let notifier = SystemdNotifier(environment: environment, logger: logger)
+            do {
+                try await Daemon.run(options: options, logger: logger, events: SystemdServiceEvents(notifier: notifier)) {
+                    let reloaded = try await SyncscanConfiguration.load(file: file, environment: environment, overrides: overrides)
+                    return PipelineOptions(reloaded, emitFrames: emitFrames, frameLimit: maxFrames)
+                }
+            } catch {
+                Syncscan.report(error)
+                throw ExitCode(1)
+            }
+        }
+    }
+
+    /// `syncscan check-config FILE`: validate a configuration file without running.
+    struct CheckConfig: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "check-config",
+            abstract: "Validate a configuration file; exit 0 when it is usable, 2 with every problem named when not.")
+
+        @Argument(help: "The YAML configuration file.")
+        var file: String
+
+        func run() async throws {
+            switch await SyncscanConfiguration.checkConfig(path: file) {
+            case .success(let c):
+                print("\(file): OK (source \(c.source), symbologies \(c.scanner.symbologies.map(\.rawValue).sorted().joined(separator: ",")))")
+            case .failure(let error):
+                Syncscan.report(error)
+                throw ExitCode(error.exitCode)
+            }
+        }
+    }
+}
