@@ -73,7 +73,8 @@ public struct V4L2Error: Error, Sendable, Hashable, CustomStringConvertible {
             return (.notFound, "no such device: check the path; `syncscan devices` lists the cameras present")
         case .operationNotSupportedByDevice, .noSuchAddressOrDevice, .ioError:
             return (.disconnected, "the device went away (unplugged or reset): reconnect it")
-        case .inappropriateIOCTLForDevice where call == "VIDIOC_QUERYCAP":
+        case .inappropriateIOCTLForDevice where call == "VIDIOC_QUERYCAP" || call == "open":
+            // libv4l2's open issues VIDIOC_QUERYCAP itself and fails with ENOTTY on a non-V4L2 node.
             return (.missingCapabilities, "not a V4L2 device: pick a /dev/videoN node")
         case .invalidArgument, .inappropriateIOCTLForDevice:
             return (.other, "the driver rejected the request: try another size, pixel format or frame rate")

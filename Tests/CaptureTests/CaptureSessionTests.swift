@@ -124,7 +124,8 @@ private func expectLedgerComplete(_ collections: [SynchronizedDataCollection], f
         let recorder = CollectionRecorder()
         let sync = DataOutputSynchronizer { recorder.append($0) }
         let task = Task { try await session.run(synchronizer: sync) }
-        try await Task.sleep(for: .milliseconds(200))
+        // Wait for frames to flow (however loaded the machine), then cancel.
+        for _ in 0..<500 where recorder.collections.count < 5 { try await Task.sleep(for: .milliseconds(20)) }
         task.cancel()
         _ = try await task.value
         let n = recorder.collections.count

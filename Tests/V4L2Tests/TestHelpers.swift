@@ -82,8 +82,8 @@ final class SourceThread: @unchecked Sendable {
 
     init(_ body: @escaping @Sendable () throws -> [SourceEvent]) {
         let thread = Thread { [self] in
-            let outcome = Result { try body() }
-            result.withLock { $0 = outcome }
+            // Stored without a local copy, so the thread holds no frame once it signals.
+            result.withLock { $0 = Result { try body() } }
             done.signal()
         }
         thread.start()

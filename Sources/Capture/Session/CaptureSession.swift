@@ -87,8 +87,9 @@ public final class CaptureSession: @unchecked Sendable {
             let t = Thread {
                 defer { scanners.leave() }
                 let scanner = output.makeScanner()
-                while let frame = queue.take() {
-                    let collection = Self.scan(frame, with: scanner)
+                // The frame is scanned and released inside `scanNext`, so its buffer is back with
+                // the source before the queue counts the slot as free.
+                while let collection = Self.scanNext(from: queue, with: scanner) {
                     synchronizer.fill(collection)
                     queue.done()
                 }
@@ -148,8 +149,9 @@ public final class CaptureSession: @unchecked Sendable {
         if let deliveryError = synchronizer.deliveryError { throw deliveryError }
     }
 
-    /// Scans one frame; its pixels are released when this returns.
-    private static func scan(_ frame: VideoFrame, with scanner: MetadataOutput.Scanner) -> SynchronizedDataCollection {
+    /// Takes the next frame from `queue` and scans it; its pixels are released when this returns.
+    private static func scanNext(from queue: FrameQueue, with scanner: MetadataOutput.Scanner) -> SynchronizedDataCollection? {
+        guard let frame = queue.take() else { return nil }
         let codes = scanner.scan(frame)
         let info = frame.info
         return SynchronizedDataCollection(

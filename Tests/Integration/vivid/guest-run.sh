@@ -39,7 +39,7 @@ for fourcc in "$@"; do
   t0=$(now)
   if [ "$MODE" = syncscan ]; then
     timeout -k 5 "$CAPTURE_TIMEOUT" "$BIN" run --source "$VIVID_CAPTURE_DEV" --fourcc "$fourcc" \
-      --width "$W" --height "$H" --max-frames "$FRAMES" --emit-frames \
+      --width "$W" --height "$H" --max-frames "$FRAMES" --emit-frames --duplicate-window 0 \
       > "$OUT/run-$fourcc.jsonl" 2> "$OUT/run-$fourcc.stderr"
   else
     timeout -k 5 "$CAPTURE_TIMEOUT" v4l2-ctl -d "$VIVID_CAPTURE_DEV" --stream-mmap \

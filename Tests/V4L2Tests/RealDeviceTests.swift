@@ -1,0 +1,43 @@
+import Foundation
+import Testing
+import TestSupport
+import V4L2
+
+/// Runs only where a real V4L2 capture node exists: inside the vivid VM
+/// (`/work/shared/tools/vivid/run-in-vivid-vm.sh`), which exports VIVID_CAPTURE_DEV.
+@Suite(.enabled(if: ProcessInfo.processInfo.environment["VIVID_CAPTURE_DEV"] != nil))
+struct RealDeviceTests {
+    private var device: String { ProcessInfo.processInfo.environment["VIVID_CAPTURE_DEV"] ?? "/dev/video0" }
+
+    @Test func capturesFramesThroughLibv4l2() throws {
+        let recorder = LogRecorder()
+        let source = try V4L2CaptureSource(path: "v4l2:" + device, configuration: .init(pixelFormat: .yuyv), logger: recorder.logger)
+        try source.start()
+        let format = try #require(source.currentFormat)
+        var last: (sequence: UInt64, nanoseconds: Int64)?
+        var frames = 0
+        while frames < 10, let event = try source.next() {
+            guard let frame = event.frame else { continue }
+            #expect(frame.width == format.width && frame.height == format.height && frame.format == .yuyv)
+            #expect(frame.bytesPerLine >= 2 * frame.width)
+            #expect(frame.buffer.bytes.count >= frame.bytesPerLine * frame.height)
+            if let last {
+                #expect(frame.sequenceNumber > last.sequence)
+                #expect(frame.presentationTime.nanoseconds > last.nanoseconds)
+            }
+            last = (frame.sequenceNumber, frame.presentationTime.nanoseconds)
+            frames += 1
+        }
+        source.stop()
+        #expect(frames == 10)
+        #expect(recorder.messages(at: .notice).contains("camera streaming"))
+    }
+
+    @Test func listsTheDeviceWithFormatsAndSizes() throws {
+        let devices = listCaptureDevices()
+        let described = try #require(devices.first { $0.path == device })
+        #expect(described.error == nil && described.driver == "vivid")
+        #expect(described.formats.contains { $0.fourcc == .yuyv && !$0.sizes.isEmpty })
+        print(renderDeviceList(devices))
+    }
+}

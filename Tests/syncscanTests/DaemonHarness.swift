@@ -1,0 +1,158 @@
+import Foundation
+import TestSupport
+
+/// A running `syncscan run` fed through a pipe on stdin, as a supervisor or a camera bridge would.
+final class RunningDaemon: @unchecked Sendable {
+    let process = Process()
+    private let stdinWrite: Int32
+    let stdoutPath: String?
+    let stderrFile: TemporaryFile
+    private let stdoutFile: TemporaryFile?
+
+    /// Starts `syncscan ARGS` with stdin from a pipe; stdout to a temporary file unless `stdout` is given.
+    init(_ arguments: [String], environment: [String: String] = [:], stdout: FileHandle? = nil) throws {
+        signal(SIGPIPE, SIG_IGN)
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { throw HarnessError("pipe failed") }
+        stdinWrite = fds[1]
+        stderrFile = try TemporaryFile(contents: [], suffix: ".err")
+        if stdout == nil {
+            let f = try TemporaryFile(contents: [], suffix: ".jsonl")
+            stdoutFile = f
+            stdoutPath = f.path
+        } else {
+            stdoutFile = nil
+            stdoutPath = nil
+        }
+        process.executableURL = URL(fileURLWithPath: SyncscanProcess.binary)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.standardInput = FileHandle(fileDescriptor: fds[0], closeOnDealloc: true)
+        process.standardOutput = try stdout ?? FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath!))
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrFile.path))
+        try process.run()
+        close(fds[0])
+    }
+
+    var pid: Int32 { process.processIdentifier }
+
+    /// Writes all of `bytes` to the daemon's stdin; false once the daemon stopped reading.
+    @discardableResult
+    func feed(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let n = write(stdinWrite, raw.baseAddress! + offset, raw.count - offset)
+                if n < 0 { if errno == EINTR { continue }; return false }
+                offset += n
+            }
+            return true
+        }
+    }
+
+    func closeStdin() { close(stdinWrite) }
+
+    func send(_ signal: Int32) { kill(pid, signal) }
+
+    /// Waits for exit (at most `timeout`); kills it if it does not exit.
+    func wait(timeout: Duration = .seconds(20)) -> Int32 {
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning && ContinuousClock.now < deadline { usleep(20_000) }
+        if process.isRunning { kill(pid, SIGKILL); process.waitUntilExit(); return -1 }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    var stderr: String { (try? String(contentsOfFile: stderrFile.path, encoding: .utf8)) ?? "" }
+
+    var stdoutLines: [[String: Any]?] {
+        guard let stdoutPath, let data = FileManager.default.contents(atPath: stdoutPath) else { return [] }
+        return [UInt8](data).split(separator: UInt8(ascii: "\n")).map {
+            try? JSONSerialization.jsonObject(with: Data($0)) as? [String: Any]
+        }
+    }
+
+    /// Resident set size now, from /proc, in bytes.
+    var residentBytes: Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+              let kb = Int(line.split(separator: " ").dropFirst().first ?? "") else { return nil }
+        return kb * 1024
+    }
+
+    deinit {
+        if process.isRunning { kill(pid, SIGKILL) }
+        close(stdinWrite)
+    }
+}
+
+struct HarnessError: Error, CustomStringConvertible {
+    var description: String
+    init(_ d: String) { description = d }
+}
+
+/// A mono Y4M stream: its header and frames, for feeding a pipe.
+struct Y4MStream {
+    let width: Int, height: Int
+    var header: [UInt8] { Array("YUV4MPEG2 W\(width) H\(height) F10:1 Ip A1:1 Cmono\n".utf8) }
+    func frame(_ f: GreyFrame) -> [UInt8] {
+        var out = Array("FRAME\n".utf8)
+        for row in 0..<height { out += f.bytes[(row * f.bytesPerLine)..<(row * f.bytesPerLine + width)] }
+        return out
+    }
+}
+
+/// Collects sd_notify datagrams sent to a socket it binds in a temporary directory.
+final class NotifySocketListener: @unchecked Sendable {
+    let path: String
+    private let fd: Int32
+    private let lock = NSLock()
+    private var _messages: [(at: ContinuousClock.Instant, text: String)] = []
+    private var stopped = false
+    private var thread: Thread?
+
+    init() throws {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("notify-\(UUID().uuidString.prefix(8)).sock").path
+        fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        guard fd >= 0 else { throw HarnessError("socket failed") }
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &addr.sun_path) { raw in
+            for (i, b) in path.utf8.enumerated() { raw[i] = b }
+        }
+        let ok = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard ok == 0 else { throw HarnessError("bind \(path) failed: errno \(errno)") }
+        var timeout = timeval(tv_sec: 0, tv_usec: 100_000)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let t = Thread { [self] in self.receive() }
+        thread = t
+        t.start()
+    }
+
+    private func receive() {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while !lock.withLock({ stopped }) {
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n > 0 {
+                let text = String(decoding: buffer[0..<n], as: UTF8.self)
+                lock.withLock { _messages.append((ContinuousClock.now, text)) }
+            }
+        }
+    }
+
+    var messages: [(at: ContinuousClock.Instant, text: String)] { lock.withLock { _messages } }
+
+    /// The times at which a datagram containing `line` arrived.
+    func times(of line: String) -> [ContinuousClock.Instant] {
+        messages.filter { $0.text.split(separator: "\n").contains(Substring(line)) }.map(\.at)
+    }
+
+    deinit {
+        lock.withLock { stopped = true }
+        usleep(150_000)
+        close(fd)
+        unlink(path)
+    }
+}

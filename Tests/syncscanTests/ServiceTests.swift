@@ -1,0 +1,178 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// 160x120 frames, each holding one QR code; `count` distinct payloads cycled.
+private func qrFrames(_ count: Int, prefix: String) throws -> [GreyFrame] {
+    try (0..<count).map { i in
+        var f = GreyFrame(width: 160, height: 120)
+        f.draw(try ModuleMatrix.qrCode("\(prefix)-\(i)"), centerX: 80, centerY: 60, moduleSize: 3)
+        return f
+    }
+}
+
+private func pause(_ seconds: Double) { usleep(UInt32(seconds * 1_000_000)) }
+
+@Suite(.serialized) struct ServiceTests {
+    /// READY=1, then WATCHDOG=1 at least every WATCHDOG_USEC/2 while frames flow, none while the
+    /// source is stalled, STOPPING=1 after SIGTERM, exit 0, and every line of every scanned frame written.
+    @Test func notifiesSystemdAndPingsTheWatchdogOnlyWhileFramesFlow() throws {
+        let listener = try NotifySocketListener()
+        let stream = Y4MStream(width: 160, height: 120)
+        let frames = try qrFrames(4, prefix: "notify").map(stream.frame)
+        let daemon = try RunningDaemon(["run", "--source", "y4m:-", "--emit-frames", "--duplicate-window", "0"],
+                                       environment: ["NOTIFY_SOCKET": listener.path, "WATCHDOG_USEC": "1000000"])
+        daemon.feed(stream.header)
+        let start = ContinuousClock.now
+        var i = 0
+        while ContinuousClock.now - start < .seconds(3) {   // 3 s of frames at 20 fps
+            daemon.feed(frames[i % frames.count]); i += 1
+            pause(0.05)
+        }
+        let stallStart = ContinuousClock.now
+        pause(2.5)                                           // the source stalls: the pipe stays open, no frames
+        let termAt = ContinuousClock.now
+        daemon.send(SIGTERM)
+        let status = daemon.wait()
+
+        #expect(status == 0, "stderr: \(daemon.stderr)")
+        let ready = listener.times(of: "READY=1")
+        let pings = listener.times(of: "WATCHDOG=1")
+        let stopping = listener.times(of: "STOPPING=1")
+        #expect(ready.count >= 1)
+        #expect(stopping.count == 1)
+        if let readyAt = ready.first, let stoppingAt = stopping.first {
+            #expect(readyAt < stallStart && stoppingAt >= termAt)
+            // While frames flow: no gap between pings longer than WATCHDOG_USEC/2.
+            let flowing = [readyAt] + pings.filter { $0 < stallStart }
+            let gaps = zip(flowing.dropFirst(), flowing).map { $0 - $1 }
+            #expect(flowing.count >= 6, "pings while frames flow: \(flowing.count)")
+            #expect(gaps.allSatisfy { $0 <= .milliseconds(500) }, "gaps: \(gaps)")
+            // While stalled: the last frame is delivered just after stallStart; then silence.
+            #expect(pings.filter { $0 > stallStart + .milliseconds(400) && $0 < termAt }.isEmpty,
+                    "pings during the stall: \(pings.filter { $0 > stallStart }.map { $0 - stallStart })")
+        }
+        // No line lost: the ledger is complete and every scanned frame's codes were written.
+        let lines = daemon.stdoutLines
+        #expect(lines.allSatisfy { $0 != nil })
+        let records = lines.compactMap { $0 }.filter { $0["type"] as? String == "frame" }
+        let codes = lines.compactMap { $0 }.filter { $0["type"] as? String == "code" }
+        #expect(records.map { $0["seq"] as? Int } == Array(0..<i))
+        #expect(codes.count == records.reduce(0) { $0 + ($1["codes"] as? Int ?? 0) })
+        #expect(codes.count >= i / 2, "frames scanned with their code: \(codes.count) of \(i)")
+    }
+
+    /// SIGHUP with a new symbology set applies to the following frames; a broken file keeps the old config.
+    @Test func sighupReloadsTheConfigurationAndABrokenFileKeepsTheOldOne() throws {
+        let config = try TemporaryFile(contents: Array("symbologies: [qrcode]\nduplicate_suppression:\n  enabled: false\n".utf8), suffix: ".yaml")
+        let stream = Y4MStream(width: 320, height: 120)
+        var qr = GreyFrame(width: 320, height: 120)
+        qr.draw(try ModuleMatrix.qrCode("hup-qr"), centerX: 160, centerY: 60, moduleSize: 3)
+        var bar = GreyFrame(width: 320, height: 120)
+        bar.draw(try ModuleMatrix.linearBarcode(zintSymbology: "CODE128", data: "HUP-128").stretched(toRows: 60), x: 20, y: 30, moduleSize: 2)
+        let frames = [stream.frame(qr), stream.frame(bar)]
+        let daemon = try RunningDaemon(["run", "--config", config.path, "--source", "y4m:-", "--emit-frames"])
+        daemon.feed(stream.header)
+        var sent = 0
+        func feed(for seconds: Double) {
+            let until = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+            while ContinuousClock.now < until { daemon.feed(frames[sent % 2]); sent += 1; pause(0.05) }
+        }
+        feed(for: 1.5)
+        let seqBeforeReload = sent
+        try Array("symbologies: [qrcode, code128]\nduplicate_suppression:\n  enabled: false\n".utf8).withUnsafeBytes {
+            try Data($0).write(to: URL(fileURLWithPath: config.path))
+        }
+        daemon.send(SIGHUP)
+        feed(for: 1.5)
+        let seqBeforeBroken = sent
+        try Data("symbologies: [qrcode, nope]\n".utf8).write(to: URL(fileURLWithPath: config.path))
+        daemon.send(SIGHUP)
+        feed(for: 1.5)
+        daemon.closeStdin()
+        let status = daemon.wait()
+
+        #expect(status == 0, "stderr: \(daemon.stderr)")
+        let codes = daemon.stdoutLines.compactMap { $0 }.filter { $0["type"] as? String == "code" }
+        func seq(_ o: [String: Any]) -> Int { (o["frame"] as? [String: Any])?["seq"] as? Int ?? -1 }
+        let barcodes = codes.filter { $0["symbology"] as? String == "code128" }.map(seq)
+        #expect(!barcodes.isEmpty, "code128 is reported after the reload")
+        #expect(barcodes.allSatisfy { $0 >= seqBeforeReload }, "no code128 before the reload: \(barcodes)")
+        // After the broken reload both symbologies are still scanned.
+        #expect(barcodes.contains { $0 >= seqBeforeBroken + 4 })
+        #expect(codes.contains { $0["symbology"] as? String == "qrcode" && seq($0) >= seqBeforeBroken + 4 })
+        #expect(daemon.stderr.contains("configuration reload failed") && daemon.stderr.contains("nope"), "stderr: \(daemon.stderr)")
+    }
+
+    /// A stdout reader stopped for 10 s does not stall capture; memory stays bounded; after SIGCONT
+    /// every line written is whole JSON and the dropped lines are counted.
+    @Test func aStoppedStdoutReaderNeitherStallsCaptureNorGrowsMemory() throws {
+        let config = try TemporaryFile(contents: Array("duplicate_suppression:\n  enabled: false\noutput:\n  queue_lines: 64\nstats_interval_seconds: 1\n".utf8), suffix: ".yaml")
+        let stream = Y4MStream(width: 160, height: 120)
+        let frames = try qrFrames(8, prefix: "pressure-payload-padded-to-make-lines-longer").map(stream.frame)
+        let out = try TemporaryFile(contents: [], suffix: ".jsonl")
+        let pipe = Pipe()
+        let reader = Process()
+        reader.executableURL = URL(fileURLWithPath: "/bin/cat")
+        reader.standardInput = pipe.fileHandleForReading
+        reader.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: out.path))
+        try reader.run()
+        let daemon = try RunningDaemon(["run", "--config", config.path, "--source", "y4m:-", "--emit-frames"],
+                                       stdout: pipe.fileHandleForWriting)
+        try pipe.fileHandleForWriting.close()
+        try pipe.fileHandleForReading.close()
+        daemon.feed(stream.header)
+
+        // Feed at ~200 fps from a thread; count frames fed per phase.
+        let fed = FedCounter()
+        let feeder = Thread {
+            var i = 0
+            while !fed.stopped {
+                guard daemon.feed(frames[i % frames.count]) else { break }
+                i += 1; fed.add()
+                usleep(5_000)
+            }
+        }
+        feeder.start()
+        pause(1)
+        kill(reader.processIdentifier, SIGSTOP)
+        let fedAtStop = fed.count
+        var rss: [Int] = []
+        for _ in 0..<10 { pause(1); if let r = daemon.residentBytes { rss.append(r) } }
+        let fedDuringStop = fed.count - fedAtStop
+        kill(reader.processIdentifier, SIGCONT)
+        pause(1)
+        fed.stop()
+        while !feeder.isFinished { usleep(10_000) }
+        daemon.closeStdin()
+        let status = daemon.wait()
+        reader.waitUntilExit()
+
+        #expect(status == 0, "stderr: \(daemon.stderr)")
+        // Capture kept reading its pipe while stdout was blocked: the feeder was not held up.
+        #expect(fedDuringStop >= 500, "frames fed during the 10 s stop: \(fedDuringStop)")
+        // Memory stays bounded while lines cannot be written.
+        #expect((rss.max() ?? .max) < 96 << 20, "RSS samples: \(rss)")
+        #expect(rss.count == 10 && rss[9] - rss[2] < 8 << 20, "RSS grew: \(rss)")
+        // Every line that reached the reader is whole JSON.
+        let data = [UInt8](FileManager.default.contents(atPath: out.path) ?? Data())
+        let lines = data.split(separator: UInt8(ascii: "\n"))
+        #expect(lines.count > 100)
+        #expect(lines.allSatisfy { (try? JSONSerialization.jsonObject(with: Data($0))) is [String: Any] })
+        #expect(data.last == UInt8(ascii: "\n"))
+        // The drops are counted, in the stats lines and the summary.
+        let summary = daemon.stderr.split(separator: "\n").first { $0.contains("syncscan: summary:") } ?? ""
+        let dropped = Int(summary.split(separator: " ").first { $0.hasPrefix("output_lines_dropped=") }?.split(separator: "=").last ?? "") ?? 0
+        #expect(dropped > 0, "summary: \(summary)")
+        #expect(daemon.stderr.contains("stats: frames="))
+    }
+}
+
+final class FedCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var _count = 0, _stopped = false
+    var count: Int { lock.withLock { _count } }
+    var stopped: Bool { lock.withLock { _stopped } }
+    func add() { lock.withLock { _count += 1 } }
+    func stop() { lock.withLock { _stopped = true } }
+}
