@@ -5,7 +5,7 @@ set -euo pipefail
 PKGS=(
   pkg-config libzbar-dev libv4l-dev   # build: the C libraries
   zbar-tools qrencode zint ffmpeg jq  # sample and tests: codes, frames, zbarimg reference
-  systemd                             # tests: systemd-analyze verify/security
+  systemd make                        # tests: systemd-analyze verify/security; make install
   qemu-system-x86 qemu-system-data v4l-utils xz-utils busybox-static  # real-kernel V4L2 test (vivid VM)
 )
 missing=()

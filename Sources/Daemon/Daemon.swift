@@ -16,9 +16,9 @@ public enum Daemon {
                            reload: (@Sendable () async throws -> PipelineOptions)? = nil) async throws {
         // A closed stdout must surface as EPIPE from write(2), not kill the process.
         signal(SIGPIPE, SIG_IGN)
-        let live = options.video.alwaysDiscardsLateVideoFrames ?? isLive(options.source)
+        let live = options.configuration.alwaysDiscardLateVideoFrames ?? isLive(options.source)
         let writer = LineWriter(fileDescriptor: .standardOutput, name: "stdout",
-                                capacity: options.outputQueueLines, overflow: live ? .drop : .wait)
+                                capacity: options.configuration.output.queueLines, overflow: live ? .drop : .wait)
         let scan = ScanService(options: options, writer: writer, logger: logger, events: events) { line in
             FileHandle.standardError.write(Data((line + "\n").utf8))
         }

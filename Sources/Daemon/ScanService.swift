@@ -74,8 +74,10 @@ public final class ScanService: Service, @unchecked Sendable {
             self.delivery = d
             return d
         }
-        let metadata = MetadataOutput(settings: options.metadata, scanningThreads: options.scanningThreads)
-        let session = CaptureSession(input: source, videoDataOutput: options.video, metadataOutput: metadata, logger: logger)
+        let metadata = MetadataOutput(settings: options.configuration.metadataSettings,
+                                      scanningThreads: options.configuration.scanningThreads)
+        let session = CaptureSession(input: source, videoDataOutput: options.configuration.videoDataOutput,
+                                     metadataOutput: metadata, logger: logger)
         let synchronizer = DataOutputSynchronizer { collection in try delivery.deliver(collection) }
         lock.withLock { current = (session, synchronizer, metadata) }
         let limit = options.frameLimit
@@ -106,9 +108,8 @@ public final class ScanService: Service, @unchecked Sendable {
             let old = options
             options = new
             delivery?.setWindow(MediaTime(seconds: new.duplicateWindow))
-            current?.metadata.settings = new.metadata
-            return old.source != new.source || old.device != new.device || old.video != new.video
-                || old.scanningThreads != new.scanningThreads
+            current?.metadata.settings = new.configuration.metadataSettings
+            return old.needsRestart(for: new)
         }
         if needsRestart {
             logger.notice("reloaded configuration changes the source or capture settings; reopening")
@@ -119,7 +120,7 @@ public final class ScanService: Service, @unchecked Sendable {
             session?.stop()
         } else {
             logger.notice("reloaded configuration applied in place", metadata: [
-                "symbologies": "\(new.metadata.scanner.symbologies.map(\.rawValue).sorted().joined(separator: ","))",
+                "symbologies": "\(new.configuration.scanner.symbologies.map(\.rawValue).sorted().joined(separator: ","))",
             ])
         }
     }
@@ -139,7 +140,7 @@ public final class ScanService: Service, @unchecked Sendable {
 
     private func reportStatsPeriodically() async {
         while !Task.isCancelled {
-            let interval = lock.withLock { options.statsInterval }
+            let interval = lock.withLock { options.configuration.statsIntervalSeconds }
             guard interval > 0 else {
                 try? await Task.sleep(for: .seconds(1))
                 continue

@@ -1,37 +1,31 @@
 import Capture
 import Media
-import ZBar
 
-/// Everything that shapes one run of the pipeline, resolved from config file, environment and flags.
+/// One run of the pipeline: the loaded configuration plus the per-run command-line choices.
 public struct PipelineOptions: Sendable, Hashable {
-    /// Camera settings; used only by V4L2 sources.
-    public struct Device: Sendable, Hashable {
-        public var width: Int?
-        public var height: Int?
-        public var framesPerSecond: Double?
-        public var fourcc: String?
-        public var maximumWidth = 1280
-        public var maximumHeight = 720
-        public var bufferCount = 4
-        public init() {}
-    }
-
-    /// `y4m:PATH`, `y4m:-`, `PATH.y4m`, `/dev/videoN`, `v4l2:/dev/videoN`.
-    public var source: String
-    public var device = Device()
-    public var video = VideoDataOutput()
-    public var metadata = MetadataOutput.Settings()
-    public var scanningThreads = 1
-    /// Frame-time window for duplicate suppression, seconds; 0 reports every sighting.
-    public var duplicateWindow: Double = 1.0
+    public var configuration: SyncscanConfiguration
     /// Also write one record per frame (the ledger) on stdout.
-    public var emitFrames = false
+    public var emitFrames: Bool
     /// Stop after this many frames (scanned or dropped); `nil` runs until the source ends.
     public var frameLimit: Int?
-    /// Lines that may wait for a slow stdout reader before lines are dropped (live sources).
-    public var outputQueueLines = 1024
-    /// Seconds between stats lines on stderr; 0 turns them off.
-    public var statsInterval: Double = 60
 
-    public init(source: String) { self.source = source }
+    public init(_ configuration: SyncscanConfiguration, emitFrames: Bool = false, frameLimit: Int? = nil) {
+        self.configuration = configuration
+        self.emitFrames = emitFrames
+        self.frameLimit = frameLimit
+    }
+
+    public var source: String { configuration.source }
+
+    /// Frame-time window for duplicate suppression, seconds; 0 when suppression is off.
+    public var duplicateWindow: Double {
+        configuration.duplicateSuppression.enabled ? configuration.duplicateSuppression.windowSeconds : 0
+    }
+
+    /// Whether changing from `self` to `new` needs the source reopened (not just new scanner settings).
+    func needsRestart(for new: PipelineOptions) -> Bool {
+        let (a, b) = (configuration, new.configuration)
+        return a.source != b.source || a.device != b.device || a.alwaysDiscardLateVideoFrames != b.alwaysDiscardLateVideoFrames
+            || a.scanningThreads != b.scanningThreads
+    }
 }

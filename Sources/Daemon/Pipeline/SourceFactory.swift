@@ -34,7 +34,7 @@ public enum SourceFactory {
         case .y4m(let path):
             return Y4MSource(path: path, logger: logger)
         case .v4l2(let path):
-            return try makeCameraSource(path: path, device: options.device, logger: logger)
+            return try makeCameraSource(path: path, device: options.configuration.device, logger: logger)
         }
     }
 }
