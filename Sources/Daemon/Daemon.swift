@@ -16,11 +16,11 @@ public enum Daemon {
                            reload: (@Sendable () async throws -> PipelineOptions)? = nil) async throws {
         // A closed stdout must surface as EPIPE from write(2), not kill the process.
         signal(SIGPIPE, SIG_IGN)
-        let live = options.configuration.alwaysDiscardLateVideoFrames ?? isLive(options.source)
+        // The scan service switches a live source's output to dropping once the source is open.
         let writer = LineWriter(fileDescriptor: .standardOutput, name: "stdout",
-                                capacity: options.configuration.output.queueLines, overflow: live ? .drop : .wait)
+                                capacity: options.configuration.output.queueLines, overflow: .wait)
         let scan = ScanService(options: options, writer: writer, logger: logger, events: events) { line in
-            FileHandle.standardError.write(Data((line + "\n").utf8))
+            StandardError.writeLine(line)
         }
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: scan, successTerminationBehavior: .gracefullyShutdownGroup,
@@ -34,16 +34,12 @@ public enum Daemon {
             services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
     }
+}
 
-    /// Whether lines may be dropped for a slow reader: only when frames are live anyway.
-    static func isLive(_ uri: String) -> Bool {
-        switch try? SourceFactory.kind(of: uri) {
-        case .v4l2: return true
-        case .y4m(let path):
-            var st = stat()
-            return path == "-" || stat(path, &st) != 0 || (st.st_mode & S_IFMT) != S_IFREG
-        case nil: return false
-        }
+/// Lines to stderr with write(2): unlike `FileHandle.write`, a closed stderr does not trap.
+public enum StandardError {
+    public static func writeLine(_ line: String) {
+        _ = try? (line + "\n").utf8.withContiguousStorageIfAvailable { try FileDescriptor.standardError.writeAll($0) }
     }
 }
 

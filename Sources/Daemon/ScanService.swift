@@ -66,6 +66,10 @@ public final class ScanService: Service, @unchecked Sendable {
     /// One capture session with `options`, until its source ends, it is stopped, or it fails.
     private func runSession(_ options: PipelineOptions, handler: inout JSONLinesResultsHandler?) async throws {
         let source = try SourceFactory.makeSource(options, logger: logger)
+        // Lines wait for a slow reader only when frames wait too (a file read to its end); a live
+        // source drops lines instead, so stdout can never hold up capture.
+        let framesWait = !(options.configuration.videoDataOutput.discardsLateFrames(for: source)) && !source.isLive
+        writer.setOverflowPolicy(framesWait ? .wait : .drop)
         let resultsHandler = handler ?? JSONLinesResultsHandler(writer: writer, source: source.uri, emitFrames: options.emitFrames)
         handler = resultsHandler
         let events = self.events

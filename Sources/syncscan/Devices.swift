@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Daemon
 import V4L2
 
 extension Syncscan {
@@ -18,7 +19,7 @@ extension Syncscan {
                 encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
                 print(String(decoding: try encoder.encode(devices), as: UTF8.self))
             } else if devices.isEmpty {
-                FileHandle.standardError.write(Data("syncscan: no V4L2 capture devices found under /dev\n".utf8))
+                StandardError.writeLine("syncscan: no V4L2 capture devices found under /dev")
             } else {
                 print(renderDeviceList(devices), terminator: "")
             }

@@ -26,6 +26,6 @@ struct Syncscan: AsyncParsableCommand {
 
     /// Writes one `syncscan: error: …` line on stderr.
     static func report(_ error: any Error) {
-        FileHandle.standardError.write(Data("syncscan: error: \(error)\n".utf8))
+        StandardError.writeLine("syncscan: error: \(error)")
     }
 }

@@ -23,7 +23,7 @@ public final class LineWriter: @unchecked Sendable {
     private var _written = 0
     private let fd: FileDescriptor
     private let capacity: Int
-    private let overflow: OverflowPolicy
+    private var overflow: OverflowPolicy
     private let name: String
 
     /// - Parameters:
@@ -47,10 +47,20 @@ public final class LineWriter: @unchecked Sendable {
             if let failure { throw failure }
             if pendingLocked < capacity { break }
             if overflow == .drop { _dropped += 1; return }
+            // Waiting: `setOverflowPolicy` or the writer thread wakes us.
             condition.wait()
         }
         queue.append(line)
         condition.broadcast()
+    }
+
+    /// Changes what a full queue does from now on (the daemon sets it once it knows whether the
+    /// source is live).
+    public func setOverflowPolicy(_ policy: OverflowPolicy) {
+        condition.withLock {
+            overflow = policy
+            condition.broadcast()
+        }
     }
 
     /// Lines dropped because the queue was full.
