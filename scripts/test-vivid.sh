@@ -89,6 +89,10 @@ if [ -z "$CHECK_DIR" ]; then
   done
   rm -f "$T"/frame-*.raw
   printf 'MODE=%q FRAMES=%q FORMATS=%q W=%q H=%q\n' "$MODE" "$FRAMES" "$FORMATS" "$W" "$H" > "$T/params"
+  # The V4L2 real-device Swift suite runs in the same boot when the test bundle is built
+  # (scripts/test.sh builds it first); SYNCSCAN_XCTEST names another bundle.
+  XCTEST=${SYNCSCAN_XCTEST:-${SYNCSCAN_SCRATCH:-$ROOT/.build}/debug/syncscanPackageTests.xctest}
+  if [ $MODE = syncscan ] && [ -x "$XCTEST" ]; then realpath "$XCTEST" > "$T/xctest"; fi
   say "booting the vivid VM ($MODE, formats: $FORMATS, $FRAMES frames each; results in $T)"
   t0=$(date +%s.%N)
   # shellcheck disable=SC2086
@@ -206,6 +210,10 @@ for f in $FORMATS; do
   fi
 done
 
+if [ -s "$D/xctest" ]; then
+  check "V4L2 real-device Swift tests pass in the VM (RealDeviceTests)" "$(grep -a 'Test run with' "$D/xctest.out" 2>/dev/null | tail -1)" \
+    sh -c 'test "$(cat "$1/xctest.rc" 2>/dev/null)" = 0 && grep -aq "Test run with 2 tests in 1 suite passed" "$1/xctest.out"' _ "$D"
+fi
 echo "--- summary ($MODE): VM run ${VM_SECONDS}s (boot + setup + captures + power-off), results in $D"
 for s in "${SUMMARY[@]}"; do echo "  $s"; done
 if [ "$FAILED" = 0 ] && [ "$KEEP" = 0 ] && [ "$CREATED" = 1 ]; then rm -rf "$D"; fi

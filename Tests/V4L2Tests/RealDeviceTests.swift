@@ -3,9 +3,10 @@ import Testing
 import TestSupport
 import V4L2
 
-/// Runs only where a real V4L2 capture node exists: inside the vivid VM
-/// (`/work/shared/tools/vivid/run-in-vivid-vm.sh`), which exports VIVID_CAPTURE_DEV.
-@Suite(.enabled(if: ProcessInfo.processInfo.environment["VIVID_CAPTURE_DEV"] != nil))
+/// Runs only where a real V4L2 capture node exists: inside the vivid VM, where
+/// `scripts/test-vivid.sh` runs this suite with VIVID_CAPTURE_DEV=/dev/video0.
+/// Serialized: the capture test expects to be the device's only user.
+@Suite(.serialized, .enabled(if: ProcessInfo.processInfo.environment["VIVID_CAPTURE_DEV"] != nil))
 struct RealDeviceTests {
     private var device: String { ProcessInfo.processInfo.environment["VIVID_CAPTURE_DEV"] ?? "/dev/video0" }
 
@@ -38,6 +39,6 @@ struct RealDeviceTests {
         let described = try #require(devices.first { $0.path == device })
         #expect(described.error == nil && described.driver == "vivid")
         #expect(described.formats.contains { $0.fourcc == .yuyv && !$0.sizes.isEmpty })
-        print(renderDeviceList(devices))
+        #expect(renderDeviceList(devices).contains("\(device): vivid (driver vivid"))
     }
 }

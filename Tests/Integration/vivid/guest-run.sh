@@ -30,6 +30,13 @@ if [ "$MODE" = syncscan ]; then
   "$BIN" devices > "$OUT/devices.txt" 2> "$OUT/devices.stderr"; echo $? > "$OUT/devices.rc"
   "$BIN" devices --json > "$OUT/devices.json" 2>> "$OUT/devices.stderr"; echo $? >> "$OUT/devices.rc"
 fi
+# The V4L2 module's real-device Swift tests (enabled by VIVID_CAPTURE_DEV), when the host named
+# a built test bundle in $OUT/xctest.
+if [ -s "$OUT/xctest" ]; then
+  VIVID_CAPTURE_DEV=/dev/video0 timeout "$CAPTURE_TIMEOUT" "$(cat "$OUT/xctest")" \
+    --testing-library swift-testing --filter RealDeviceTests > "$OUT/xctest.out" 2>&1
+  echo $? > "$OUT/xctest.rc"
+fi
 
 for fourcc in "$@"; do
   vivid_loop_setup "$fourcc" "$W" "$H" || exit 125
