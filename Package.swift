@@ -26,19 +26,24 @@ let package = Package(
         // Frames, pixel formats and the frame-source protocol shared by every stage (no C).
         .target(name: "Media"),
 
+        // The one EINTR-retrying helper every module's `system_*` wrappers go through.
+        .target(name: "SystemCalls", dependencies: [
+            .product(name: "SystemPackage", package: "swift-system"),
+        ]),
+
         // Wrappers: the only modules that import C.
         .target(name: "ZBar", dependencies: [
             "CZBar",
         ]),
         .target(name: "V4L2", dependencies: [
-            "CV4L2", "Media",
+            "CV4L2", "Media", "SystemCalls",
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
         ]),
 
         // The AVFoundation-shaped pipeline: session, inputs, outputs, synchronizer.
         .target(name: "Capture", dependencies: [
-            "Media", "ZBar",
+            "Media", "ZBar", "SystemCalls",
             .product(name: "Logging", package: "swift-log"),
         ]),
 
@@ -51,7 +56,7 @@ let package = Package(
 
         // The service: configuration, systemd notify, signals, stats.
         .target(name: "Daemon", dependencies: [
-            "Capture", "Results", "V4L2", "Media", "ZBar",
+            "Capture", "Results", "V4L2", "Media", "ZBar", "SystemCalls",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

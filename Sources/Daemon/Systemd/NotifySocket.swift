@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import SystemCalls
 import SystemPackage
 
 /// Where `$NOTIFY_SOCKET` points: a filesystem path or a Linux abstract socket name.
@@ -63,26 +64,17 @@ public enum NotifySocketAddress: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// Runs a system call, retrying it while it fails with `EINTR`.
-func retryingInterrupts<T: BinaryInteger>(_ call: () -> T) -> Result<T, Errno> {
-    while true {
-        let result = call()
-        if result >= 0 { return .success(result) }
-        let error = errno
-        if error != EINTR { return .failure(Errno(rawValue: error)) }
-    }
-}
 
 /// `socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0)`.
 func system_unixDatagramSocket() -> Result<CInt, Errno> {
-    retryingInterrupts { socket(AF_UNIX, CInt(SOCK_DGRAM.rawValue) | CInt(SOCK_CLOEXEC.rawValue), 0) }
+    valueOrErrno { socket(AF_UNIX, CInt(SOCK_DGRAM.rawValue) | CInt(SOCK_CLOEXEC.rawValue), 0) }
 }
 
 /// `sendto(fd, bytes, MSG_NOSIGNAL | MSG_DONTWAIT, address)`: never blocks, never raises SIGPIPE.
 func system_sendDatagram(_ fd: CInt, _ bytes: [UInt8], to address: NotifySocketAddress) -> Result<Int, Errno> {
     address.withSockaddr { sockaddrPointer, length in
         bytes.withUnsafeBytes { buffer in
-            retryingInterrupts {
+            valueOrErrno {
                 sendto(fd, buffer.baseAddress, buffer.count, CInt(MSG_NOSIGNAL) | CInt(MSG_DONTWAIT), sockaddrPointer, length)
             }
         }

@@ -1,22 +1,13 @@
 import CV4L2
+import SystemCalls
 import SystemPackage
 #if canImport(Glibc)
 import Glibc
 #endif
 
 // The lowest layer: each `system_*` calls one shim function and returns its raw result;
-// `valueOrErrno` turns -1 into the errno and is the one place EINTR is retried.
+// `valueOrErrno` (SystemCalls) turns -1 into the errno and is the one place EINTR is retried.
 
-/// The result of `call`, or the errno it set when it returned -1; EINTR retried when asked.
-func valueOrErrno<I: FixedWidthInteger>(retryOnInterrupt: Bool = true, _ call: () -> I) -> Result<I, Errno> {
-    while true {
-        let value = call()
-        if value != -1 { return .success(value) }
-        let error = Errno(rawValue: Glibc.errno)
-        if retryOnInterrupt && error == .interrupted { continue }
-        return .failure(error)
-    }
-}
 
 func system_v4l2_open(_ path: UnsafePointer<CChar>, _ flags: CInt) -> CInt { cv4l2_open(path, flags) }
 func system_v4l2_close(_ fd: CInt) -> CInt { cv4l2_close(fd) }

@@ -1,5 +1,6 @@
 import CV4L2
 import Media
+import SystemCalls
 import SystemPackage
 #if canImport(Glibc)
 import Glibc

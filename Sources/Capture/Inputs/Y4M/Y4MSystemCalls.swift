@@ -1,5 +1,6 @@
 #if canImport(Glibc)
 import Glibc
+import SystemCalls
 #elseif canImport(Darwin)
 import Darwin
 #endif
@@ -53,14 +54,9 @@ enum Y4MFileKind: String, Sendable {
 /// Capture has no C wrapper module of its own, so these call Glibc directly and nothing else
 /// in the Y4M input does.
 enum Y4MSystem {
-    /// Runs `call` until it does not fail with EINTR; `-1` becomes the current `errno`.
-    private static func retryingInterrupts<Value: BinaryInteger>(_ call: () -> Value) -> Result<Value, Y4MErrno> {
-        while true {
-            let value = call()
-            if value != -1 { return .success(value) }
-            let code = errno
-            if code != EINTR { return .failure(Y4MErrno(rawValue: code)) }
-        }
+    /// Runs `call` through the shared EINTR-retrying helper; `-1` becomes the current `errno`.
+    private static func retryingInterrupts<Value: FixedWidthInteger>(_ call: () -> Value) -> Result<Value, Y4MErrno> {
+        valueOrErrno(call).mapError { Y4MErrno(rawValue: $0.rawValue) }
     }
 
     /// `open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)`: never blocks, also on a FIFO with no writer yet.
