@@ -44,6 +44,7 @@ let package = Package(
         // The AVFoundation-shaped pipeline: session, inputs, outputs, synchronizer.
         .target(name: "Capture", dependencies: [
             "Media", "ZBar", "SystemCalls",
+            .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
         ]),
 

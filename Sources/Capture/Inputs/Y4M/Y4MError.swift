@@ -1,3 +1,4 @@
+import SystemPackage
 /// Why a Y4M input could not be opened or read; `description` says what was wrong and what to do.
 ///
 /// Frame numbers count from 0 and equal the sequence number the frame would have had.
@@ -42,13 +43,13 @@ public enum Y4MError: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .cannotOpen(let path, let code):
-            "cannot open Y4M input '\(path)': \(Y4MErrno.describe(code)); check the path after 'y4m:' and its permissions"
+            "cannot open Y4M input '\(path)': \(Self.describe(errno: code)); check the path after 'y4m:' and its permissions"
         case .notAStream(let path, let kind):
             "Y4M input '\(path)' is \(kind), not a stream; name a .y4m file, a FIFO, or '-' for standard input"
         case .readFailed(let path, let code):
-            "reading Y4M input '\(path)' failed: \(Y4MErrno.describe(code))"
+            "reading Y4M input '\(path)' failed: \(Self.describe(errno: code))"
         case .systemCallFailed(let call, let code):
-            "\(call) failed for the Y4M input: \(Y4MErrno.describe(code))"
+            "\(call) failed for the Y4M input: \(Self.describe(errno: code))"
         case .emptyStream(let path):
             "Y4M input '\(path)' is empty: expected a header starting with 'YUV4MPEG2 '"
         case .notY4M(let path, let found):
@@ -99,5 +100,10 @@ public enum Y4MError: Error, Equatable, Sendable, CustomStringConvertible {
         }
         text += bytes.count > limit ? "…'" : "'"
         return text
+    }
+
+    /// The C library's text for an errno, with its number: `No such file or directory (errno 2)`.
+    static func describe(errno code: Int32) -> String {
+        "\(Errno(rawValue: code)) (errno \(code))"
     }
 }

@@ -1,21 +1,10 @@
 #if canImport(Glibc)
 import Glibc
 import SystemCalls
+import SystemPackage
 #elseif canImport(Darwin)
 import Darwin
 #endif
-
-/// An `errno` value from a failed system call, with the C library's text for it.
-struct Y4MErrno: Error, Equatable, CustomStringConvertible {
-    var rawValue: Int32
-
-    /// E.g. `No such file or directory (errno 2)`.
-    var description: String { Y4MErrno.describe(rawValue) }
-
-    static func describe(_ code: Int32) -> String {
-        "\(String(cString: strerror(code))) (errno \(code))"
-    }
-}
 
 /// What kind of file a descriptor or path refers to (`st_mode & S_IFMT`).
 enum Y4MFileKind: String, Sendable {
@@ -49,19 +38,15 @@ enum Y4MFileKind: String, Sendable {
     }
 }
 
-/// The system calls the Y4M input makes, each returning `Result<_, Y4MErrno>` with EINTR retried.
+/// The system calls the Y4M input makes, each returning `Result<_, Errno>` with EINTR retried.
 ///
 /// Capture has no C wrapper module of its own, so these call Glibc directly and nothing else
 /// in the Y4M input does.
 enum Y4MSystem {
-    /// Runs `call` through the shared EINTR-retrying helper; `-1` becomes the current `errno`.
-    private static func retryingInterrupts<Value: FixedWidthInteger>(_ call: () -> Value) -> Result<Value, Y4MErrno> {
-        valueOrErrno(call).mapError { Y4MErrno(rawValue: $0.rawValue) }
-    }
 
     /// `open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)`: never blocks, also on a FIFO with no writer yet.
-    static func openForReading(_ path: String) -> Result<Int32, Y4MErrno> {
-        retryingInterrupts { open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) }
+    static func openForReading(_ path: String) -> Result<Int32, Errno> {
+        valueOrErrno { open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) }
     }
 
     /// `close(fd)`. Not retried: on Linux the descriptor is gone even when close reports EINTR.
@@ -70,40 +55,40 @@ enum Y4MSystem {
     }
 
     /// `read(fd, buffer, count)`; `0` is end of file.
-    static func readBytes(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Result<Int, Y4MErrno> {
-        retryingInterrupts { read(fd, buffer.baseAddress, buffer.count) }
+    static func readBytes(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Result<Int, Errno> {
+        valueOrErrno { read(fd, buffer.baseAddress, buffer.count) }
     }
 
     /// `write(fd, buffer, count)`.
-    static func writeBytes(_ fd: Int32, from buffer: UnsafeRawBufferPointer) -> Result<Int, Y4MErrno> {
-        retryingInterrupts { write(fd, buffer.baseAddress, buffer.count) }
+    static func writeBytes(_ fd: Int32, from buffer: UnsafeRawBufferPointer) -> Result<Int, Errno> {
+        valueOrErrno { write(fd, buffer.baseAddress, buffer.count) }
     }
 
     /// `poll(fds, count, -1)`: waits without a timeout.
-    static func waitForEvents(_ fds: UnsafeMutablePointer<pollfd>, count: Int) -> Result<Int32, Y4MErrno> {
-        retryingInterrupts { poll(fds, nfds_t(count), -1) }
+    static func waitForEvents(_ fds: UnsafeMutablePointer<pollfd>, count: Int) -> Result<Int32, Errno> {
+        valueOrErrno { poll(fds, nfds_t(count), -1) }
     }
 
     /// `fstat(fd)`, reduced to the kind of file.
-    static func fileKind(of fd: Int32) -> Result<Y4MFileKind, Y4MErrno> {
+    static func fileKind(of fd: Int32) -> Result<Y4MFileKind, Errno> {
         var info = stat()
-        return retryingInterrupts { fstat(fd, &info) }.map { _ in Y4MFileKind(mode: info.st_mode) }
+        return valueOrErrno { fstat(fd, &info) }.map { _ in Y4MFileKind(mode: info.st_mode) }
     }
 
     /// `stat(path)`, reduced to the kind of file.
-    static func fileKind(atPath path: String) -> Result<Y4MFileKind, Y4MErrno> {
+    static func fileKind(atPath path: String) -> Result<Y4MFileKind, Errno> {
         var info = stat()
-        return retryingInterrupts { stat(path, &info) }.map { _ in Y4MFileKind(mode: info.st_mode) }
+        return valueOrErrno { stat(path, &info) }.map { _ in Y4MFileKind(mode: info.st_mode) }
     }
 
     /// `pipe(fds)` then `fcntl(F_SETFD, FD_CLOEXEC)` and `fcntl(F_SETFL, O_NONBLOCK)` on both ends.
-    static func makeNonBlockingPipe() -> Result<(read: Int32, write: Int32), Y4MErrno> {
+    static func makeNonBlockingPipe() -> Result<(read: Int32, write: Int32), Errno> {
         var fds: [Int32] = [-1, -1]
-        if case .failure(let error) = retryingInterrupts({ pipe(&fds) }) { return .failure(error) }
+        if case .failure(let error) = valueOrErrno({ pipe(&fds) }) { return .failure(error) }
         for fd in fds {
-            let flags = retryingInterrupts { fcntl(fd, F_SETFD, FD_CLOEXEC) }
-                .flatMap { _ in retryingInterrupts { fcntl(fd, F_GETFL) } }
-                .flatMap { current in retryingInterrupts { fcntl(fd, F_SETFL, current | O_NONBLOCK) } }
+            let flags = valueOrErrno { fcntl(fd, F_SETFD, FD_CLOEXEC) }
+                .flatMap { _ in valueOrErrno { fcntl(fd, F_GETFL) } }
+                .flatMap { current in valueOrErrno { fcntl(fd, F_SETFL, current | O_NONBLOCK) } }
             if case .failure(let error) = flags {
                 closeDescriptor(fds[0])
                 closeDescriptor(fds[1])
