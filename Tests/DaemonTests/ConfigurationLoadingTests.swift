@@ -329,7 +329,9 @@ func expectConfigurationError(file: String?, environment: [String: String] = [:]
             "SYNCSCAN_SYMBOLOGIES": "qrcode,qr",
         ])
         let known = Symbology.allCases.map(\.rawValue).joined(separator: ", ")
-        #expect(lines == ["environment SYNCSCAN_SCANNING_THREADS: scanning_threads: expected an integer, found \"two\""])
+        // Both problems in one run: the type error and the bad symbology.
+        #expect(lines == ["environment SYNCSCAN_SCANNING_THREADS: scanning_threads: expected an integer, found \"two\"",
+                          "environment SYNCSCAN_SYMBOLOGIES: symbologies[1]: unknown symbology \"qr\" (known: \(known))"])
         let rangeLines = await expectConfigurationError(file: nil, environment: ["SYNCSCAN_SYMBOLOGIES": "qrcode,qr"])
         #expect(rangeLines == ["environment SYNCSCAN_SYMBOLOGIES: symbologies[1]: unknown symbology \"qr\" (known: \(known))"])
     }
@@ -341,7 +343,9 @@ func expectConfigurationError(file: String?, environment: [String: String] = [:]
 
     @Test func overrideErrorsNameTheCommandLine() async throws {
         let lines = await expectConfigurationError(file: nil, overrides: ["scanning_threads": "0", "sauce": "x"])
-        #expect(lines == ["command line (sauce): sauce: unknown configuration key"])
+        // Both problems in one run: the unknown key and the out-of-range value.
+        #expect(lines == ["command line (sauce): sauce: unknown configuration key",
+                          "command line (scanning_threads): scanning_threads: 0 is out of range: must be from 1 to 64"])
         let rangeLines = await expectConfigurationError(file: nil, overrides: ["scanning_threads": "0"])
         #expect(rangeLines == ["command line (scanning_threads): scanning_threads: 0 is out of range: must be from 1 to 64"])
     }

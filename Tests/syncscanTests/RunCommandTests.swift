@@ -97,7 +97,7 @@ private let zbarimgNames = ["QR-Code": "qrcode", "CODE-128": "code128"]
 
     @Test func anUnknownSymbologyIsRejectedWithTheKnownNames() throws {
         let run = try SyncscanProcess.run(["run", "--source", "x.y4m", "--symbologies", "qrcode,qr"])
-        #expect(run.status != 0)
+        #expect(run.status == 2)
         #expect(run.stderr.contains("\"qr\"") && run.stderr.contains("code128"), "stderr: \(run.stderr)")
     }
 
@@ -114,5 +114,16 @@ private let zbarimgNames = ["QR-Code": "qrcode", "CODE-128": "code128"]
         let run = try SyncscanProcess.run(["--version"])
         #expect(run.status == 0)
         #expect(String(decoding: run.stdout, as: UTF8.self).range(of: #"^\d+\.\d+\.\d+\n$"#, options: .regularExpression) != nil)
+    }
+
+    @Test func checkConfigNamesEveryProblemWithItsLineAndExitsTwo() throws {
+        let bad = try TemporaryFile(contents: Array("source: /dev/video0\nsymbologys: [qrcode]\nscanning_threads: 0\n".utf8), suffix: ".yaml")
+        let run = try SyncscanProcess.run(["check-config", bad.path])
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("\(bad.path):2: symbologys"), "stderr: \(run.stderr)")
+        #expect(run.stderr.contains("\(bad.path):3: scanning_threads"), "stderr: \(run.stderr)")
+        let good = try TemporaryFile(contents: Array("symbologies: [qrcode, ean13]\n".utf8), suffix: ".yaml")
+        let ok = try SyncscanProcess.run(["check-config", good.path])
+        #expect(ok.status == 0, "stderr: \(ok.stderr)")
     }
 }

@@ -58,7 +58,8 @@ extension SyncscanConfiguration {
                 problems.append(.init(origin: .file(path: file, line: nil), key: "", message: "cannot read the configuration file: \(readFailure(file))"))
             }
         }
-        guard problems.isEmpty else { throw ConfigurationError(problems: problems) }
+        // Keep going after problems found so far: every stage below reports what it finds, so one
+        // run names every mistake. A key already named is not reported again by a later stage.
 
         var providers: [any ConfigProvider] = [
             EnvironmentVariablesProvider(environmentVariables: overrideVariables),
@@ -68,6 +69,7 @@ extension SyncscanConfiguration {
             do {
                 providers.append(try await FileProvider<YAMLSnapshot>(filePath: FilePath(file)))
             } catch {
+                guard problems.isEmpty else { throw ConfigurationError(problems: problems) }
                 throw ConfigurationError(.file(path: file, line: nil), key: "", "cannot load the configuration file: \(error)")
             }
         }
@@ -79,16 +81,17 @@ extension SyncscanConfiguration {
             do {
                 if let value = try await fetch(key, from: reader) { values.values[key.name] = value }
             } catch {
+                guard !problems.contains(where: { $0.key == key.name }) else { continue }
                 let raw = values.rawString(for: key) ?? "?"
                 problems.append(.init(origin: values.origin(of: key.name), key: key.name,
                                       message: "expected \(key.kind.expectation), found \"\(raw)\""))
             }
         }
-        guard problems.isEmpty else { throw ConfigurationError(problems: problems) }
 
         var builder = ConfigurationBuilder(values: values)
         let configuration = builder.build()
-        guard builder.problems.isEmpty else { throw ConfigurationError(problems: builder.problems) }
+        problems += builder.problems.filter { new in !problems.contains { $0.key == new.key && !new.key.isEmpty } }
+        guard problems.isEmpty else { throw ConfigurationError(problems: problems) }
         return configuration
     }
 
