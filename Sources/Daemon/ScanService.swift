@@ -139,7 +139,7 @@ public final class ScanService: Service, @unchecked Sendable {
         let reasons = DroppedReason.allCases.map { "\($0.rawValue)=\(stats.dropped[$0, default: 0])" }.joined(separator: " ")
         let scan = percentiles.map { String(format: "scan_p50=%.1fms scan_p99=%.1fms", $0.p50 * 1000, $0.p99 * 1000) } ?? "scan_p50=- scan_p99=-"
         return "stats: frames=\(stats.frames) scanned=\(stats.scanned) dropped=\(stats.droppedTotal) (\(reasons)) "
-            + "codes=\(stats.codes) \(scan) output_lines_dropped=\(writer.droppedLines)"
+            + "repeated_seq=\(stats.repeatedSequenceNumbers) codes=\(stats.codes) \(scan) output_lines_dropped=\(writer.droppedLines)"
     }
 
     private func reportStatsPeriodically() async {
@@ -157,7 +157,7 @@ public final class ScanService: Service, @unchecked Sendable {
     static func summaryLine(_ s: CaptureStatistics, emitted: Int, linesDropped: Int) -> String {
         let reasons = DroppedReason.allCases.map { "\($0.rawValue)=\(s.dropped[$0, default: 0])" }.joined(separator: " ")
         return "syncscan: summary: frames=\(s.frames) scanned=\(s.scanned) dropped=\(s.droppedTotal) (\(reasons)) "
-            + "codes_found=\(s.codes) codes_emitted=\(emitted) output_lines_dropped=\(linesDropped)"
+            + "repeated_seq=\(s.repeatedSequenceNumbers) codes_found=\(s.codes) codes_emitted=\(emitted) output_lines_dropped=\(linesDropped)"
     }
 }
 

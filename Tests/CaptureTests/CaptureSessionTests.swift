@@ -84,6 +84,17 @@ private func expectLedgerComplete(_ collections: [SynchronizedDataCollection], f
         #expect(out.allSatisfy { !$0.video.wasDropped })
     }
 
+    @Test func aRepeatedSequenceNumberIsLeftOutAndCountedAndLaterNumbersStayTheSources() async throws {
+        // vivid under emulation delivers e.g. 6, 7, 7, 8: the second 7 has no number of its own.
+        let steps: [ScriptedFrameSource.Step] = [.frame(6), .frame(7), .frame(7), .frame(8), .frame(10)]
+        let source = ScriptedFrameSource(steps: steps, isLive: false)
+        let (out, stats) = try await run(source)
+        expectLedgerComplete(out, first: 6, last: 10)
+        #expect(out.map(\.video.droppedReason) == [nil, nil, nil, .discontinuity, nil])
+        #expect(stats.repeatedSequenceNumbers == 1)
+        #expect(source.liveBuffers == 0)
+    }
+
     @Test func framesBeforeASourceErrorAreDeliveredThenTheErrorIsThrown() async throws {
         let steps = ScriptedFrameSource.frames(5) + [.fail("frame 5 truncated")]
         let source = ScriptedFrameSource(steps: steps, isLive: false)

@@ -102,19 +102,25 @@ public final class CaptureSession: @unchecked Sendable {
         var sourceError: (any Error)?
         var opened = 0
         let limit = frameLimit ?? Int.max
-        /// Opens `discontinuity` slots for the gap before `raw`; false once the frame limit is reached.
-        func admit(_ raw: UInt64) -> UInt64? {
-            let (missing, seq) = ledger.admit(raw, logger: logger)
+        enum Admission { case sequence(UInt64), repeated, limitReached }
+        /// The pipeline number for the source's `raw`, after opening `discontinuity` slots for the
+        /// gap before it; `.repeated` for a number the source already delivered.
+        func admit(_ raw: UInt64) -> Admission {
+            guard let (missing, seq) = ledger.admit(raw, logger: logger) else {
+                synchronizer.noteRepeatedSequenceNumber()
+                logger.debug("source repeated a sequence number; frame released unscanned", metadata: ["seq": "\(raw)"])
+                return .repeated
+            }
             for s in missing {
-                guard opened < limit else { return nil }
+                guard opened < limit else { return .limitReached }
                 opened += 1
                 synchronizer.open(s, with: SynchronizedDataCollection(
                     video: SynchronizedVideoData(sequenceNumber: s, presentationTime: nil, frame: nil, droppedReason: .discontinuity),
                     metadata: nil))
             }
-            guard opened < limit else { return nil }
+            guard opened < limit else { return .limitReached }
             opened += 1
-            return seq
+            return .sequence(seq)
         }
         reading: while opened < limit && !isStopRequested && synchronizer.deliveryError == nil {
             let event: SourceEvent?
@@ -122,14 +128,22 @@ public final class CaptureSession: @unchecked Sendable {
             guard let event else { break }
             switch event {
             case .dropped(let raw, let pts, let reason, let detail):
-                guard let seq = admit(raw) else { break reading }
+                let seq: UInt64
+                switch admit(raw) {
+                case .sequence(let s): seq = s
+                case .repeated: continue reading
+                case .limitReached: break reading
+                }
                 logger.debug("frame dropped by source", metadata: ["seq": "\(seq)", "reason": "\(reason)", "detail": "\(detail)"])
                 synchronizer.open(seq, with: SynchronizedDataCollection(
                     video: SynchronizedVideoData(sequenceNumber: seq, presentationTime: pts, frame: nil, droppedReason: reason),
                     metadata: nil))
             case .frame(var frame):
-                guard let seq = admit(frame.sequenceNumber) else { break reading }
-                frame.sequenceNumber = seq
+                switch admit(frame.sequenceNumber) {
+                case .sequence(let s): frame.sequenceNumber = s
+                case .repeated: continue reading
+                case .limitReached: break reading
+                }
                 let info = frame.info
                 synchronizer.open(info.sequenceNumber)
                 if !queue.offer(frame, wait: waitWhenFull) {
@@ -162,18 +176,24 @@ public final class CaptureSession: @unchecked Sendable {
 }
 
 /// Turns the source's sequence numbers into the pipeline's: consecutive and increasing.
+///
+/// Numbers pass through unchanged while the source counts up, so a camera's frames keep the
+/// kernel's sequence numbers. A gap is reported as the missing numbers. A number equal to the
+/// previous one (drivers occasionally repeat one: vivid under emulation does) is a repeat: the
+/// frame has no number of its own and is left out. A jump backwards, or forwards by more than
+/// `CaptureSession.maximumDiscontinuity`, is a restart of the source's numbering (a reopened
+/// device): it is renumbered to continue, with nothing reported missing.
 struct SequenceLedger {
     private var offset: UInt64 = 0
     private var expected: UInt64?
 
-    /// The pipeline sequence number for the source's `raw`, and the numbers skipped before it
-    /// (frames lost, to be reported as `discontinuity`). A jump backwards, or forwards by more
-    /// than `CaptureSession.maximumDiscontinuity`, is a restart of the source's numbering: it is
-    /// renumbered to continue, with nothing skipped.
-    mutating func admit(_ raw: UInt64, logger: Logger) -> (missing: Range<UInt64>, sequence: UInt64) {
+    /// The pipeline number for the source's `raw` and the numbers skipped before it;
+    /// `nil` when `raw` repeats the previous number.
+    mutating func admit(_ raw: UInt64, logger: Logger) -> (missing: Range<UInt64>, sequence: UInt64)? {
         var seq = raw &+ offset
         var missing: Range<UInt64> = seq..<seq
         if let expected {
+            if seq &+ 1 == expected { return nil }
             if seq < expected || seq - expected > CaptureSession.maximumDiscontinuity {
                 logger.notice("source sequence restarted; renumbering", metadata: ["from": "\(raw)", "continuing at": "\(expected)"])
                 offset = offset &+ (expected &- seq)

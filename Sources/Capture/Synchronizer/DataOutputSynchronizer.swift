@@ -52,6 +52,13 @@ public final class DataOutputSynchronizer: @unchecked Sendable {
         drainLocked()
     }
 
+    /// Counts a frame the source delivered under the previous frame's number: it has no slot of
+    /// its own and is not scanned.
+    public func noteRepeatedSequenceNumber() {
+        lock.lock(); defer { lock.unlock() }
+        stats.repeatedSequenceNumbers += 1
+    }
+
     /// Counts so far: frames delivered, scanned, dropped by reason, codes.
     public var statistics: CaptureStatistics {
         lock.lock(); defer { lock.unlock() }
@@ -94,6 +101,8 @@ public struct CaptureStatistics: Sendable, Hashable {
     public var scanned = 0
     public var dropped: [DroppedReason: Int] = [:]
     public var codes = 0
+    /// Frames the source delivered under an already used sequence number (left out of the ledger).
+    public var repeatedSequenceNumbers = 0
     public var firstSequence: UInt64?
     public var lastSequence: UInt64?
 
@@ -106,6 +115,7 @@ public struct CaptureStatistics: Sendable, Hashable {
         frames += other.frames
         scanned += other.scanned
         codes += other.codes
+        repeatedSequenceNumbers += other.repeatedSequenceNumbers
         for (reason, n) in other.dropped { dropped[reason, default: 0] += n }
         firstSequence = firstSequence ?? other.firstSequence
         lastSequence = other.lastSequence ?? lastSequence
