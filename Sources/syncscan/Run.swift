@@ -99,13 +99,15 @@ extension Syncscan {
                 Syncscan.report(error)
                 throw ExitCode(error.exitCode)
             }
-            let logger = Syncscan.bootstrapLogging(level: configuration.logLevel)
+            let logLevel = ReloadableLogLevel(configuration.logLevel)
+            let logger = Syncscan.bootstrapLogging(level: logLevel)
             let (emitFrames, maxFrames) = (self.emitFrames, self.maxFrames)
             let options = PipelineOptions(configuration, emitFrames: emitFrames, frameLimit: maxFrames)
             let notifier = SystemdNotifier(environment: environment, logger: logger)
             do {
                 try await Daemon.run(options: options, logger: logger, events: SystemdServiceEvents(notifier: notifier)) {
                     let reloaded = try await SyncscanConfiguration.load(file: file, environment: environment, overrides: overrides)
+                    logLevel.current = reloaded.logLevel
                     return PipelineOptions(reloaded, emitFrames: emitFrames, frameLimit: maxFrames)
                 }
             } catch {

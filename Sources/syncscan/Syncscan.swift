@@ -12,16 +12,12 @@ struct Syncscan: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [Run.self, Devices.self, CheckConfig.self])
 
-    /// Sets up stderr logging at `level`; stdout is reserved for results.
-    static func bootstrapLogging(level: Logger.Level) -> Logger {
+    /// Sets up stderr logging at `level`, changeable later through `level`; stdout is reserved for results.
+    static func bootstrapLogging(level: ReloadableLogLevel) -> Logger {
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
+            LevelFollowingLogHandler(stream: StreamLogHandler.standardError(label: label), shared: level)
         }
-        var logger = Logger(label: "syncscan")
-        logger.logLevel = level
-        return logger
+        return Logger(label: "syncscan")
     }
 
     /// Writes one `syncscan: error: …` line on stderr.

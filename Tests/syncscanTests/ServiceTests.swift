@@ -80,7 +80,7 @@ private func pause(_ seconds: Double) { usleep(UInt32(seconds * 1_000_000)) }
         }
         feed(for: 1.5)
         let seqBeforeReload = sent
-        try Array("symbologies: [qrcode, code128]\nduplicate_suppression:\n  enabled: false\n".utf8).withUnsafeBytes {
+        try Array("symbologies: [qrcode, code128]\nduplicate_suppression:\n  enabled: false\nlog_level: debug\n".utf8).withUnsafeBytes {
             try Data($0).write(to: URL(fileURLWithPath: config.path))
         }
         daemon.send(SIGHUP)
@@ -102,6 +102,11 @@ private func pause(_ seconds: Double) { usleep(UInt32(seconds * 1_000_000)) }
         #expect(barcodes.contains { $0 >= seqBeforeBroken + 4 })
         #expect(codes.contains { $0["symbology"] as? String == "qrcode" && seq($0) >= seqBeforeBroken + 4 })
         #expect(daemon.stderr.contains("configuration reload failed") && daemon.stderr.contains("nope"), "stderr: \(daemon.stderr)")
+        // The reloaded log level applies too: debug lines appear only after the first SIGHUP.
+        let stderrLines = daemon.stderr.split(separator: "\n")
+        let firstReload = try #require(stderrLines.firstIndex { $0.contains("reloaded configuration applied in place") })
+        #expect(!stderrLines[..<firstReload].contains { $0.contains(" debug ") })
+        #expect(stderrLines[firstReload...].contains { $0.contains(" debug ") })
     }
 
     /// A stdout reader stopped for 10 s does not stall capture; memory stays bounded; after SIGCONT
