@@ -27,7 +27,8 @@ final class RunningDaemon: @unchecked Sendable {
         process.executableURL = URL(fileURLWithPath: SyncscanProcess.binary)
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        process.standardInput = FileHandle(fileDescriptor: fds[0], closeOnDealloc: true)
+        // The read end is closed exactly once, below, after the child has its copy.
+        process.standardInput = FileHandle(fileDescriptor: fds[0], closeOnDealloc: false)
         process.standardOutput = try stdout ?? FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath!))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrFile.path))
         try process.run()
@@ -103,17 +104,23 @@ struct Y4MStream {
 }
 
 /// Collects sd_notify datagrams sent to a socket it binds in a temporary directory.
+///
+/// A thread receives until the listener is released; then it closes the socket itself, so the
+/// descriptor is closed exactly once and never while `recv` uses it.
 final class NotifySocketListener: @unchecked Sendable {
     let path: String
-    private let fd: Int32
-    private let lock = NSLock()
-    private var _messages: [(at: ContinuousClock.Instant, text: String)] = []
-    private var stopped = false
-    private var thread: Thread?
+    private let inbox = Inbox()
+
+    /// What the receiving thread shares with the listener.
+    private final class Inbox: @unchecked Sendable {
+        let lock = NSLock()
+        var messages: [(at: ContinuousClock.Instant, text: String)] = []
+        var stopped = false
+    }
 
     init() throws {
         path = FileManager.default.temporaryDirectory.appendingPathComponent("notify-\(UUID().uuidString.prefix(8)).sock").path
-        fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
         guard fd >= 0 else { throw HarnessError("socket failed") }
         var addr = sockaddr_un()
         addr.sun_family = sa_family_t(AF_UNIX)
@@ -123,26 +130,24 @@ final class NotifySocketListener: @unchecked Sendable {
         let ok = withUnsafePointer(to: &addr) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
-        guard ok == 0 else { throw HarnessError("bind \(path) failed: errno \(errno)") }
+        guard ok == 0 else { close(fd); throw HarnessError("bind \(path) failed: errno \(errno)") }
         var timeout = timeval(tv_sec: 0, tv_usec: 100_000)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        let t = Thread { [self] in self.receive() }
-        thread = t
-        t.start()
-    }
-
-    private func receive() {
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while !lock.withLock({ stopped }) {
-            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n > 0 {
-                let text = String(decoding: buffer[0..<n], as: UTF8.self)
-                lock.withLock { _messages.append((ContinuousClock.now, text)) }
+        let inbox = self.inbox
+        Thread {
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while !inbox.lock.withLock({ inbox.stopped }) {
+                let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                if n > 0 {
+                    let text = String(decoding: buffer[0..<n], as: UTF8.self)
+                    inbox.lock.withLock { inbox.messages.append((ContinuousClock.now, text)) }
+                }
             }
-        }
+            close(fd)
+        }.start()
     }
 
-    var messages: [(at: ContinuousClock.Instant, text: String)] { lock.withLock { _messages } }
+    var messages: [(at: ContinuousClock.Instant, text: String)] { inbox.lock.withLock { inbox.messages } }
 
     /// The times at which a datagram containing `line` arrived.
     func times(of line: String) -> [ContinuousClock.Instant] {
@@ -150,9 +155,7 @@ final class NotifySocketListener: @unchecked Sendable {
     }
 
     deinit {
-        lock.withLock { stopped = true }
-        usleep(150_000)
-        close(fd)
+        inbox.lock.withLock { inbox.stopped = true }
         unlink(path)
     }
 }
