@@ -19,10 +19,14 @@ public final class ScanService: Service, @unchecked Sendable {
     private let summary: @Sendable (String) -> Void
     private let lock = NSLock()
     private var options: PipelineOptions
-    private var current: (session: CaptureSession, synchronizer: DataOutputSynchronizer, metadata: MetadataOutput)?
+    /// The running session's parts; `nil` between sessions.
+    private var current: (session: CaptureSession, synchronizer: DataOutputSynchronizer, metadata: MetadataOutput, delivery: Delivery)?
     private var restartRequested = false
+    /// Counts of the sessions that have ended (a reload that reopens the source starts a new one).
     private var totals = CaptureStatistics()
-    private var delivery: Delivery?
+    private var totalEmitted = 0
+    /// The latest session's handler: finished (flushed) once, when the service ends.
+    private var lastHandler: JSONLinesResultsHandler?
 
     /// - Parameters:
     ///   - writer: where JSON lines go (stdout in the daemon).
@@ -40,11 +44,10 @@ public final class ScanService: Service, @unchecked Sendable {
     public func run() async throws {
         let statsTask = Task { await self.reportStatsPeriodically() }
         var failure: (any Error)?
-        var handler: JSONLinesResultsHandler?
         while true {
             let options = lock.withLock { restartRequested = false; return self.options }
             do {
-                try await runSession(options, handler: &handler)
+                try await runSession(options)
             } catch {
                 failure = error
                 break
@@ -55,35 +58,32 @@ public final class ScanService: Service, @unchecked Sendable {
         }
         statsTask.cancel()
         events.stopping()
-        if let handler {
+        if let handler = lock.withLock({ lastHandler }) {
             do { try handler.finish() } catch { failure = failure ?? error }
         }
-        let (finalTotals, emitted) = lock.withLock { (totals, delivery?.emitted ?? 0) }
+        let (finalTotals, emitted) = lock.withLock { (totals, totalEmitted) }
         summary(Self.summaryLine(finalTotals, emitted: emitted, linesDropped: writer.droppedLines))
         if let failure { throw failure }
     }
 
     /// One capture session with `options`, until its source ends, it is stopped, or it fails.
-    private func runSession(_ options: PipelineOptions, handler: inout JSONLinesResultsHandler?) async throws {
+    /// Each session has its own results handler (lines name its source) on the shared writer.
+    private func runSession(_ options: PipelineOptions) async throws {
         let source = try SourceFactory.makeSource(options, logger: logger)
         // Lines wait for a slow reader only when frames wait too (a file read to its end); a live
         // source drops lines instead, so stdout can never hold up capture.
         let framesWait = !(options.configuration.videoDataOutput.discardsLateFrames(for: source)) && !source.isLive
         writer.setOverflowPolicy(framesWait ? .wait : .drop)
-        let resultsHandler = handler ?? JSONLinesResultsHandler(writer: writer, source: source.uri, emitFrames: options.emitFrames)
-        handler = resultsHandler
+        let handler = JSONLinesResultsHandler(writer: writer, source: source.uri, emitFrames: options.emitFrames)
+        lock.withLock { lastHandler = handler }
         let events = self.events
-        let delivery: Delivery = lock.withLock {
-            let d = self.delivery ?? Delivery(handler: resultsHandler, window: MediaTime(seconds: options.duplicateWindow), events: events)
-            self.delivery = d
-            return d
-        }
+        let delivery = Delivery(handler: handler, window: MediaTime(seconds: options.duplicateWindow), events: events)
         let metadata = MetadataOutput(settings: options.configuration.metadataSettings,
                                       scanningThreads: options.configuration.scanningThreads)
         let session = CaptureSession(input: source, videoDataOutput: options.configuration.videoDataOutput,
                                      metadataOutput: metadata, logger: logger)
         let synchronizer = DataOutputSynchronizer { collection in try delivery.deliver(collection) }
-        lock.withLock { current = (session, synchronizer, metadata) }
+        lock.withLock { current = (session, synchronizer, metadata, delivery) }
         let limit = options.frameLimit
         let result: Result<Void, any Error>
         do {
@@ -99,6 +99,7 @@ public final class ScanService: Service, @unchecked Sendable {
         }
         lock.withLock {
             totals.add(synchronizer.statistics)
+            totalEmitted += delivery.emitted
             current = nil
         }
         try result.get()
@@ -111,7 +112,7 @@ public final class ScanService: Service, @unchecked Sendable {
         let needsRestart: Bool = lock.withLock {
             let old = options
             options = new
-            delivery?.setWindow(MediaTime(seconds: new.duplicateWindow))
+            current?.delivery.setWindow(MediaTime(seconds: new.duplicateWindow))
             current?.metadata.settings = new.configuration.metadataSettings
             return old.needsRestart(for: new)
         }

@@ -109,6 +109,32 @@ private func pause(_ seconds: Double) { usleep(UInt32(seconds * 1_000_000)) }
         #expect(stderrLines[firstReload...].contains { $0.contains(" debug ") })
     }
 
+    /// A reload that changes the source reopens it: lines after it name the new source.
+    @Test func sighupWithANewSourceReopensAndLinesNameIt() throws {
+        let stream = Y4MStream(width: 160, height: 120)
+        let before = try qrFrames(1, prefix: "before-reopen").map(stream.frame)[0]
+        let after = try qrFrames(1, prefix: "after-reopen")[0]
+        let file = try TemporaryFile(contents: Y4MWriter.bytes(Array(repeating: after, count: 5)), suffix: ".y4m")
+        let config = try TemporaryFile(contents: Array("source: y4m:-\nduplicate_suppression:\n  enabled: false\n".utf8), suffix: ".yaml")
+        let daemon = try RunningDaemon(["run", "--config", config.path])
+        daemon.feed(stream.header)
+        for _ in 0..<10 { daemon.feed(before); pause(0.05) }
+        pause(0.5)
+        try Data("source: \(file.path)\nduplicate_suppression:\n  enabled: false\n".utf8).write(to: URL(fileURLWithPath: config.path))
+        daemon.send(SIGHUP)
+        // The file is read to its end, then the daemon exits by itself.
+        let status = daemon.wait()
+
+        #expect(status == 0, "stderr: \(daemon.stderr)")
+        let codes = daemon.stdoutLines.compactMap { $0 }.filter { $0["type"] as? String == "code" }
+        let fromPipe = codes.filter { $0["source"] as? String == "y4m:-" }
+        let fromFile = codes.filter { $0["source"] as? String == "y4m:\(file.path)" }
+        #expect(fromPipe.count >= 1 && fromPipe.allSatisfy { $0["text"] as? String == "before-reopen-0" })
+        #expect(fromFile.count == 5 && fromFile.allSatisfy { $0["text"] as? String == "after-reopen-0" })
+        #expect(fromPipe.count + fromFile.count == codes.count)
+        #expect(daemon.stderr.contains("reopening"), "stderr: \(daemon.stderr)")
+    }
+
     /// A stdout reader stopped for 10 s does not stall capture; memory stays bounded; after SIGCONT
     /// every line written is whole JSON and the dropped lines are counted.
     @Test func aStoppedStdoutReaderNeitherStallsCaptureNorGrowsMemory() throws {
