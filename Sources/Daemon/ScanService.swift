@@ -137,7 +137,7 @@ public final class ScanService: Service, @unchecked Sendable {
             if let c = current { s.add(c.synchronizer.statistics) }
             return (s, current?.metadata.scanTimePercentiles())
         }
-        let reasons = DroppedReason.allCases.map { "\($0.rawValue)=\(stats.dropped[$0, default: 0])" }.joined(separator: " ")
+        let reasons = Self.droppedBreakdown(stats)
         let scan = percentiles.map { String(format: "scan_p50=%.1fms scan_p99=%.1fms", $0.p50 * 1000, $0.p99 * 1000) } ?? "scan_p50=- scan_p99=-"
         return "stats: frames=\(stats.frames) scanned=\(stats.scanned) dropped=\(stats.droppedTotal) (\(reasons)) "
             + "repeated_seq=\(stats.repeatedSequenceNumbers) codes=\(stats.codes) \(scan) output_lines_dropped=\(writer.droppedLines)"
@@ -155,8 +155,13 @@ public final class ScanService: Service, @unchecked Sendable {
         }
     }
 
+    /// `lateData=N outOfBuffers=N discontinuity=N`, for the stats line and the summary.
+    static func droppedBreakdown(_ s: CaptureStatistics) -> String {
+        DroppedReason.allCases.map { "\($0.rawValue)=\(s.dropped[$0, default: 0])" }.joined(separator: " ")
+    }
+
     static func summaryLine(_ s: CaptureStatistics, emitted: Int, linesDropped: Int) -> String {
-        let reasons = DroppedReason.allCases.map { "\($0.rawValue)=\(s.dropped[$0, default: 0])" }.joined(separator: " ")
+        let reasons = Self.droppedBreakdown(s)
         return "syncscan: summary: frames=\(s.frames) scanned=\(s.scanned) dropped=\(s.droppedTotal) (\(reasons)) "
             + "repeated_seq=\(s.repeatedSequenceNumbers) codes_found=\(s.codes) codes_emitted=\(emitted) output_lines_dropped=\(linesDropped)"
     }

@@ -14,13 +14,5 @@ public final class PixelBuffer: @unchecked Sendable {
         self.release = release
     }
 
-    /// Copies `bytes` into a buffer that owns its own heap allocation (tests, one-off frames).
-    public convenience init(copying source: some Collection<UInt8>) {
-        let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: max(source.count, 1), alignment: 64)
-        let copied: Void? = source.withContiguousStorageIfAvailable { storage.copyMemory(from: UnsafeRawBufferPointer($0)) }
-        if copied == nil { _ = storage.initializeMemory(as: UInt8.self, from: source) }
-        self.init(bytes: UnsafeRawBufferPointer(rebasing: storage[0..<source.count])) { storage.deallocate() }
-    }
-
     deinit { release() }
 }

@@ -103,8 +103,6 @@ public struct CaptureStatistics: Sendable, Hashable {
     public var codes = 0
     /// Frames the source delivered under an already used sequence number (left out of the ledger).
     public var repeatedSequenceNumbers = 0
-    public var firstSequence: UInt64?
-    public var lastSequence: UInt64?
 
     public init() {}
 
@@ -117,14 +115,10 @@ public struct CaptureStatistics: Sendable, Hashable {
         codes += other.codes
         repeatedSequenceNumbers += other.repeatedSequenceNumbers
         for (reason, n) in other.dropped { dropped[reason, default: 0] += n }
-        firstSequence = firstSequence ?? other.firstSequence
-        lastSequence = other.lastSequence ?? lastSequence
     }
 
     mutating func record(_ c: SynchronizedDataCollection) {
         frames += 1
-        if firstSequence == nil { firstSequence = c.sequenceNumber }
-        lastSequence = c.sequenceNumber
         if let reason = c.video.droppedReason {
             dropped[reason, default: 0] += 1
         } else {

@@ -20,7 +20,6 @@ public final class LineWriter: @unchecked Sendable {
     private var finished = false
     private var failure: OutputError?
     private var _dropped = 0
-    private var _written = 0
     private let fd: FileDescriptor
     private let capacity: Int
     private var overflow: OverflowPolicy
@@ -65,8 +64,6 @@ public final class LineWriter: @unchecked Sendable {
 
     /// Lines dropped because the queue was full.
     public var droppedLines: Int { condition.withLock { _dropped } }
-    /// Lines written to the descriptor.
-    public var writtenLines: Int { condition.withLock { _written } }
     /// Lines queued and not yet written.
     public var pendingLines: Int { condition.withLock { pendingLocked } }
 
@@ -94,9 +91,7 @@ public final class LineWriter: @unchecked Sendable {
             condition.unlock()
             let result = Result { try line.withUnsafeBytes { _ = try fd.writeAll($0) } }
             condition.lock()
-            switch result {
-            case .success: _written += 1
-            case .failure(let error):
+            if case .failure(let error) = result {
                 let errno = (error as? Errno) ?? .ioError
                 failure = OutputError(name: name, errno: errno, linesLost: pendingLocked + 1)
                 queue.removeAll(); queueHead = 0
