@@ -68,6 +68,7 @@ let package = Package(
 
         .executableTarget(name: "syncscan", dependencies: [
             "Daemon",
+            .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -80,7 +81,9 @@ let package = Package(
         .testTarget(name: "V4L2Tests", dependencies: ["V4L2", "TestSupport"]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "TestSupport"]),
         .testTarget(name: "ResultsTests", dependencies: ["Results", "TestSupport"]),
-        .testTarget(name: "DaemonTests", dependencies: ["Daemon", "TestSupport"]),
+        .testTarget(name: "DaemonTests", dependencies: [
+            "Daemon", "TestSupport", .product(name: "Configuration", package: "swift-configuration"),
+        ]),
         .testTarget(name: "syncscanTests", dependencies: ["syncscan", "TestSupport"]),
     ]
 )

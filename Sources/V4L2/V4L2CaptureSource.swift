@@ -60,13 +60,22 @@ public final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
             self.busyRetryLimit = busyRetryLimit
         }
 
+        /// Frame widths and heights a request may name.
+        public static let sizeRange = 1...16384
+        /// Frame rates a request may name (greater than the lower bound).
+        public static let frameRateRange: ClosedRange<Double> = 0...1000
+        /// mmap buffer counts: streaming needs two; 32 is V4L2's `VIDEO_MAX_FRAME`.
+        public static let bufferCountRange = 2...32
+
         /// The first out-of-range value, named, or `nil` if all are usable.
         public var problem: String? {
-            if let w = width, w <= 0 { return "width \(w) must be positive" }
-            if let h = height, h <= 0 { return "height \(h) must be positive" }
-            if let f = framesPerSecond, !(f > 0 && f <= 1000) { return "frame rate \(f) must be in 0<fps≤1000" }
-            if maximumWidth <= 0 || maximumHeight <= 0 { return "maximum size \(maximumWidth)x\(maximumHeight) must be positive" }
-            if !(2...32).contains(bufferCount) { return "buffer count \(bufferCount) must be 2…32" }
+            for (name, v) in [("width", width), ("height", height), ("maximum width", maximumWidth), ("maximum height", maximumHeight)] {
+                if let v, !Self.sizeRange.contains(v) { return "\(name) \(v) must be from \(Self.sizeRange.lowerBound) to \(Self.sizeRange.upperBound)" }
+            }
+            if let f = framesPerSecond, !(f > Self.frameRateRange.lowerBound && f <= Self.frameRateRange.upperBound) {
+                return "frame rate \(f) must be in 0<fps≤\(Int(Self.frameRateRange.upperBound))"
+            }
+            if !Self.bufferCountRange.contains(bufferCount) { return "buffer count \(bufferCount) must be 2…32" }
             if stallTimeoutFrameIntervals < 0 { return "stall timeout \(stallTimeoutFrameIntervals) frame intervals must be ≥ 0" }
             if gracePeriod < .zero { return "grace period \(gracePeriod) must be ≥ 0" }
             if reconnectBackoffInitial <= .zero || reconnectBackoffMaximum < reconnectBackoffInitial {

@@ -61,3 +61,20 @@ public enum SymbolOrientation: String, Sendable, Hashable, Codable {
         }
     }
 }
+
+extension Symbology {
+    /// The symbologies a configured list names (each by name, or `all` alone) and a problem for
+    /// each element that names none; `index` is `nil` for a problem with the whole list.
+    public static func parse(list names: [String]) -> (symbologies: Set<Symbology>, problems: [(index: Int?, message: String)]) {
+        let known = allCases.map(\.rawValue).joined(separator: ", ")
+        if names.count == 1, names[0].lowercased() == "all" { return (Set(allCases), []) }
+        if names.allSatisfy(\.isEmpty) { return ([], [(nil, "the list is empty; name at least one symbology (known: \(known))")]) }
+        var chosen: Set<Symbology> = [], problems: [(index: Int?, message: String)] = []
+        for (index, name) in names.enumerated() {
+            if let symbology = Symbology(configName: name) { chosen.insert(symbology); continue }
+            problems.append((index, name.lowercased() == "all" ? "\"all\" must stand alone (write symbologies: all)"
+                                                                : "unknown symbology \"\(name)\" (known: \(known))"))
+        }
+        return (chosen, problems)
+    }
+}

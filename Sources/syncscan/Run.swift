@@ -1,4 +1,5 @@
 import ArgumentParser
+import Configuration
 import Daemon
 import Foundation
 import Logging
@@ -66,26 +67,27 @@ extension Syncscan {
             if let maxFrames, maxFrames < 1 { throw ValidationError("--max-frames must be at least 1") }
         }
 
-        /// The flags the user gave, as configuration keys (they override file and environment).
-        var overrides: [String: String] {
-            var o: [String: String] = [:]
-            o["source"] = source
-            o["symbologies"] = symbologies
+        /// The flags the user gave, as typed values of configuration keys (they override file and environment).
+        var overrides: [String: ConfigValue] {
+            var o: [String: ConfigContent?] = [
+                "source": source.map(ConfigContent.string),
+                "symbologies": symbologies.map(ConfigContent.string),
+                "always_discard_late_video_frames": discardLate.map(ConfigContent.bool),
+                "scanning_threads": scanningThreads.map(ConfigContent.int),
+                "log_level": logLevel.map(ConfigContent.string),
+                "device.fourcc": fourcc.map(ConfigContent.string),
+                "device.width": width.map(ConfigContent.int),
+                "device.height": height.map(ConfigContent.int),
+                "device.fps": fps.map(ConfigContent.double),
+                "device.max_width": maxWidth.map(ConfigContent.int),
+                "device.max_height": maxHeight.map(ConfigContent.int),
+                "device.buffers": buffers.map(ConfigContent.int),
+            ]
             if let duplicateWindow {
-                o["duplicate_suppression.enabled"] = duplicateWindow > 0 ? "true" : "false"
-                if duplicateWindow > 0 { o["duplicate_suppression.window_seconds"] = String(duplicateWindow) }
+                o["duplicate_suppression.enabled"] = .bool(duplicateWindow > 0)
+                if duplicateWindow > 0 { o["duplicate_suppression.window_seconds"] = .double(duplicateWindow) }
             }
-            o["always_discard_late_video_frames"] = discardLate.map { String($0) }
-            o["scanning_threads"] = scanningThreads.map { String($0) }
-            o["log_level"] = logLevel
-            o["device.fourcc"] = fourcc
-            o["device.width"] = width.map { String($0) }
-            o["device.height"] = height.map { String($0) }
-            o["device.fps"] = fps.map { String($0) }
-            o["device.max_width"] = maxWidth.map { String($0) }
-            o["device.max_height"] = maxHeight.map { String($0) }
-            o["device.buffers"] = buffers.map { String($0) }
-            return o
+            return o.compactMapValues { $0.map { ConfigValue($0, isSecret: false) } }
         }
 
         func run() async throws {

@@ -1,9 +1,11 @@
 import Capture
+import Configuration
 import Daemon
 import Foundation
 import Logging
 import Media
 import Testing
+import V4L2
 import ZBar
 
 /// A YAML file in a fresh temporary directory, removed when the test's scope ends.
@@ -25,7 +27,7 @@ final class TemporaryConfigFile {
 let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
 /// Loads and expects a `ConfigurationError`, returning its lines.
-func expectConfigurationError(file: String?, environment: [String: String] = [:], overrides: [String: String] = [:],
+func expectConfigurationError(file: String?, environment: [String: String] = [:], overrides: [String: ConfigValue] = [:],
                               sourceLocation: SourceLocation = #_sourceLocation) async -> [String] {
     do {
         let configuration = try await SyncscanConfiguration.load(file: file, environment: environment, overrides: overrides)
@@ -44,7 +46,8 @@ func expectConfigurationError(file: String?, environment: [String: String] = [:]
     @Test func noFileNoEnvironmentGivesTheDocumentedDefaults() async throws {
         let configuration = try await SyncscanConfiguration.load(file: nil, environment: [:], overrides: [:])
         #expect(configuration.source == "/dev/video0")
-        #expect(configuration.device == .init(width: nil, height: nil, fps: nil, fourcc: nil, maxWidth: 1280, maxHeight: 720, buffers: 4))
+        #expect(configuration.device == V4L2CaptureSource.Configuration(width: nil, height: nil, framesPerSecond: nil, pixelFormat: nil,
+                                                                         maximumWidth: 1280, maximumHeight: 720, bufferCount: 4))
         #expect(configuration.alwaysDiscardLateVideoFrames == nil)
         #expect(configuration.scanningThreads == 1)
         #expect(configuration.scanner == ScannerConfiguration(symbologies: [.qrcode], settings: [:], testInverted: false, xDensity: 1, yDensity: 1))
@@ -116,7 +119,7 @@ func expectConfigurationError(file: String?, environment: [String: String] = [:]
         """)
         let c = try await SyncscanConfiguration.load(file: file.path, environment: [:])
         #expect(c.source == "/dev/video2")
-        #expect(c.device == .init(width: 640, height: 480, fps: 7.5, fourcc: .yuyv, maxWidth: 1920, maxHeight: 1080, buffers: 6))
+        #expect(c.device == .init(width: 640, height: 480, framesPerSecond: 7.5, pixelFormat: .yuyv, maximumWidth: 1920, maximumHeight: 1080, bufferCount: 6))
         #expect(c.alwaysDiscardLateVideoFrames == false)
         #expect(c.videoDataOutput.alwaysDiscardsLateVideoFrames == false)
         #expect(c.scanningThreads == 2)
@@ -131,24 +134,6 @@ func expectConfigurationError(file: String?, environment: [String: String] = [:]
         #expect(c.statsIntervalSeconds == 0)
         #expect(c.logLevel == .debug)
         #expect(c.output.queueLines == 16)
-    }
-
-    @Test func yamlDescriptionLoadsBackToTheSameConfiguration() async throws {
-        let original = SyncscanConfiguration(
-            source: "/srv/frames/\"odd\" name.y4m",
-            device: .init(width: 800, height: 600, fps: 29.97, fourcc: .nv12, maxWidth: 1920, maxHeight: 1080, buffers: 8),
-            alwaysDiscardLateVideoFrames: true, scanningThreads: 3,
-            scanner: ScannerConfiguration(symbologies: [.ean13, .code39, .databarExp],
-                                          settings: [.code39: .init(minLength: 2, maxLength: nil), .ean13: .init(minLength: nil, maxLength: 13)],
-                                          testInverted: true, xDensity: 2, yDensity: 3),
-            rectOfInterest: NormalizedRect(x: 0.125, y: 0.2, width: 0.5, height: 0.3),
-            duplicateSuppression: .init(enabled: false, windowSeconds: 0.25),
-            statsIntervalSeconds: 15, logLevel: .trace, output: .init(queueLines: 99))
-        for configuration in [original, SyncscanConfiguration()] {
-            let file = try TemporaryConfigFile(configuration.yamlDescription)
-            #expect(try await SyncscanConfiguration.load(file: file.path, environment: [:]) == configuration,
-                    "\(configuration.yamlDescription)")
-        }
     }
 
     @Test func symbologiesAllEnablesEveryZbarSymbology() async throws {
@@ -175,7 +160,7 @@ func expectConfigurationError(file: String?, environment: [String: String] = [:]
     @Test func flagBeatsEnvironmentBeatsFileBeatsDefault() async throws {
         let file = try TemporaryConfigFile("source: /dev/video1\nscanning_threads: 2\nlog_level: warning\n")
         let environment = ["SYNCSCAN_SOURCE": "/dev/video3", "SYNCSCAN_SCANNING_THREADS": "3", "PATH": "/usr/bin"]
-        let overrides = ["source": "/dev/video5"]
+        let overrides: [String: ConfigValue] = ["source": "/dev/video5"]
 
         let all = try await SyncscanConfiguration.load(file: file.path, environment: environment, overrides: overrides)
         #expect(all.source == "/dev/video5")
@@ -205,7 +190,7 @@ func expectConfigurationError(file: String?, environment: [String: String] = [:]
         ]
         let c = try await SyncscanConfiguration.load(file: nil, environment: environment)
         #expect(c.scanner.symbologies == [.qrcode, .ean13, .databarExp])
-        #expect(c.device.maxWidth == 1920)
+        #expect(c.device.maximumWidth == 1920)
         #expect(c.scanner.testInverted)
         #expect(c.scanner.settings[.code39] == .init(minLength: 3, maxLength: nil))
         #expect(c.alwaysDiscardLateVideoFrames == false)
@@ -219,10 +204,14 @@ func expectConfigurationError(file: String?, environment: [String: String] = [:]
         #expect(c.scanner.symbologies == Set(Symbology.allCases))
     }
 
-    @Test func everySchemaKeyHasADistinctEnvironmentVariable() {
-        let variables = ConfigurationSchema.keys.map(\.environmentVariable)
-        #expect(Set(variables).count == variables.count)
-        #expect(ConfigurationSchema.keysByName["zbar.databar-exp.max-length"]?.environmentVariable == "SYNCSCAN_ZBAR_DATABAR_EXP_MAX_LENGTH")
+    @Test func everyKeyIsReadFromItsEnvironmentVariable() async throws {
+        // Dashes and dots both become underscores; the variable reaches the key it names.
+        let c = try await SyncscanConfiguration.load(file: nil, environment: [
+            "SYNCSCAN_ZBAR_DATABAR_EXP_MAX_LENGTH": "9", "SYNCSCAN_OUTPUT_QUEUE_LINES": "7", "SYNCSCAN_DEVICE_BUFFERS": "8",
+        ])
+        #expect(c.scanner.settings[.databarExp] == .init(minLength: nil, maxLength: 9))
+        #expect(c.output.queueLines == 7)
+        #expect(c.device.bufferCount == 8)
     }
 }
 
@@ -273,9 +262,9 @@ func expectConfigurationError(file: String?, environment: [String: String] = [:]
         """)
         let lines = await expectConfigurationError(file: file.path)
         #expect(lines == [
-            "\(file.path):4: device.width: device.width and device.height must be given together",
-            "\(file.path):3: device.buffers: 64 is out of range: must be from 1 to 32 (V4L2 allows at most 32)",
             "\(file.path):1: scanning_threads: 0 is out of range: must be from 1 to 64",
+            "\(file.path):3: device.buffers: 64 is out of range: must be from 2 to 32 (streaming needs 2; V4L2 allows at most 32)",
+            "\(file.path):4: device.width: device.width and device.height must be given together",
             "\(file.path):7: rect_of_interest.width: x + width = 1.1 goes past the right edge (must be at most 1)",
             "\(file.path):8: log_level: unknown log level \"loud\" (known: trace, debug, info, notice, warning, error, critical)",
         ])
@@ -342,11 +331,11 @@ func expectConfigurationError(file: String?, environment: [String: String] = [:]
     }
 
     @Test func overrideErrorsNameTheCommandLine() async throws {
-        let lines = await expectConfigurationError(file: nil, overrides: ["scanning_threads": "0", "sauce": "x"])
-        // Both problems in one run: the unknown key and the out-of-range value.
-        #expect(lines == ["command line (sauce): sauce: unknown configuration key",
-                          "command line (scanning_threads): scanning_threads: 0 is out of range: must be from 1 to 64"])
-        let rangeLines = await expectConfigurationError(file: nil, overrides: ["scanning_threads": "0"])
+        let lines = await expectConfigurationError(file: nil, overrides: ["scanning_threads": 0, "sauce": "x"])
+        // Both problems in one run: the out-of-range value and the unknown key.
+        #expect(lines == ["command line (scanning_threads): scanning_threads: 0 is out of range: must be from 1 to 64",
+                          "command line (sauce): sauce: unknown configuration key"])
+        let rangeLines = await expectConfigurationError(file: nil, overrides: ["scanning_threads": 0])
         #expect(rangeLines == ["command line (scanning_threads): scanning_threads: 0 is out of range: must be from 1 to 64"])
     }
 

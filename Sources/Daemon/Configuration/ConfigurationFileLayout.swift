@@ -1,0 +1,84 @@
+import SystemPackage
+import Yams
+
+/// Where each key of a YAML configuration file stands: one Yams pass over its text.
+///
+/// `FileProvider<YAMLSnapshot>` reads the values; this pass records, for error messages, each
+/// key's line and what a leaf (a key whose value is not a mapping) holds, with list elements as
+/// `key[i]`, and the problems that keep the file from being read at all.
+struct ConfigurationFileLayout {
+    /// What a leaf holds, as an error message names it.
+    enum Leaf: Equatable {
+        case scalar(String, quoted: Bool)
+        case null, list, mapping
+    }
+
+    let path: String
+    private(set) var lines: [String: Int] = [:]
+    private(set) var leaves: [String: Leaf] = [:]
+    /// Invalid YAML, a key given twice, a document that is not a mapping.
+    private(set) var problems: [ConfigurationError.Problem] = []
+    /// Whether there is a document to read (an empty or comment-only file sets nothing).
+    private(set) var hasDocument = false
+
+    /// Reads the file at `path` (swift-system `read(2)`) and records its layout or why it cannot be read.
+    init(reading path: String) {
+        self.path = path
+        read()
+    }
+
+    private mutating func read() {
+        do {
+            let fd = try FileDescriptor.open(FilePath(path), .readOnly)
+            defer { try? fd.close() }
+            var bytes: [UInt8] = [], chunk = [UInt8](repeating: 0, count: 65_536)
+            while case let n = try chunk.withUnsafeMutableBytes({ try fd.read(into: $0) }), n > 0 { bytes += chunk[..<n] }
+            guard let text = String(validating: bytes, as: UTF8.self) else { return fail(nil, "cannot read the configuration file: not valid UTF-8 text") }
+            guard let node = try Yams.compose(yaml: text) else { return }
+            hasDocument = true
+            guard case .mapping = node else {
+                return fail(node.mark?.line, "the file must be a mapping of keys (like \"source: /dev/video0\"), found "
+                            + (node.scalar.map { "\"\($0.string)\"" } ?? "a list"))
+            }
+            walk(node, name: "")
+        } catch let YamlError.scanner(context, problem, mark, _), let YamlError.parser(context, problem, mark, _),
+                let YamlError.composer(context, problem, mark, _) {
+            fail(mark.line, "invalid YAML: " + (context.map { "\($0.text) (line \($0.mark.line)): " } ?? "") + problem)
+        } catch let YamlError.duplicatedKeysInMapping(duplicates, context) {
+            fail(context.mark.line, "key given twice in one mapping: \(duplicates.sorted().joined(separator: ", "))")
+        } catch let error as Errno {
+            fail(nil, "cannot read the configuration file: \(error.description)")
+        } catch {
+            fail(nil, "invalid YAML: \(error)")
+        }
+    }
+
+    /// The origin of `key` (or of the list `key[i]` belongs to) for an error message.
+    func origin(of key: String) -> ConfigurationOrigin {
+        .file(path: path, line: lines[key] ?? lines[String(key.prefix { $0 != "[" })])
+    }
+
+    mutating func fail(_ line: Int?, _ message: String) {
+        problems.append(.init(origin: .file(path: path, line: line), key: "", message: message))
+    }
+
+    private mutating func walk(_ node: Node, name: String) {
+        switch node {
+        case .mapping(let mapping):
+            for (key, value) in mapping {
+                let child = name.isEmpty ? key.string ?? "" : "\(name).\(key.string ?? "")"
+                lines[child] = key.mark?.line
+                walk(value, name: child)
+            }
+        case .scalar(let scalar):
+            leaves[name] = node.null != nil ? .null : .scalar(scalar.string, quoted: scalar.style != .plain && scalar.style != .any)
+        case .sequence(let sequence):
+            leaves[name] = .list
+            for (index, element) in sequence.enumerated() {
+                lines["\(name)[\(index)]"] = element.mark?.line
+            }
+        case .alias:
+            leaves[name] = .mapping
+        }
+    }
+}

@@ -1,0 +1,113 @@
+import Capture
+import Configuration
+import Foundation
+import Logging
+import Media
+import SystemPackage
+import V4L2
+import ZBar
+
+extension SyncscanConfiguration {
+    /// Loads and validates the configuration: `overrides` > `environment` > `file` > defaults.
+    ///
+    /// `run`, `check-config` and a SIGHUP reload all come through here, so they accept and refuse
+    /// the same things, the source URI and the camera settings included.
+    /// - Parameters:
+    ///   - file: A YAML file path, or `nil`. A file with no document (empty, comments) sets nothing.
+    ///   - environment: The process environment; `SYNCSCAN_*` variables are keys (`SYNCSCAN_CONFIG` aside).
+    ///   - overrides: Typed values from command-line flags, by dotted key (`"device.max_width": 1920`).
+    /// - Throws: `ConfigurationError` (and nothing else) naming every problem with its file and line, variable or flag.
+    public static func load(file: String?, environment: [String: String],
+                            overrides: [String: ConfigValue] = [:]) async throws -> SyncscanConfiguration {
+        var layout = file.map(ConfigurationFileLayout.init(reading:))
+        var fileProvider: FileProvider<YAMLSnapshot>?
+        if let file, layout?.hasDocument == true, layout?.problems.isEmpty == true {
+            do { fileProvider = try await FileProvider<YAMLSnapshot>(filePath: FilePath(file)) } catch { layout?.fail(nil, "\(error)") }
+        }
+        var keys = ConfigurationKeyReader(overrides: overrides, environment: environment, file: layout, fileProvider: fileProvider)
+        let configuration = SyncscanConfiguration(reading: &keys)
+        let problems = keys.finish()
+        guard problems.isEmpty else { throw ConfigurationError(problems: problems) }
+        return configuration
+    }
+
+    /// Checks a configuration file alone (no environment, no flags), for `syncscan check-config FILE`.
+    public static func checkConfig(path: String) async -> Result<SyncscanConfiguration, ConfigurationError> {
+        do { return .success(try await load(file: path, environment: [:])) } catch {
+            return .failure(error as? ConfigurationError ?? ConfigurationError(problems: [.init(origin: .file(path: path, line: nil), key: "", message: "\(error)")]))
+        }
+    }
+
+    /// Reads every key: this initializer is the schema. Each value is checked where it is read.
+    init(reading keys: inout ConfigurationKeyReader) {
+        if let source = keys.string("source") {
+            do { _ = try SourceFactory.kind(of: source); self.source = source } catch { keys.problem("source", "\(error)") }
+        }
+        let sizes = V4L2CaptureSource.Configuration.sizeRange
+        device.width = keys.int("device.width", in: sizes)
+        device.height = keys.int("device.height", in: sizes)
+        if (device.width == nil) != (device.height == nil) {
+            keys.problem(device.width == nil ? "device.height" : "device.width", "device.width and device.height must be given together")
+        }
+        device.framesPerSecond = keys.double("device.fps", in: V4L2CaptureSource.Configuration.frameRateRange, lowerOpen: true)
+        device.pixelFormat = keys.choice("device.fourcc", "pixel format")
+        if let v = keys.int("device.max_width", in: sizes) { device.maximumWidth = v }
+        if let v = keys.int("device.max_height", in: sizes) { device.maximumHeight = v }
+        if let v = keys.int("device.buffers", in: V4L2CaptureSource.Configuration.bufferCountRange,
+                            " (streaming needs 2; V4L2 allows at most 32)") { device.bufferCount = v }
+
+        alwaysDiscardLateVideoFrames = keys.bool("always_discard_late_video_frames")
+        if let v = keys.int("scanning_threads", in: 1...64) { scanningThreads = v }
+
+        if let names = keys.list("symbologies", of: "a list of symbology names or \"all\"") {
+            let parsed = Symbology.parse(list: names)
+            parsed.problems.forEach { keys.problem($0.index.map { "symbologies[\($0)]" } ?? "symbologies", $0.message) }
+            scanner.symbologies = parsed.symbologies
+        }
+        for symbology in Symbology.allCases {
+            let prefix = "zbar.\(symbology.rawValue)."
+            if let enable = keys.bool(prefix + "enable") {
+                if enable { scanner.symbologies.insert(symbology) } else { scanner.symbologies.remove(symbology) }
+            }
+            let minLength = keys.int(prefix + "min-length", in: 0...100_000)
+            let maxLength = keys.int(prefix + "max-length", in: 0...100_000)
+            if let minLength, let maxLength, minLength > maxLength {
+                keys.problem(prefix + "min-length", "\(minLength) is greater than \(prefix)max-length \(maxLength)")
+            }
+            if minLength != nil || maxLength != nil { scanner.settings[symbology] = .init(minLength: minLength, maxLength: maxLength) }
+        }
+        if scanner.symbologies.isEmpty {
+            keys.problem("symbologies", "no symbology is left enabled (zbar.<name>.enable: false removed them all)")
+        }
+        if let v = keys.bool("zbar.test-inverted") { scanner.testInverted = v }
+        if let v = keys.int("zbar.x-density", in: 0...100, " (0 skips columns, 1 scans every column)") { scanner.xDensity = v }
+        if let v = keys.int("zbar.y-density", in: 0...100, " (0 skips rows, 1 scans every row)") { scanner.yDensity = v }
+        if scanner.xDensity == 0 && scanner.yDensity == 0 {
+            keys.problem("zbar.x-density", "zbar.x-density and zbar.y-density are both 0, so nothing would be scanned")
+        }
+
+        // Rect of interest: missing edges extend to the rest of the frame.
+        let x = keys.double("rect_of_interest.x", in: 0...1) ?? 0
+        let y = keys.double("rect_of_interest.y", in: 0...1) ?? 0
+        let givenWidth = keys.double("rect_of_interest.width", in: 0...1, lowerOpen: true)
+        let givenHeight = keys.double("rect_of_interest.height", in: 0...1, lowerOpen: true)
+        let (width, height) = (givenWidth ?? 1 - x, givenHeight ?? 1 - y)
+        if width <= 0 { keys.problem("rect_of_interest.x", "leaves no width: x must be less than 1") }
+        if height <= 0 { keys.problem("rect_of_interest.y", "leaves no height: y must be less than 1") }
+        if x + width > 1 + 1e-9 {
+            keys.problem(givenWidth != nil ? "rect_of_interest.width" : "rect_of_interest.x",
+                         "x + width = \(decimal(x + width)) goes past the right edge (must be at most 1)")
+        }
+        if y + height > 1 + 1e-9 {
+            keys.problem(givenHeight != nil ? "rect_of_interest.height" : "rect_of_interest.y",
+                         "y + height = \(decimal(y + height)) goes past the bottom edge (must be at most 1)")
+        }
+        rectOfInterest = NormalizedRect(x: x, y: y, width: min(width, 1 - x), height: min(height, 1 - y))
+
+        if let v = keys.bool("duplicate_suppression.enabled") { duplicateSuppression.enabled = v }
+        if let v = keys.double("duplicate_suppression.window_seconds", in: 0...86_400) { duplicateSuppression.windowSeconds = v }
+        if let v = keys.double("stats_interval_seconds", in: 0...86_400, " (0 turns statistics off)") { statsIntervalSeconds = v }
+        if let v: Logger.Level = keys.choice("log_level", "log level") { logLevel = v }
+        if let v = keys.int("output.queue_lines", in: 1...1_048_576) { output.queueLines = v }
+    }
+}

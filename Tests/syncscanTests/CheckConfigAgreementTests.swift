@@ -1,0 +1,40 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `check-config FILE` and `run --config FILE` go through one validation: a file one accepts the
+/// other accepts, and a file one refuses the other refuses with the same problems (exit 2).
+@Suite(.serialized) struct CheckConfigAgreementTests {
+    /// A file body (`SOURCE` stands for a short Y4M file) and, for a bad file, what its problem says.
+    static let cases: [(yaml: String, problem: String?)] = [
+        ("source: SOURCE\n", nil),
+        ("source: y4m:SOURCE\nsymbologies: [qrcode, code128]\ndevice:\n  buffers: 2\n  max_width: 1920\n", nil),
+        ("source: SOURCE\ndevice:\n  width: 640\n  height: 480\n  fps: 30\n  fourcc: yuyv\n  buffers: 32\n", nil),
+        ("source: foo\n", ":1: source: unsupported source \"foo\""),
+        ("source: /dev/video0\ndevice:\n  buffers: 1\n", ":3: device.buffers: 1 is out of range: must be from 2 to 32"),
+        ("source: SOURCE\ndevice:\n  buffers: 33\n", ":3: device.buffers: 33 is out of range"),
+        ("source: SOURCE\ndevice:\n  fps: 0\n", ":3: device.fps: 0 is out of range: must be greater than 0"),
+        ("source: SOURCE\ndevice:\n  fourcc: MJPG\n", ":3: device.fourcc: unknown pixel format \"MJPG\""),
+        ("source: SOURCE\ndevice:\n  width: 640\n", ":3: device.width: device.width and device.height must be given together"),
+        ("source: SOURCE\nsymbologies: [qrcode, qr]\n", ":2: symbologies[1]: unknown symbology \"qr\""),
+        ("source: SOURCE\noutput:\n  queue_lines: 0\n", ":3: output.queue_lines: 0 is out of range"),
+        ("source: SOURCE\nsorce: /dev/video1\n", ":2: sorce: unknown key \"sorce\" (did you mean \"source\"?)"),
+        ("source: SOURCE\nscanning_threads: [1]\n", ":2: scanning_threads: expected an integer, found a list"),
+    ]
+
+    @Test(arguments: cases.indices) func checkConfigAndRunAgree(index: Int) throws {
+        let (yaml, problem) = Self.cases[index]
+        let video = try TemporaryFile(contents: Y4MWriter.bytes([GreyFrame(width: 64, height: 48)]), suffix: ".y4m")
+        let file = try TemporaryFile(contents: Array(yaml.replacingOccurrences(of: "SOURCE", with: video.path).utf8), suffix: ".yaml")
+        let check = try SyncscanProcess.run(["check-config", file.path])
+        let run = try SyncscanProcess.run(["run", "--config", file.path, "--max-frames", "1"])
+        guard let problem else {
+            #expect(check.status == 0, "check-config: \(check.stderr)")
+            #expect(run.status == 0, "run: \(run.stderr)")
+            return
+        }
+        #expect(check.status == 2 && run.status == 2, "check-config \(check.status), run \(run.status)")
+        #expect(check.stderr.contains(file.path + problem), "check-config: \(check.stderr)")
+        #expect(run.stderr == check.stderr, "run: \(run.stderr)\ncheck-config: \(check.stderr)")
+    }
+}
