@@ -27,13 +27,15 @@ let package = Package(
         .target(name: "Media"),
 
         // The one EINTR-retrying helper every module's `system_*` wrappers go through.
+        .target(name: "CSystemCalls"),
         .target(name: "SystemCalls", dependencies: [
+            "CSystemCalls",
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
 
         // Wrappers: the only modules that import C.
         .target(name: "ZBar", dependencies: [
-            "CZBar",
+            "CZBar", "Media",
         ]),
         .target(name: "V4L2", dependencies: [
             "CV4L2", "Media", "SystemCalls",

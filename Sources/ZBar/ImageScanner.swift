@@ -1,4 +1,5 @@
 import CZBar
+import Media
 
 /// A region of a frame in pixels, origin top-left.
 public struct PixelRect: Sendable, Hashable {
@@ -74,15 +75,12 @@ public final class ImageScanner {
         // Everything off, then the chosen symbologies on: zbar enables most decoders by default.
         zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_ENABLE, 0)
         for s in Symbology.allCases {
-            let on: Int32 = c.symbologies.contains(s) ? 1 : 0
-            zbar_image_scanner_set_config(scanner, s.zbarType, ZBAR_CFG_ENABLE, on)
-        }
-        for s in c.symbologies {
-            zbar_image_scanner_set_config(scanner, s.zbarType, ZBAR_CFG_BINARY, 1)
-            if let settings = c.settings[s] {
-                if let v = settings.minLength { zbar_image_scanner_set_config(scanner, s.zbarType, ZBAR_CFG_MIN_LEN, Int32(v)) }
-                if let v = settings.maxLength { zbar_image_scanner_set_config(scanner, s.zbarType, ZBAR_CFG_MAX_LEN, Int32(v)) }
-            }
+            guard let type = s.zbarType else { continue }
+            zbar_image_scanner_set_config(scanner, type, ZBAR_CFG_ENABLE, c.symbologies.contains(s) ? 1 : 0)
+            guard c.symbologies.contains(s) else { continue }
+            zbar_image_scanner_set_config(scanner, type, ZBAR_CFG_BINARY, 1)
+            if let v = c.settings[s]?.minLength { zbar_image_scanner_set_config(scanner, type, ZBAR_CFG_MIN_LEN, Int32(v)) }
+            if let v = c.settings[s]?.maxLength { zbar_image_scanner_set_config(scanner, type, ZBAR_CFG_MAX_LEN, Int32(v)) }
         }
         zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_TEST_INVERTED, c.testInverted ? 1 : 0)
         zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_X_DENSITY, Int32(c.xDensity))

@@ -1,3 +1,5 @@
+import Media
+
 /// How an `ImageScanner` decodes: which symbologies, and zbar's per-symbology settings.
 ///
 /// Setting names follow `zbarcam -S` (`enable`, `min-length`, `max-length`, `test-inverted`,

@@ -21,7 +21,7 @@ extension Syncscan {
         @Option(help: "y4m:PATH, y4m:- (stdin), a .y4m file, /dev/videoN or v4l2:/dev/videoN. [default: /dev/video0]")
         var source: String?
 
-        @Option(help: "Comma-separated zbar symbology names (qrcode, ean13, code128, …) or 'all'. [default: qrcode]")
+        @Option(help: "Comma-separated symbology names (qrcode, ean13, code128, aztec, datamatrix, …) or 'all' the engine reads. [default: qrcode]")
         var symbologies: String?
 
         @Option(help: "Frame-time seconds within which a code seen again is not reported again; 0 reports every sighting. [default: 1]")
@@ -30,8 +30,11 @@ extension Syncscan {
         @Flag(inversion: .prefixedNo, help: "Drop frames that arrive while the scanner is busy. [default: on for cameras and pipes, off for files]")
         var discardLate: Bool?
 
-        @Option(help: "Threads scanning with zbar in parallel. [default: 1]")
-        var scanningThreads: Int?
+        @Option(help: "Threads scanning in parallel: a number, or 'auto' for one per processor this process may use, at most 8. [default: auto]")
+        var scanningThreads: String?
+
+        @Option(help: "Decoder: zbar, zxing (zxing-cpp), or hybrid (2-D codes through zxing-cpp, 1-D through zbar). [default: zbar]")
+        var engine: String?
 
         @Option(help: "Log level on stderr: trace, debug, info, notice, warning, error, critical. [default: info]")
         var logLevel: String?
@@ -73,7 +76,8 @@ extension Syncscan {
                 "source": source.map(ConfigContent.string),
                 "symbologies": symbologies.map(ConfigContent.string),
                 "always_discard_late_video_frames": discardLate.map(ConfigContent.bool),
-                "scanning_threads": scanningThreads.map(ConfigContent.int),
+                "scanning_threads": scanningThreads.map(ConfigContent.string),
+                "engine": engine.map(ConfigContent.string),
                 "log_level": logLevel.map(ConfigContent.string),
                 "device.fourcc": fourcc.map(ConfigContent.string),
                 "device.width": width.map(ConfigContent.int),
@@ -131,7 +135,7 @@ extension Syncscan {
         func run() async throws {
             switch await SyncscanConfiguration.checkConfig(path: file) {
             case .success(let c):
-                print("\(file): OK (source \(c.source), symbologies \(c.scanner.symbologies.map(\.rawValue).sorted().joined(separator: ",")))")
+                print("\(file): OK (source \(c.source), engine \(c.engine), symbologies \(c.scanner.symbologies.map(\.rawValue).sorted().joined(separator: ",")), scanning threads \(c.scanningThreads))")
             case .failure(let error):
                 Syncscan.report(error)
                 throw ExitCode(error.exitCode)

@@ -1,3 +1,4 @@
+import Media
 import Testing
 import TestSupport
 import ZBar

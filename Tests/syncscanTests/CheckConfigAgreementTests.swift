@@ -19,7 +19,7 @@ import Testing
         ("source: SOURCE\nsymbologies: [qrcode, qr]\n", ":2: symbologies[1]: unknown symbology \"qr\""),
         ("source: SOURCE\noutput:\n  queue_lines: 0\n", ":3: output.queue_lines: 0 is out of range"),
         ("source: SOURCE\nsorce: /dev/video1\n", ":2: sorce: unknown key \"sorce\" (did you mean \"source\"?)"),
-        ("source: SOURCE\nscanning_threads: [1]\n", ":2: scanning_threads: expected an integer, found a list"),
+        ("source: SOURCE\nscanning_threads: [1]\n", ":2: scanning_threads: expected auto or an integer from 1 to 64, found a list"),
     ]
 
     @Test(arguments: cases.indices) func checkConfigAndRunAgree(index: Int) throws {
@@ -36,5 +36,20 @@ import Testing
         #expect(check.status == 2 && run.status == 2, "check-config \(check.status), run \(run.status)")
         #expect(check.stderr.contains(file.path + problem), "check-config: \(check.stderr)")
         #expect(run.stderr == check.stderr, "run: \(run.stderr)\ncheck-config: \(check.stderr)")
+    }
+}
+
+@Suite struct ScanningThreadsTests {
+    /// `auto` is the processors this process may run on (sched_getaffinity), so `taskset` narrows it.
+    @Test func autoFollowsTheAffinityMask() throws {
+        let file = try TemporaryFile(contents: Array("source: /dev/video0\n".utf8), suffix: ".yaml")
+        let online = try SyncscanProcess.shell("nproc")
+        let processors = Int(String(decoding: online.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        let all = try SyncscanProcess.shell("\"$SYNCSCAN\" check-config '\(file.path)'")
+        #expect(String(decoding: all.stdout, as: UTF8.self).contains("scanning threads \(min(8, processors))"), "\(all.stderr)")
+        let one = try SyncscanProcess.shell("taskset -c 0 \"$SYNCSCAN\" check-config '\(file.path)'")
+        #expect(String(decoding: one.stdout, as: UTF8.self).contains("scanning threads 1"), "\(one.stderr)")
+        let fixed = try SyncscanProcess.shell("taskset -c 0 \"$SYNCSCAN\" run --config '\(file.path)' --scanning-threads 3 --source y4m:/nonexistent.y4m")
+        #expect(fixed.stderr.contains("nonexistent"), "a number overrides auto and the run reaches the source: \(fixed.stderr)")
     }
 }

@@ -25,14 +25,17 @@ public struct NormalizedRect: Sendable, Hashable, Codable {
 /// Each scanning thread has its own zbar scanner (`Scanner`). The configuration can be
 /// replaced while running; scanners pick it up before their next frame.
 public final class MetadataOutput: @unchecked Sendable {
-    /// What to scan for and where.
+    /// What to scan for, with which decoder, and where.
     public struct Settings: Sendable, Hashable {
+        public var engine: DecoderEngine
+        /// The symbologies (all engines) and zbar's own settings.
         public var scanner: ScannerConfiguration
-        /// Only this part of the frame is scanned (a zbar crop, not a copy).
+        public var zxing: ZXingSettings
+        /// Only this part of the frame is scanned (a crop, not a copy).
         public var rectOfInterest: NormalizedRect
-        public init(scanner: ScannerConfiguration = ScannerConfiguration(), rectOfInterest: NormalizedRect = .full) {
-            self.scanner = scanner
-            self.rectOfInterest = rectOfInterest
+        public init(engine: DecoderEngine = .zbar, scanner: ScannerConfiguration = ScannerConfiguration(),
+                    zxing: ZXingSettings = ZXingSettings(), rectOfInterest: NormalizedRect = .full) {
+            (self.engine, self.scanner, self.zxing, self.rectOfInterest) = (engine, scanner, zxing, rectOfInterest)
         }
     }
 

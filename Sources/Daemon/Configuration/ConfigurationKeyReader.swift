@@ -74,7 +74,7 @@ struct ConfigurationKeyReader {
         return nil
     }
 
-    mutating func string(_ key: String) -> String? { value(key, "a string") { $0.string(forKey: $1) } }
+    mutating func string(_ key: String, _ expected: String = "a string") -> String? { value(key, expected) { $0.string(forKey: $1) } }
     mutating func bool(_ key: String) -> Bool? { value(key, "true or false") { $0.bool(forKey: $1) } }
 
     mutating func int(_ key: String, in range: ClosedRange<Int>, _ meaning: String = "") -> Int? {

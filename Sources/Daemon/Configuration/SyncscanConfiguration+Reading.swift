@@ -57,14 +57,18 @@ extension SyncscanConfiguration {
                             " (streaming needs 2; V4L2 allows at most 32)") { device.bufferCount = v }
 
         alwaysDiscardLateVideoFrames = keys.bool("always_discard_late_video_frames")
-        if let v = keys.int("scanning_threads", in: 1...64) { scanningThreads = v }
+        let threads = "auto or an integer from 1 to 64"
+        if let text = keys.string("scanning_threads", threads), text.lowercased() != "auto" {
+            if let v = Int(text), (1...64).contains(v) { scanningThreads = v } else { keys.problem("scanning_threads", "expected \(threads), found \"\(text)\"") }
+        }
 
+        if let v: DecoderEngine = keys.choice("engine", "engine") { engine = v }
         if let names = keys.list("symbologies", of: "a list of symbology names or \"all\"") {
-            let parsed = Symbology.parse(list: names)
+            let parsed = Symbology.parse(list: names, all: engine.readable)
             parsed.problems.forEach { keys.problem($0.index.map { "symbologies[\($0)]" } ?? "symbologies", $0.message) }
             scanner.symbologies = parsed.symbologies
         }
-        for symbology in Symbology.allCases {
+        for symbology in Symbology.allCases where Symbology.zbarReadable.contains(symbology) {
             let prefix = "zbar.\(symbology.rawValue)."
             if let enable = keys.bool(prefix + "enable") {
                 if enable { scanner.symbologies.insert(symbology) } else { scanner.symbologies.remove(symbology) }
@@ -79,6 +83,13 @@ extension SyncscanConfiguration {
         if scanner.symbologies.isEmpty {
             keys.problem("symbologies", "no symbology is left enabled (zbar.<name>.enable: false removed them all)")
         }
+        for symbology in Symbology.allCases where scanner.symbologies.contains(symbology) && !engine.readable.contains(symbology) {
+            let readers = DecoderEngine.engines(reading: symbology).map { "engine: \($0)" }.joined(separator: " or ")
+            keys.problem("symbologies", "the \(engine) engine does not read \(symbology); \(readers) does, or remove \(symbology)")
+        }
+        if let v = keys.bool("zxing.try-harder") { zxing.tryHarder = v }
+        if let v = keys.bool("zxing.try-rotate") { zxing.tryRotate = v }
+        if let v = keys.bool("zxing.try-downscale") { zxing.tryDownscale = v }
         if let v = keys.bool("zbar.test-inverted") { scanner.testInverted = v }
         if let v = keys.int("zbar.x-density", in: 0...100, " (0 skips columns, 1 scans every column)") { scanner.xDensity = v }
         if let v = keys.int("zbar.y-density", in: 0...100, " (0 skips rows, 1 scans every row)") { scanner.yDensity = v }

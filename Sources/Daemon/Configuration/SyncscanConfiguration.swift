@@ -1,6 +1,7 @@
 import Capture
 import Logging
 import Media
+import SystemCalls
 import V4L2
 import ZBar
 
@@ -32,10 +33,15 @@ public struct SyncscanConfiguration: Sendable, Hashable {
     public var device = V4L2CaptureSource.Configuration()
     /// `nil`: on for live sources (camera, pipe), off for files (`VideoDataOutput`'s rule).
     public var alwaysDiscardLateVideoFrames: Bool?
-    /// Threads scanning frames in parallel, each with its own scanner.
-    public var scanningThreads = 1
+    /// Threads scanning frames in parallel, each with its own scanners; `auto` (the default) is the
+    /// processors this process may run on, at most 8.
+    public var scanningThreads = min(8, schedulableProcessorCount())
+    /// Which library decodes which symbology.
+    public var engine = DecoderEngine.zbar
     /// Symbologies, per-symbology lengths, `test-inverted` and densities, for zbar.
     public var scanner = ScannerConfiguration()
+    /// zxing-cpp's hints, for the symbologies the engine sends to zxing-cpp.
+    public var zxing = ZXingSettings()
     /// The part of the frame scanned, normalized 0–1 from the top-left corner.
     public var rectOfInterest = NormalizedRect.full
     public var duplicateSuppression = DuplicateSuppression()
@@ -44,12 +50,12 @@ public struct SyncscanConfiguration: Sendable, Hashable {
     public var logLevel = Logger.Level.info
     public var output = Output()
 
-    /// The defaults: `/dev/video0`, QR codes only, whole frame, one scanning thread.
+    /// The defaults: `/dev/video0`, zbar, QR codes only, whole frame, a scanning thread per processor.
     public init() {}
 
     /// The metadata output's settings: what zbar scans for and where.
     public var metadataSettings: MetadataOutput.Settings {
-        MetadataOutput.Settings(scanner: scanner, rectOfInterest: rectOfInterest)
+        MetadataOutput.Settings(engine: engine, scanner: scanner, zxing: zxing, rectOfInterest: rectOfInterest)
     }
 
     /// The video data output's late-frame policy.
