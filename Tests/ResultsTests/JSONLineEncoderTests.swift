@@ -29,6 +29,7 @@ private func parse(_ line: [UInt8]) throws -> [String: Any] {
         #expect(o["symbology"] as? String == "qrcode")
         #expect(o["text"] as? String == "hello")
         #expect(o["data_b64"] as? String == "aGVsbG8=")
+        #expect(o["engine"] as? String == "zbar")
         #expect(o["quality"] as? Int == 1)
         #expect(o["orientation"] as? String == "right")
         #expect(o["corners"] as? [[Int]] == [[10, 20], [10, 120], [110, 120], [110, 20]])
@@ -40,6 +41,16 @@ private func parse(_ line: [UInt8]) throws -> [String: Any] {
         #expect(frame["format"] as? String == "YUYV")
         #expect(o["source"] as? String == "y4m:/tmp/a.y4m")
         #expect(o["time"] as? String == "2026-11-18T11:06:40.007Z")
+    }
+
+    @Test func aZXingCodeNamesItsEngineAndHasNoQuality() throws {
+        var zxing = code(Array("hi".utf8), symbology: .aztec)
+        (zxing.engine, zxing.quality) = (.zxing, nil)
+        let o = try parse(JSONLineEncoder().encode(zxing, source: "s", time: fixedTime))
+        #expect(o["engine"] as? String == "zxing")
+        #expect(o["symbology"] as? String == "aztec")
+        #expect(o.keys.contains("quality") == false)
+        #expect(o["orientation"] as? String == "right")
     }
 
     @Test func invalidUTF8HasNoTextButExactBytesInBase64() throws {

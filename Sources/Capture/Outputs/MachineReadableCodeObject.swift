@@ -14,7 +14,10 @@ public struct MachineReadableCodeObject: Sendable, Hashable {
     public var data: [UInt8]
     /// The payload as text, present only when `data` is valid UTF-8.
     public var text: String? { String(validating: data, as: UTF8.self) }
-    public var quality: Int
+    /// zbar's quality score; `nil` for a code zxing-cpp read (it has none).
+    public var quality: Int?
+    /// The library that decoded it: `.zbar` or `.zxing` (with `hybrid`, whichever read this symbology).
+    public var engine: DecoderEngine
     public var orientation: SymbolOrientation
     /// The outline in frame pixels (for QR the four corners, in zbar's order).
     public var corners: [PixelPoint]
@@ -23,9 +26,10 @@ public struct MachineReadableCodeObject: Sendable, Hashable {
     /// The frame the code was seen in: its sequence number, timestamp and geometry.
     public var frame: FrameInfo
 
-    public init(symbology: Symbology, data: [UInt8], quality: Int, orientation: SymbolOrientation,
-                corners: [PixelPoint], frame: FrameInfo) {
+    public init(symbology: Symbology, data: [UInt8], quality: Int?, orientation: SymbolOrientation,
+                corners: [PixelPoint], frame: FrameInfo, engine: DecoderEngine = .zbar) {
         self.symbology = symbology
+        self.engine = engine
         self.data = data
         self.quality = quality
         self.orientation = orientation

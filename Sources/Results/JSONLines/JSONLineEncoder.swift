@@ -16,13 +16,15 @@ public struct JSONLineEncoder: Sendable {
         var out = JSONBuffer()
         out.raw("{\"type\":\"code\",\"symbology\":")
         out.string(code.symbology.rawValue)
+        out.raw(",\"engine\":")
+        out.string(code.engine.rawValue)
         if let text = code.text {
             out.raw(",\"text\":")
             out.string(text)
         }
         out.raw(",\"data_b64\":\"")
         out.raw(Data(code.data).base64EncodedString())
-        out.raw("\",\"quality\":\(code.quality),\"orientation\":")
+        out.raw(code.quality.map { "\",\"quality\":\($0),\"orientation\":" } ?? "\",\"orientation\":")
         out.string(code.orientation.rawValue)
         out.raw(",\"corners\":[")
         for (i, p) in code.corners.enumerated() {
