@@ -10,10 +10,10 @@ extension GreyFrame {
                 var sum = 0, count = 0
                 for dy in -radius...radius where (0..<height).contains(y + dy) {
                     for dx in -radius...radius where (0..<width).contains(x + dx) {
-                        sum += Int(self[x: x + dx, y: y + dy]); count += 1
+                        sum += Int(self[x + dx, y + dy]); count += 1
                     }
                 }
-                out[x: x, y: y] = UInt8(sum / count)
+                out[x, y] = UInt8(sum / count)
             }
         }
         return out
@@ -24,7 +24,7 @@ extension GreyFrame {
         var out = self
         for y in 0..<height {
             for x in 0..<width {
-                out[x: x, y: y] = UInt8(Int(dark) + Int(self[x: x, y: y]) * (Int(light) - Int(dark)) / 255)
+                out[x, y] = UInt8(Int(dark) + Int(self[x, y]) * (Int(light) - Int(dark)) / 255)
             }
         }
         return out
@@ -38,7 +38,7 @@ extension GreyFrame {
             for x in 0..<width {
                 state ^= state << 13; state ^= state >> 7; state ^= state << 17  // xorshift64
                 let delta = Int(state % UInt64(2 * amplitude + 1)) - amplitude
-                out[x: x, y: y] = UInt8(clamping: Int(self[x: x, y: y]) + delta)
+                out[x, y] = UInt8(clamping: Int(self[x, y]) + delta)
             }
         }
         return out
