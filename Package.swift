@@ -2,7 +2,7 @@
 import PackageDescription
 
 // The folder layout follows one frame through the pipeline:
-// CV4L2/CZBar (C) → V4L2 (camera) / Capture/Inputs (Y4M) → Capture/Outputs (video, metadata via ZBar)
+// CV4L2/CZBar (C) → V4L2 (camera) / Y4M (file, pipe) → Capture/Outputs (video, metadata via ZBar)
 // → Capture/Synchronizer → Results (JSON lines) ; Daemon wires it as a service ; syncscan is `main`.
 let package = Package(
     name: "syncscan",
@@ -35,16 +35,23 @@ let package = Package(
         .target(name: "ZBar", dependencies: [
             "CZBar",
         ]),
+
+        // The inputs, peers behind Media's `FrameSource`: a camera through libv4l2, and a
+        // YUV4MPEG2 file or pipe read through swift-system (no C, no Glibc).
         .target(name: "V4L2", dependencies: [
             "CV4L2", "Media", "SystemCalls",
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
         ]),
-
-        // The AVFoundation-shaped pipeline: session, inputs, outputs, synchronizer.
-        .target(name: "Capture", dependencies: [
-            "Media", "ZBar", "SystemCalls",
+        .target(name: "Y4M", dependencies: [
+            "Media", "SystemCalls",
             .product(name: "SystemPackage", package: "swift-system"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+
+        // The AVFoundation-shaped pipeline: session, outputs, synchronizer (any FrameSource in).
+        .target(name: "Capture", dependencies: [
+            "Media", "ZBar",
             .product(name: "Logging", package: "swift-log"),
         ]),
 
@@ -57,7 +64,7 @@ let package = Package(
 
         // The service: configuration, systemd notify, signals, stats.
         .target(name: "Daemon", dependencies: [
-            "Capture", "Results", "V4L2", "Media", "ZBar", "SystemCalls",
+            "Capture", "Results", "V4L2", "Y4M", "Media", "ZBar", "SystemCalls",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -78,6 +85,7 @@ let package = Package(
         .testTarget(name: "MediaTests", dependencies: ["Media", "TestSupport"]),
         .testTarget(name: "ZBarTests", dependencies: ["ZBar", "TestSupport"]),
         .testTarget(name: "V4L2Tests", dependencies: ["V4L2", "TestSupport"]),
+        .testTarget(name: "Y4MTests", dependencies: ["Y4M", "Capture", "TestSupport"]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "TestSupport"]),
         .testTarget(name: "ResultsTests", dependencies: ["Results", "TestSupport"]),
         .testTarget(name: "DaemonTests", dependencies: ["Daemon", "TestSupport"]),

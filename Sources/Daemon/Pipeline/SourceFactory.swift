@@ -1,6 +1,7 @@
 import Capture
 import Logging
 import Media
+import Y4M
 
 /// Opens the frame source a URI names.
 public enum SourceFactory {

@@ -4,8 +4,9 @@ import Media
 ///
 /// Lines (header, `FRAME` markers) go through a 64 KiB read buffer; frame pixels are copied
 /// from what is already buffered and the rest is read straight into the caller's storage.
-/// In steady state it allocates nothing per frame. Used by one thread at a time.
-final class Y4MReader {
+/// In steady state it allocates nothing per frame. Used by one thread at a time (the owner,
+/// `Y4MSource`, hands it only to the thread that holds its `reading` flag).
+final class Y4MReader: @unchecked Sendable {
     enum FrameOutcome: Equatable {
         /// The pixels were written; `arrival` is the monotonic time the `FRAME` line was read.
         case frame(arrival: MediaTime)

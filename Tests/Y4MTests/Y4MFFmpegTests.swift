@@ -1,7 +1,7 @@
 import Foundation
 import Media
 import Testing
-@testable import Capture
+@testable import Y4M
 
 /// Round trips through ffmpeg: the reader must see exactly the planes ffmpeg wrote.
 @Suite("Y4M source with ffmpeg streams")

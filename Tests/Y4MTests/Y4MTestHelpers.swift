@@ -1,12 +1,9 @@
 import Foundation
 import Logging
 import Media
+import SystemPackage
 import Testing
-@testable import Capture
-
-#if canImport(Glibc)
-import Glibc
-#endif
+@testable import Y4M
 
 /// A logger that drops everything, so test output stays readable.
 let y4mTestLogger = Logger(label: "y4m-tests", factory: { _ in SwiftLogNoOpLogHandler() })
@@ -75,37 +72,32 @@ func y4mError(sourceLocation: SourceLocation = #_sourceLocation, _ body: () thro
 
 /// An anonymous pipe; closes whichever ends are still open when deinitialised.
 final class Y4MTestPipe: @unchecked Sendable {
-    let readEnd: Int32
-    private(set) var writeEnd: Int32
+    let readEnd: FileDescriptor
+    private(set) var writeEnd: FileDescriptor?
 
     init() throws {
-        var fds: [Int32] = [-1, -1]
-        guard pipe(&fds) == 0 else { throw Y4MError.systemCallFailed(call: "pipe", errno: errno) }
-        readEnd = fds[0]
-        writeEnd = fds[1]
+        (readEnd, writeEnd) = try FileDescriptor.pipe()
     }
 
     /// A path that opens this pipe's read side.
-    var path: String { "/dev/fd/\(readEnd)" }
+    var path: String { "/dev/fd/\(readEnd.rawValue)" }
 
     /// Writes all of `bytes`, blocking while the pipe is full.
     func write(_ bytes: [UInt8]) {
-        var written = 0
-        while written < bytes.count {
-            let n = bytes[written...].withUnsafeBytes { Glibc.write(writeEnd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            precondition(n > 0, "write to test pipe failed: errno \(errno)")
-            written += n
+        do {
+            _ = try writeEnd?.writeAll(bytes)
+        } catch {
+            preconditionFailure("write to test pipe failed: \(error)")
         }
     }
 
     func closeWriteEnd() {
-        if writeEnd >= 0 { Glibc.close(writeEnd) }
-        writeEnd = -1
+        try? writeEnd?.close()
+        writeEnd = nil
     }
 
     deinit {
-        Glibc.close(readEnd)
+        try? readEnd.close()
         closeWriteEnd()
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 import Media
+import SystemPackage
 import Testing
-@testable import Capture
+@testable import Y4M
 
 @Suite("Y4M source from files")
 struct Y4MSourceTests {
@@ -72,7 +73,7 @@ struct Y4MSourceTests {
         let path = "/nonexistent/syncscan/missing.y4m"
         let source = Y4MSource(path: path, logger: y4mTestLogger)
         let error = y4mError { try source.start() }
-        #expect(error == .cannotOpen(path: path, errno: ENOENT))
+        #expect(error == .cannotOpen(path: path, errno: Errno.noSuchFileOrDirectory.rawValue))
         #expect(error?.description.contains(path) == true)
         #expect(error?.description.contains("No such file or directory") == true)
         #expect(try source.next() == nil)

@@ -1,6 +1,6 @@
 import Media
 import Testing
-@testable import Capture
+@testable import Y4M
 
 @Suite("Y4M header")
 struct Y4MHeaderTests {

@@ -1,11 +1,9 @@
 import Foundation
 import Media
+import SystemPackage
 import Testing
-@testable import Capture
-
-#if canImport(Glibc)
-import Glibc
-#endif
+import TestSupport
+@testable import Y4M
 
 /// How long a test waits for another thread before calling it hung. Not a speed check:
 /// every wait here normally finishes at once.
@@ -43,10 +41,8 @@ struct Y4MLiveInputTests {
     }
 
     @Test func fifoIsLiveAndWaitsForItsWriter() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("syncscan-y4m-\(UUID().uuidString).fifo").path
-        #expect(mkfifo(path, 0o600) == 0)
-        defer { unlink(path) }
-        let source = Y4MSource(path: path, logger: y4mTestLogger)
+        let fifo = try TemporaryFIFO()
+        let source = Y4MSource(path: fifo.path, logger: y4mTestLogger)
         #expect(source.isLive)
 
         // The writer opens the FIFO on its own thread; start() must not need it to exist first.
@@ -55,10 +51,8 @@ struct Y4MLiveInputTests {
         Thread {
             do { try source.start(); started.set(nil) } catch { started.set("\(error)") }
         }.start()
-        let fd = open(path, O_WRONLY)
-        #expect(fd >= 0)
-        _ = stream.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        close(fd)
+        let writer = try FileDescriptor.open(fifo.path, .writeOnly)
+        _ = try writer.closeAfter { try writer.writeAll(stream) }
         #expect(started.wait(seconds: hangGuardSeconds) == .some(nil))
         #expect(try y4mReadAllFrames(source).map { Array($0.buffer.bytes) } == [[1, 2, 3, 4], [5, 6, 7, 8]])
     }
@@ -80,8 +74,8 @@ struct Y4MLiveInputTests {
             }
         }.start()
         // Let the reader reach poll(2) on the empty pipe; whether or not it has, stop() must end it.
-        while !source.isReading && result.current == nil { usleep(1000) }
-        usleep(50_000)
+        while !source.isReading && result.current == nil { Thread.sleep(forTimeInterval: 0.001) }
+        Thread.sleep(forTimeInterval: 0.05)
         source.stop()
 
         #expect(result.wait(seconds: hangGuardSeconds) == "nil", "next() did not return after stop()")
@@ -96,8 +90,8 @@ struct Y4MLiveInputTests {
         Thread {
             do { try source.start(); result.set("returned") } catch { result.set("error: \(error)") }
         }.start()
-        while !source.isReading && result.current == nil { usleep(1000) }
-        usleep(50_000)
+        while !source.isReading && result.current == nil { Thread.sleep(forTimeInterval: 0.001) }
+        Thread.sleep(forTimeInterval: 0.05)
         source.stop()
 
         #expect(result.wait(seconds: hangGuardSeconds) == "returned", "start() did not return after stop()")
@@ -120,8 +114,8 @@ struct Y4MLiveInputTests {
         Thread {
             do { result.set(try source.next() == nil ? "nil" : "an event") } catch { result.set("error: \(error)") }
         }.start()
-        while !source.isReading && result.current == nil { usleep(1000) }
-        usleep(50_000)
+        while !source.isReading && result.current == nil { Thread.sleep(forTimeInterval: 0.001) }
+        Thread.sleep(forTimeInterval: 0.05)
         source.stop()
         #expect(result.wait(seconds: hangGuardSeconds) == "nil")
         #expect(source.bufferAllocationCount == 2)
