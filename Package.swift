@@ -57,7 +57,7 @@ let package = Package(
 
         // Results handlers: where matched code + frame pairs go (JSON lines on stdout).
         .target(name: "Results", dependencies: [
-            "Capture", "Media", "ZBar",
+            "Capture", "Media", "ZBar", "SystemCalls",
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -82,12 +82,13 @@ let package = Package(
         // Test support: fakes and fixture frames (real QR codes from qrencode).
         .target(name: "TestSupport", dependencies: ["Media", "V4L2", "Capture"], path: "Tests/Support"),
 
+        .testTarget(name: "SystemCallsTests", dependencies: ["SystemCalls"]),
         .testTarget(name: "MediaTests", dependencies: ["Media", "TestSupport"]),
         .testTarget(name: "ZBarTests", dependencies: ["ZBar", "TestSupport"]),
-        .testTarget(name: "V4L2Tests", dependencies: ["V4L2", "TestSupport"]),
-        .testTarget(name: "Y4MTests", dependencies: ["Y4M", "Capture", "TestSupport"]),
+        .testTarget(name: "V4L2Tests", dependencies: ["V4L2", "SystemCalls", "TestSupport"]),
+        .testTarget(name: "Y4MTests", dependencies: ["Y4M", "Capture", "SystemCalls", "TestSupport"]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "TestSupport"]),
-        .testTarget(name: "ResultsTests", dependencies: ["Results", "TestSupport"]),
+        .testTarget(name: "ResultsTests", dependencies: ["Results", "SystemCalls", "TestSupport"]),
         .testTarget(name: "DaemonTests", dependencies: ["Daemon", "TestSupport"]),
         .testTarget(name: "syncscanTests", dependencies: ["syncscan", "TestSupport"]),
     ]

@@ -58,7 +58,7 @@ func system_poll(_ fds: UnsafeMutablePointer<pollfd>, _ count: Int, _ timeout: C
 
 extension Duration {
     /// Whole milliseconds, rounded up, clamped to what `poll` takes (negative → 0).
-    var pollMilliseconds: CInt {
+    public var pollMilliseconds: CInt {
         let (seconds, attoseconds) = components
         if seconds < 0 || (seconds == 0 && attoseconds <= 0) { return 0 }
         let ms = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000

@@ -1,5 +1,6 @@
 #if canImport(Glibc)
 import Glibc
+import SystemCalls
 #endif
 
 /// One capture node as `syncscan devices` shows it (Codable for `--json`).
@@ -117,7 +118,7 @@ public func videoDevicePaths(in directory: String = "/dev") -> [String] {
 /// left out; nodes that cannot be opened or queried are listed with `error` set.
 public func listCaptureDevices(paths: [String]? = nil, kernel: any V4L2Kernel = SystemV4L2Kernel()) -> [V4L2DeviceDescription] {
     (paths ?? videoDevicePaths()).compactMap { path -> V4L2DeviceDescription? in
-        do throws(V4L2Error) {
+        do throws(IOError) {
             let device = try V4L2Device(path: path, kernel: kernel)
             let capability = try device.capability()
             let node = capability.nodeCapabilities
@@ -151,8 +152,10 @@ public func listCaptureDevices(paths: [String]? = nil, kernel: any V4L2Kernel = 
             return V4L2DeviceDescription(path: path, card: capability.card, driver: capability.driver,
                                          busInfo: capability.busInfo, formats: formats)
         } catch {
-            if error.kind == .notFound || error.kind == .missingCapabilities { return nil }
-            return V4L2DeviceDescription(path: path, error: error.description)
+            if error.code == .notFound || error.code == .notSupported { return nil }
+            // The listing names the node already; the message starts with it too.
+            let reason = error.description.hasPrefix(path + ": ") ? String(error.description.dropFirst(path.count + 2)) : error.description
+            return V4L2DeviceDescription(path: path, error: reason)
         }
     }
 }

@@ -29,7 +29,7 @@ final class Y4MChannel: @unchecked Sendable {
 
     /// Opens `path` (`-` is standard input, borrowed) without blocking, also on a FIFO with no
     /// writer: `open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)`, `fstat`, `pipe2(O_NONBLOCK | O_CLOEXEC)`.
-    init(path: String) throws(Y4MError) {
+    init(path: String) throws(IOError) {
         let isStandardInput = path == "-"
         name = isStandardInput ? "standard input" : path
         let input: FileDescriptor
@@ -38,7 +38,7 @@ final class Y4MChannel: @unchecked Sendable {
         } else {
             switch Result(catchingErrno: { try FileDescriptor.open(path, .readOnly, options: [.nonBlocking, .closeOnExec]) }) {
             case .success(let opened): input = opened
-            case .failure(let error): throw .cannotOpen(path: path, errno: error.rawValue)
+            case .failure(let error): throw .cannotOpen(path: path, errno: error)
             }
         }
         let closeInput = { if !isStandardInput { try? input.close() } }
@@ -48,8 +48,8 @@ final class Y4MChannel: @unchecked Sendable {
             kind = try Y4MFileKind(of: input)
         } catch {
             closeInput()
-            throw isStandardInput ? .readFailed(path: name, errno: error.rawValue)
-                                  : .cannotOpen(path: path, errno: error.rawValue)
+            throw isStandardInput ? .readFailed(path: name, call: "fstat", errno: error)
+                                  : .cannotOpen(path: path, call: "fstat", errno: error)
         }
         guard kind != .directory else {
             closeInput()
@@ -61,7 +61,7 @@ final class Y4MChannel: @unchecked Sendable {
             wake = try FileDescriptor.pipe(options: [.nonBlocking, .closeOnExec])
         } catch {
             closeInput()
-            throw .systemCallFailed(call: "pipe", errno: error.rawValue)
+            throw .systemCallFailed(call: "pipe", errno: error)
         }
 
         self.kind = kind
@@ -82,11 +82,11 @@ final class Y4MChannel: @unchecked Sendable {
     }
 
     /// Reads at most `buffer.count` bytes once some are available, or reports why there are none.
-    func read(into buffer: UnsafeMutableRawBufferPointer) throws(Y4MError) -> ReadOutcome {
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws(IOError) -> ReadOutcome {
         guard !isClosed else { return .stopped }
         while true {
             if case .failure(let error) = pollSet.wait() {
-                throw .systemCallFailed(call: "poll", errno: error.rawValue)
+                throw .systemCallFailed(call: "poll", errno: error)
             }
             if !pollSet.events(at: 0).isEmpty { return .stopped }
             guard !pollSet.events(at: 1).isEmpty else { continue }
@@ -95,7 +95,7 @@ final class Y4MChannel: @unchecked Sendable {
             case .success(let count): return .bytes(count)
             case .failure(.resourceTemporarilyUnavailable):
                 continue  // A non-blocking descriptor woke spuriously; wait again.
-            case .failure(let error): throw .readFailed(path: name, errno: error.rawValue)
+            case .failure(let error): throw .readFailed(path: name, errno: error)
             }
         }
     }

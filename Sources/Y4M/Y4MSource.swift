@@ -1,6 +1,7 @@
 import Logging
 import Media
 import Synchronization
+import SystemCalls
 
 /// Frames from a YUV4MPEG2 (`.y4m`) file, FIFO, pipe or standard input.
 ///
@@ -37,13 +38,13 @@ public final class Y4MSource: FrameSource, @unchecked Sendable {
 
     // Touched only by the thread that holds `reading`.
     private var nextSequenceNumber: UInt64 = 0
-    private var failure: Y4MError?
+    private var failure: IOError?
     private var ended = false
 
     /// A source reading `path`; `-` means standard input. Nothing is opened until `start()`.
     public init(path: String, logger: Logger) {
         self.path = path
-        self.uri = "y4m:" + path
+        self.uri = SourceURI.y4m(path: path).description
         self.logger = logger
         // Until `start()` looks at the opened descriptor, `stat` decides; a missing path fails in `start()`.
         let kind = try? (path == "-" ? Y4MFileKind(of: .standardInput) : Y4MFileKind(atPath: path))
@@ -69,12 +70,12 @@ public final class Y4MSource: FrameSource, @unchecked Sendable {
 
     /// Opens the input and reads the header. Does nothing if already started or stopped.
     ///
-    /// Throws `Y4MError` when the input cannot be opened or its header is not a usable Y4M header.
+    /// Throws an `IOError` when the input cannot be opened or its header is not a usable Y4M header.
     public func start() throws {
-        let opened: Y4MChannel? = try state.withLock { state throws(Y4MError) in
+        let opened: Y4MChannel? = try state.withLock { state throws(IOError) in
             guard state.phase == .idle else { return nil }
             let channel: Y4MChannel
-            do throws(Y4MError) {
+            do throws(IOError) {
                 channel = try Y4MChannel(path: path)
             } catch {
                 state.phase = .stopped
@@ -125,9 +126,9 @@ public final class Y4MSource: FrameSource, @unchecked Sendable {
 
     /// The next frame, or `nil` at the end of the stream or after `stop()`.
     ///
-    /// Throws `Y4MError` for a truncated or malformed frame, and the same error again on later calls.
+    /// Throws an `IOError` (code `malformedInput`) for a truncated or malformed frame, and the same error again on later calls.
     public func next() throws -> SourceEvent? {
-        let streaming = try state.withLock { state throws(Y4MError) -> (reader: Y4MReader, pool: Y4MBufferPool, header: Y4MHeader, isLive: Bool)? in
+        let streaming = try state.withLock { state throws(IOError) -> (reader: Y4MReader, pool: Y4MBufferPool, header: Y4MHeader, isLive: Bool)? in
             switch state.phase {
             case .idle: throw .notStarted(uri: uri)
             case .opening: throw .concurrentRead(uri: uri)

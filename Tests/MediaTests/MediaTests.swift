@@ -72,3 +72,39 @@ import Testing
         #expect(released.value == 1)
     }
 }
+
+@Suite struct SourceURITests {
+    @Test func y4mFormsNameAFileAPipeOrStandardInput() throws {
+        #expect(try SourceURI(parsing: "y4m:/tmp/a.y4m") == .y4m(path: "/tmp/a.y4m"))
+        #expect(try SourceURI(parsing: "y4m:clip") == .y4m(path: "clip"))
+        #expect(try SourceURI(parsing: "y4m:-") == .y4m(path: "-"))
+        #expect(try SourceURI(parsing: "-") == .y4m(path: "-"))
+        #expect(try SourceURI(parsing: "relative/clip.Y4M") == .y4m(path: "relative/clip.Y4M"))
+        #expect(try SourceURI(parsing: "/dev/shm/clip.y4m") == .y4m(path: "/dev/shm/clip.y4m"))
+    }
+
+    @Test func v4l2FormsNameADeviceNode() throws {
+        #expect(try SourceURI(parsing: "/dev/video0") == .v4l2(devicePath: "/dev/video0"))
+        #expect(try SourceURI(parsing: "v4l2:/dev/video2") == .v4l2(devicePath: "/dev/video2"))
+        #expect(try SourceURI(parsing: "v4l2:///dev/video2") == .v4l2(devicePath: "/dev/video2"))
+        #expect(try SourceURI(parsing: "/dev/v4l/by-id/usb-Cam_123-video-index0") == .v4l2(devicePath: "/dev/v4l/by-id/usb-Cam_123-video-index0"))
+        // An explicit scheme wins over the .y4m suffix.
+        #expect(try SourceURI(parsing: "v4l2:/dev/odd.y4m") == .v4l2(devicePath: "/dev/odd.y4m"))
+    }
+
+    @Test func descriptionIsTheSchemeAndPath() throws {
+        #expect(try SourceURI(parsing: "clip.y4m").description == "y4m:clip.y4m")
+        #expect(try SourceURI(parsing: "v4l2:///dev/video2").description == "v4l2:/dev/video2")
+        #expect(try SourceURI(parsing: "/dev/video0").description == "v4l2:/dev/video0")
+    }
+
+    @Test(arguments: ["", "video0", "rtsp://camera/stream", "/tmp/camera", "/dev/", "y4m:", "v4l2:", "v4l2:video0", "v4l2:/", "clip\0.y4m"])
+    func unusableTextIsRefusedWithTheAcceptedForms(text: String) {
+        let error = #expect(throws: SourceURIError.self) { try SourceURI(parsing: text) }
+        #expect(error?.uri == text)
+        #expect(error?.description.hasPrefix("unsupported source \"") == true)
+        // Every refusal says what to write instead.
+        #expect(error?.description.contains("/dev/videoN") == true || error?.description.contains("- for stdin") == true,
+                "\(String(describing: error))")
+    }
+}

@@ -1,4 +1,5 @@
 import Media
+import SystemCalls
 import Testing
 import TestSupport
 import V4L2
@@ -120,9 +121,9 @@ import V4L2
         let driver = FakeV4L2Kernel.Driver(formats: [.init(.rgb24, "24-bit RGB", sizes: [.discrete(width: 64, height: 48)])])
         let fake = FakeV4L2Kernel(driver: driver)
         let source = try V4L2CaptureSource(path: "/dev/video0", configuration: .fast, kernel: fake, logger: LogRecorder().logger)
-        let error = try #require(throws: V4L2Error.self) { try source.start() }
-        #expect(error.kind == .unsupportedFormat)
-        #expect(error.description.contains("VIDIOC_S_FMT on /dev/video0") && error.description.contains("RGB3"))
+        let error = try #require(throws: IOError.self) { try source.start() }
+        #expect(error.code == .notSupported && error.call == "VIDIOC_S_FMT")
+        #expect(error.description.hasPrefix("/dev/video0: ") && error.description.contains("RGB3"))
         #expect(fake.liveDescriptors == 0 && fake.liveMappings == 0)
     }
 }

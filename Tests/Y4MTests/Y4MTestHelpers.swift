@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Media
+import SystemCalls
 import SystemPackage
 import Testing
 @testable import Y4M
@@ -57,15 +58,15 @@ func y4mStartedSource(_ bytes: [UInt8]) throws -> (Y4MSource, Y4MTemporaryFile) 
     return (source, file)
 }
 
-/// The error `body` throws as a `Y4MError`, recording an issue if it throws nothing or something else.
-func y4mError(sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void) -> Y4MError? {
+/// The error `body` throws as an `IOError`, recording an issue if it throws nothing or something else.
+func y4mError(sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void) -> IOError? {
     do {
         try body()
-        Issue.record("expected a Y4MError, nothing was thrown", sourceLocation: sourceLocation)
-    } catch let error as Y4MError {
+        Issue.record("expected an IOError, nothing was thrown", sourceLocation: sourceLocation)
+    } catch let error as IOError {
         return error
     } catch {
-        Issue.record("expected a Y4MError, got \(error)", sourceLocation: sourceLocation)
+        Issue.record("expected an IOError, got \(error)", sourceLocation: sourceLocation)
     }
     return nil
 }

@@ -48,13 +48,3 @@ public protocol V4L2Kernel: Sendable {
     /// Empty result: the timeout passed. With `device == nil` this is an interruptible sleep.
     func poll(device: CInt?, wakeDescriptor: CInt, timeout: Duration) -> Result<V4L2PollEvents, Errno>
 }
-
-extension Duration {
-    /// Whole milliseconds, rounded up, clamped to what `poll` takes (negative → 0).
-    var pollMilliseconds: CInt {
-        let (seconds, attoseconds) = components
-        if seconds < 0 || (seconds == 0 && attoseconds <= 0) { return 0 }
-        let ms = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
-        return CInt(clamping: ms)
-    }
-}
