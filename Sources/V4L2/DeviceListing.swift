@@ -1,7 +1,8 @@
 #if canImport(Glibc)
 import Glibc
-import SystemCalls
 #endif
+import Media
+import SystemCalls
 
 /// One capture node as `syncscan devices` shows it (Codable for `--json`).
 public struct V4L2DeviceDescription: Codable, Sendable, Hashable {
@@ -92,10 +93,7 @@ private extension String {
     var capitalized: String { prefix(1).uppercased() + dropFirst() }
 }
 
-private func fixed3(_ value: Double) -> String {
-    let thousandths = Int((value * 1000).rounded())
-    return "\(thousandths / 1000).\(String(1000 + thousandths % 1000).dropFirst())"
-}
+private func fixed3(_ value: Double) -> String { DecimalText.string(value, fractionDigits: 3, minimumFractionDigits: 3) }
 private func seconds(_ f: V4L2Fraction) -> String { fixed3(f.denominator == 0 ? 0 : Double(f.numerator) / Double(f.denominator)) }
 private func fps(_ value: Double) -> String { fixed3(value) }
 

@@ -1,8 +1,8 @@
 import Logging
 import Media
-import SystemPackage
 import Synchronization
 import SystemCalls
+import SystemPackage
 
 /// The mmap'd buffers of one streaming session on one open device; unmaps them in `deinit`.
 ///

@@ -1,8 +1,8 @@
 import Logging
 import Media
-import SystemPackage
 import Synchronization
 import SystemCalls
+import SystemPackage
 
 /// A camera read through libv4l2 with mmap streaming: a `FrameSource` that survives unplugs.
 ///
@@ -309,7 +309,7 @@ public final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
             throw error
         }
         control.withLock { $0.opens = generation }
-        let fps = format.frameInterval.map { String(format: $0.framesPerSecond) } ?? "unknown"
+        let fps = format.frameInterval.map { DecimalText.string($0.framesPerSecond, fractionDigits: 3) } ?? "unknown"
         logger.notice(reopen ? "camera reopened and streaming" : "camera streaming", metadata: [
             "device": "\(path)", "card": "\(capability.card)", "driver": "\(capability.driver)",
             "size": "\(format.width)x\(format.height)", "fourcc": "\(format.fourcc)", "bytesperline": "\(format.bytesPerLine)",
@@ -358,14 +358,5 @@ public final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
     private func stallDeadline(_ stream: Stream) -> ContinuousClock.Instant? {
         guard configuration.stallTimeoutFrameIntervals > 0 else { return nil }
         return max(stream.openedAt + configuration.gracePeriod, stream.lastBufferAt + stallTimeout(stream.format))
-    }
-}
-
-private extension String {
-    init(format fps: Double) {
-        let scaled = (fps * 1000).rounded()
-        let whole = Int(scaled) / 1000
-        let fraction = Int(scaled) % 1000
-        self = fraction == 0 ? "\(whole)" : "\(whole).\(String(fraction + 1000).dropFirst())"
     }
 }

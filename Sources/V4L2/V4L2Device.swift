@@ -1,6 +1,6 @@
 import Media
-import SystemPackage
 import SystemCalls
+import SystemPackage
 
 /// An open V4L2 device node: owns the descriptor and closes it in `deinit`.
 ///
@@ -61,11 +61,6 @@ public final class V4L2Device: Sendable {
         try enumerate("VIDIOC_ENUM_FRAMEINTERVALS") {
             kernel.enumerateFrameInterval(descriptor, fourcc: fourcc, width: width, height: height, index: $0)
         }
-    }
-
-    /// VIDIOC_G_FMT.
-    public func format() throws(IOError) -> V4L2PixelFormat {
-        try check(kernel.getFormat(descriptor), "VIDIOC_G_FMT")
     }
 
     /// VIDIOC_S_FMT; returns what the driver chose, which is what the frames will have.

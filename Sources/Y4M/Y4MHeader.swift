@@ -57,21 +57,10 @@ public struct Y4MHeader: Sendable, Hashable {
     public var bytesPerLine: Int { width }
 
     /// Bytes of one frame's pixels after its `FRAME` line: the luma plane then, for colour,
-    /// two chroma planes of `ceil(W/2) x ceil(H/2)` (4:2:0), `ceil(W/2) x H` (4:2:2) or `W x H` (4:4:4).
+    /// two chroma planes of `ceil(W/2) x ceil(H/2)` (4:2:0), `ceil(W/2) x H` (4:2:2) or `W x H`
+    /// (4:4:4), unpadded: `PixelFormat.frameSize` at a stride of `width`.
     public var frameByteCount: Int {
-        Self.frameByteCount(width: width, height: height, format: pixelFormat)
-    }
-
-    static func frameByteCount(width: Int, height: Int, format: PixelFormat) -> Int {
-        let luma = width * height
-        let halfWidth = (width + 1) / 2
-        let halfHeight = (height + 1) / 2
-        switch format {
-        case .yuv420: return luma + 2 * halfWidth * halfHeight
-        case .yuv422p: return luma + 2 * halfWidth * height
-        case .yuv444p: return 3 * luma
-        default: return luma
-        }
+        pixelFormat.frameSize(width: width, height: height, bytesPerLine: bytesPerLine)
     }
 
     /// The presentation time of frame `sequenceNumber` at `frameRate`, rounded down to a nanosecond.
@@ -156,7 +145,7 @@ public struct Y4MHeader: Sendable, Hashable {
         guard let format = pixelFormat(forColourSpace: colourSpace) else {
             throw .unsupportedColourSpace(colourSpace)
         }
-        let bytes = frameByteCount(width: width, height: height, format: format)
+        let bytes = format.frameSize(width: width, height: height, bytesPerLine: width)
         guard bytes <= maximumFrameByteCount else {
             throw .frameTooLarge(width: width, height: height, bytes: bytes, limit: maximumFrameByteCount)
         }

@@ -17,8 +17,8 @@ import V4L2
             #expect(frame.sequenceNumber == UInt64(expected) && delivered.sequence == UInt32(expected))
             #expect(frame.presentationTime == delivered.timestamp)
             // No copy: the frame's bytes are the mapping the driver filled.
-            #expect(frame.buffer.bytes.baseAddress.map { UInt(bitPattern: $0) } == delivered.address)
-            #expect(frame.buffer.bytes.allSatisfy { $0 == UInt8(expected) })
+            #expect(frame.buffer.withUnsafeBytes { $0.baseAddress.map { UInt(bitPattern: $0) } } == delivered.address)
+            #expect(frame.buffer.withUnsafeBytes { $0.allSatisfy { $0 == UInt8(expected) } })
             #expect(frame.format == .grey && frame.width == 64 && frame.height == 48)
         }
         source.stop()
@@ -79,7 +79,7 @@ import V4L2
             #expect(afterStop == nil)
             // Still mapped while the frame is alive: its bytes must stay readable.
             #expect(fake.liveMappings == 4)
-            #expect(held?.buffer.bytes.allSatisfy { $0 == 0 } == true)
+            #expect(held?.buffer.withUnsafeBytes { $0.allSatisfy { $0 == 0 } } == true)
             held = nil
         }
         #expect(fake.liveMappings == 0)

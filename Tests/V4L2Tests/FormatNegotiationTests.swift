@@ -23,6 +23,12 @@ import V4L2
         #expect(FormatNegotiation.chooseFourCC(from: [format(.yu12, emulated: true), format(.nv12)], requested: nil) == .nv12)
     }
 
+    @Test func fourCCsNameThePipelinesPixelFormats() {
+        #expect(FourCC.yu12.pixelFormat == .yuv420 && FourCC.yuyv.pixelFormat == .yuyv && FourCC.yuv422p.pixelFormat == .yuv422p)
+        #expect(FourCC.mjpeg.pixelFormat == nil && FourCC.rgb24.pixelFormat == nil)
+        #expect(FourCC(.yvu420) == .yv12 && FourCC(.yuv444p) == nil)
+    }
+
     @Test func requestedFourCCWins() {
         #expect(FormatNegotiation.chooseFourCC(from: [format(.grey)], requested: .yuyv) == .yuyv)
     }
@@ -113,7 +119,7 @@ import V4L2
         #expect(fake.setFormatRequests.last?.width == 64)
         let frame = try #require(try source.next()?.frame)
         #expect(frame.width == 48 && frame.height == 40 && frame.bytesPerLine == 128 && frame.format == .grey)
-        #expect(frame.buffer.bytes.count == 128 * 40)
+        #expect(frame.buffer.count == 128 * 40)
         source.stop()
     }
 

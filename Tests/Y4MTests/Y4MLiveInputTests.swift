@@ -33,7 +33,7 @@ struct Y4MLiveInputTests {
         #expect(writerDone.wait(seconds: hangGuardSeconds) == true)
 
         #expect(read.map(\.sequenceNumber) == Array(0..<20))
-        #expect(read.map { Array($0.buffer.bytes) } == frames)
+        #expect(read.map { $0.buffer.copiedBytes } == frames)
         let times = read.map(\.presentationTime)
         #expect(times.allSatisfy { $0 >= before && $0 <= after }, "arrival times are monotonic clock readings")
         #expect(zip(times, times.dropFirst()).allSatisfy { $0 <= $1 })
@@ -54,7 +54,7 @@ struct Y4MLiveInputTests {
         let writer = try FileDescriptor.open(fifo.path, .writeOnly)
         _ = try writer.closeAfter { try writer.writeAll(stream) }
         #expect(started.wait(seconds: hangGuardSeconds) == .some(nil))
-        #expect(try y4mReadAllFrames(source).map { Array($0.buffer.bytes) } == [[1, 2, 3, 4], [5, 6, 7, 8]])
+        #expect(try y4mReadAllFrames(source).map { $0.buffer.copiedBytes } == [[1, 2, 3, 4], [5, 6, 7, 8]])
     }
 
     @Test func stopUnblocksNextWaitingOnAnEmptyPipe() throws {
@@ -108,7 +108,7 @@ struct Y4MLiveInputTests {
         let source = Y4MSource(path: pipe.path, logger: y4mTestLogger)
         try source.start()
         guard case .frame(let first)? = try source.next() else { Issue.record("expected the first frame"); return }
-        #expect(Array(first.buffer.bytes) == y4mPattern(count: 16, seed: 0))
+        #expect(first.buffer.copiedBytes == y4mPattern(count: 16, seed: 0))
 
         let result = Y4MResultBox<String>()
         Thread {

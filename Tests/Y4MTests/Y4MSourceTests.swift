@@ -3,6 +3,7 @@ import Media
 import SystemCalls
 import SystemPackage
 import Testing
+import TestSupport
 @testable import Y4M
 
 @Suite("Y4M source from files")
@@ -21,7 +22,7 @@ struct Y4MSourceTests {
             #expect(frame.height == 4)
             #expect(frame.bytesPerLine == 6)
             #expect(frame.format == .yuv420)
-            #expect(Array(frame.buffer.bytes) == expected)
+            #expect(frame.buffer.copiedBytes == expected)
         }
         // The end is sticky.
         #expect(try source.next() == nil)
@@ -36,8 +37,8 @@ struct Y4MSourceTests {
         let (source, _) = try y4mStartedSource(y4mStream(header: "YUV4MPEG2 W3 H3 F25:1 \(tag)", frames: frames))
         let read = try y4mReadAllFrames(source)
         #expect(read.count == 2)
-        #expect(read.map { Array($0.buffer.bytes) } == frames)
-        #expect(read.allSatisfy { $0.format == format && $0.buffer.bytes.count == format.frameSize(width: 3, height: 3, bytesPerLine: 3) })
+        #expect(read.map { $0.buffer.copiedBytes } == frames)
+        #expect(read.allSatisfy { $0.format == format && $0.buffer.count == format.frameSize(width: 3, height: 3, bytesPerLine: 3) })
     }
 
     @Test func framesLargerThanTheReadBufferArriveWhole() throws {
@@ -45,14 +46,14 @@ struct Y4MSourceTests {
         let frames = (0..<3).map { y4mPattern(count: 320 * 240 * 3, seed: $0) }
         let (source, _) = try y4mStartedSource(y4mStream(header: "YUV4MPEG2 W320 H240 F25:1 C444", frames: frames))
         let read = try y4mReadAllFrames(source)
-        #expect(read.map { Array($0.buffer.bytes) } == frames)
+        #expect(read.map { $0.buffer.copiedBytes } == frames)
     }
 
     @Test func frameParametersAfterFrameAreAccepted() throws {
         var bytes = Array("YUV4MPEG2 W2 H2 Cmono\nFRAME Ip XFOO=1\n".utf8) + [1, 2, 3, 4]
         bytes += Array("FRAME\n".utf8) + [5, 6, 7, 8]
         let (source, _) = try y4mStartedSource(bytes)
-        #expect(try y4mReadAllFrames(source).map { Array($0.buffer.bytes) } == [[1, 2, 3, 4], [5, 6, 7, 8]])
+        #expect(try y4mReadAllFrames(source).map { $0.buffer.copiedBytes } == [[1, 2, 3, 4], [5, 6, 7, 8]])
     }
 
     @Test func presentationTimesFollowTheFrameRate() throws {
@@ -219,7 +220,7 @@ struct Y4MSourceTests {
         var count = 0
         while let event = try source.next() {
             guard case .frame(let frame) = event else { continue }
-            #expect(Array(frame.buffer.bytes) == frames[count])
+            #expect(frame.buffer.copiedBytes == frames[count])
             count += 1
         }
         #expect(count == 100)
@@ -245,7 +246,7 @@ struct Y4MSourceTests {
         #expect(source.bufferAllocationCount == 10)
         guard case .frame(let fifth)? = try source.next() else { Issue.record("expected a frame"); return }
         #expect(source.bufferAllocationCount == 11)
-        #expect(Array(fifth.buffer.bytes) == frames[14])
+        #expect(fifth.buffer.copiedBytes == frames[14])
     }
 
     @Test func poolRetainsAtMostItsLimit() {

@@ -9,7 +9,6 @@ func system_v4l2_mmap(_ length: Int, _ fd: CInt, _ offset: Int64) -> UnsafeMutab
 func system_v4l2_munmap(_ address: UnsafeMutableRawPointer, _ length: Int) -> CInt { cv4l2_munmap(address, length) }
 func system_querycap(_ fd: CInt, _ c: UnsafeMutablePointer<v4l2_capability>) -> CInt { cv4l2_querycap(fd, c) }
 func system_enum_fmt(_ fd: CInt, _ f: UnsafeMutablePointer<v4l2_fmtdesc>) -> CInt { cv4l2_enum_fmt(fd, f) }
-func system_g_fmt(_ fd: CInt, _ f: UnsafeMutablePointer<v4l2_format>) -> CInt { cv4l2_g_fmt(fd, f) }
 func system_s_fmt(_ fd: CInt, _ f: UnsafeMutablePointer<v4l2_format>) -> CInt { cv4l2_s_fmt(fd, f) }
 func system_reqbufs(_ fd: CInt, _ r: UnsafeMutablePointer<v4l2_requestbuffers>) -> CInt { cv4l2_reqbufs(fd, r) }
 func system_querybuf(_ fd: CInt, _ b: UnsafeMutablePointer<v4l2_buffer>) -> CInt { cv4l2_querybuf(fd, b) }

@@ -69,12 +69,6 @@ public struct SystemV4L2Kernel: V4L2Kernel {
         }
     }
 
-    public func getFormat(_ fd: CInt) -> Result<V4L2PixelFormat, Errno> {
-        var f = v4l2_format()
-        f.type = Self.captureType
-        return valueOrErrno { system_g_fmt(fd, &f) }.map { _ in pixelFormat(f.fmt.pix) }
-    }
-
     public func setFormat(_ fd: CInt, _ format: V4L2PixelFormat) -> Result<V4L2PixelFormat, Errno> {
         var f = v4l2_format()
         f.type = Self.captureType

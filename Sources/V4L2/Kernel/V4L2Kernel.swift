@@ -19,8 +19,6 @@ public protocol V4L2Kernel: Sendable {
     func enumerateFrameSize(_ fd: CInt, fourcc: FourCC, index: Int) -> Result<V4L2FrameSize, Errno>
     /// VIDIOC_ENUM_FRAMEINTERVALS at `index`; EINVAL past the last one.
     func enumerateFrameInterval(_ fd: CInt, fourcc: FourCC, width: Int, height: Int, index: Int) -> Result<V4L2FrameInterval, Errno>
-    /// VIDIOC_G_FMT (video capture).
-    func getFormat(_ fd: CInt) -> Result<V4L2PixelFormat, Errno>
     /// VIDIOC_S_FMT (video capture); returns the format the driver chose, which may differ.
     func setFormat(_ fd: CInt, _ format: V4L2PixelFormat) -> Result<V4L2PixelFormat, Errno>
     /// VIDIOC_G_PARM: the time per frame, `nil` if the driver cannot set it (no V4L2_CAP_TIMEPERFRAME).
