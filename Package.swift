@@ -23,10 +23,11 @@ let package = Package(
         .systemLibrary(name: "CZBar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
         .systemLibrary(name: "CV4L2", pkgConfig: "libv4l2", providers: [.apt(["libv4l-dev"])]),
 
-        // Frames, pixel formats and the frame-source protocol shared by every stage (no C).
+        // Frames, pixel formats, source URIs and the frame-source protocol shared by every stage (no C).
         .target(name: "Media"),
 
-        // The one EINTR-retrying helper every module's `system_*` wrappers go through.
+        // The one EINTR-retrying helper every module's `system_*` wrappers go through, `poll(2)`,
+        // and `IOError`, the one error shape of the inputs (V4L2, Y4M) and the output.
         .target(name: "SystemCalls", dependencies: [
             .product(name: "SystemPackage", package: "swift-system"),
         ]),

@@ -90,8 +90,8 @@ extension V4L2Device {
         let requestedFourCC = configuration.pixelFormat.flatMap { FourCC($0) }
         if configuration.pixelFormat != nil, requestedFourCC == nil {
             throw IOError.v4l2(.notSupported, call: "VIDIOC_S_FMT", device: path,
-                                  problem: "pixel format \(configuration.pixelFormat!) has no V4L2 single-planar code",
-                                  remedy: "request one of \(FormatNegotiation.preferredFourCCs.map(\.description).joined(separator: ", "))")
+                               problem: "pixel format \(configuration.pixelFormat!) has no V4L2 single-planar code",
+                               remedy: "request one of \(FormatNegotiation.preferredFourCCs.map(\.description).joined(separator: ", "))")
         }
         let fourcc = FormatNegotiation.chooseFourCC(from: formats, requested: requestedFourCC)
         let sizes = try frameSizes(for: fourcc)
@@ -102,13 +102,13 @@ extension V4L2Device {
         let set = try setFormat(V4L2PixelFormat(width: size.width, height: size.height, fourcc: fourcc))
         guard let pixelFormat = set.fourcc.pixelFormat else {
             throw IOError.v4l2(.notSupported, call: "VIDIOC_S_FMT", device: path,
-                                  problem: "asked for \(fourcc) \(size.width)x\(size.height), the driver set \(set.fourcc), which cannot be scanned",
-                                  remedy: "request a pixel format the camera lists (`syncscan devices`): GREY, YUYV, UYVY, NV12 or YU12")
+                               problem: "asked for \(fourcc) \(size.width)x\(size.height), the driver set \(set.fourcc), which cannot be scanned",
+                               remedy: "request a pixel format the camera lists (`syncscan devices`): GREY, YUYV, UYVY, NV12 or YU12")
         }
         guard set.width > 0, set.height > 0 else {
             throw IOError.v4l2(.notSupported, call: "VIDIOC_S_FMT", device: path,
-                                  problem: "the driver set an empty frame size \(set.width)x\(set.height)",
-                                  remedy: "request a size the camera lists (`syncscan devices`)")
+                               problem: "the driver set an empty frame size \(set.width)x\(set.height)",
+                               remedy: "request a size the camera lists (`syncscan devices`)")
         }
         let bytesPerLine = max(set.bytesPerLine, pixelFormat.minimumBytesPerLine(width: set.width))
         var interval: V4L2Fraction?

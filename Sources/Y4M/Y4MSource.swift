@@ -126,9 +126,11 @@ public final class Y4MSource: FrameSource, @unchecked Sendable {
 
     /// The next frame, or `nil` at the end of the stream or after `stop()`.
     ///
-    /// Throws an `IOError` (code `malformedInput`) for a truncated or malformed frame, and the same error again on later calls.
+    /// Throws an `IOError` (code `malformedInput`) for a truncated or malformed frame, and the
+    /// same error again on later calls.
     public func next() throws -> SourceEvent? {
-        let streaming = try state.withLock { state throws(IOError) -> (reader: Y4MReader, pool: Y4MBufferPool, header: Y4MHeader, isLive: Bool)? in
+        typealias Streaming = (reader: Y4MReader, pool: Y4MBufferPool, header: Y4MHeader, isLive: Bool)
+        let streaming = try state.withLock { state throws(IOError) -> Streaming? in
             switch state.phase {
             case .idle: throw .notStarted(uri: uri)
             case .opening: throw .concurrentRead(uri: uri)
