@@ -2,7 +2,7 @@
 import PackageDescription
 
 // The folder layout follows one frame through the pipeline:
-// CV4L2/CZBar (C) → V4L2 (camera) / Capture/Inputs (Y4M) → Capture/Outputs (video, metadata via ZBar)
+// CV4L2/CZBar (C) → V4L2 (camera) / Y4M (file, pipe) → Capture/Outputs (video, metadata via ZBar)
 // → Capture/Synchronizer → Results (JSON lines) ; Daemon wires it as a service ; syncscan is `main`.
 let package = Package(
     name: "syncscan",
@@ -23,10 +23,12 @@ let package = Package(
         .systemLibrary(name: "CZBar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
         .systemLibrary(name: "CV4L2", pkgConfig: "libv4l2", providers: [.apt(["libv4l-dev"])]),
 
-        // Frames, pixel formats and the frame-source protocol shared by every stage (no C).
+        // Frames, pixel formats, source URIs and the frame-source protocol shared by every stage (no C).
         .target(name: "Media"),
 
-        // The one EINTR-retrying helper every module's `system_*` wrappers go through.
+        // The one EINTR-retrying helper every module's `system_*` wrappers go through, `poll(2)`,
+        // `sched_getaffinity` (through the CSystemCalls shim), and `IOError`, the one error shape
+        // of the inputs (V4L2, Y4M) and the output.
         .target(name: "CSystemCalls"),
         .target(name: "SystemCalls", dependencies: [
             "CSystemCalls",
@@ -37,29 +39,36 @@ let package = Package(
         .target(name: "ZBar", dependencies: [
             "CZBar", "Media",
         ]),
+
+        // The inputs, peers behind Media's `FrameSource`: a camera through libv4l2, and a
+        // YUV4MPEG2 file or pipe read through swift-system (no C, no Glibc).
         .target(name: "V4L2", dependencies: [
             "CV4L2", "Media", "SystemCalls",
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
         ]),
-
-        // The AVFoundation-shaped pipeline: session, inputs, outputs, synchronizer.
-        .target(name: "Capture", dependencies: [
-            "Media", "ZBar", "SystemCalls",
+        .target(name: "Y4M", dependencies: [
+            "Media", "SystemCalls",
             .product(name: "SystemPackage", package: "swift-system"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+
+        // The AVFoundation-shaped pipeline: session, outputs, synchronizer (any FrameSource in).
+        .target(name: "Capture", dependencies: [
+            "Media", "ZBar",
             .product(name: "Logging", package: "swift-log"),
         ]),
 
         // Results handlers: where matched code + frame pairs go (JSON lines on stdout).
         .target(name: "Results", dependencies: [
-            "Capture", "Media", "ZBar",
+            "Capture", "Media", "ZBar", "SystemCalls",
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
         ]),
 
         // The service: configuration, systemd notify, signals, stats.
         .target(name: "Daemon", dependencies: [
-            "Capture", "Results", "V4L2", "Media", "ZBar", "SystemCalls",
+            "Capture", "Results", "V4L2", "Y4M", "Media", "ZBar", "SystemCalls",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -78,11 +87,13 @@ let package = Package(
         // Test support: fakes and fixture frames (real QR codes from qrencode).
         .target(name: "TestSupport", dependencies: ["Media", "V4L2", "Capture"], path: "Tests/Support"),
 
+        .testTarget(name: "SystemCallsTests", dependencies: ["SystemCalls"]),
         .testTarget(name: "MediaTests", dependencies: ["Media", "TestSupport"]),
         .testTarget(name: "ZBarTests", dependencies: ["ZBar", "TestSupport"]),
-        .testTarget(name: "V4L2Tests", dependencies: ["V4L2", "TestSupport"]),
+        .testTarget(name: "V4L2Tests", dependencies: ["V4L2", "SystemCalls", "TestSupport"]),
+        .testTarget(name: "Y4MTests", dependencies: ["Y4M", "Capture", "SystemCalls", "TestSupport"]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "TestSupport"]),
-        .testTarget(name: "ResultsTests", dependencies: ["Results", "TestSupport"]),
+        .testTarget(name: "ResultsTests", dependencies: ["Results", "SystemCalls", "TestSupport"]),
         .testTarget(name: "DaemonTests", dependencies: [
             "Daemon", "TestSupport", .product(name: "Configuration", package: "swift-configuration"),
         ]),

@@ -1,7 +1,7 @@
 #ifndef CV4L2_SHIM_H
 #define CV4L2_SHIM_H
 /* Header-only shim over libv4l2: Swift cannot call variadic functions (v4l2_open,
- * v4l2_ioctl) nor expand function-like macros (VIDIOC_*, v4l2_fourcc, MAP_FAILED),
+ * v4l2_ioctl) nor expand function-like macros (VIDIOC_*, MAP_FAILED),
  * so each request gets a prefixed static inline wrapper. Errors: -1 (NULL for mmap)
  * with errno set, exactly as libv4l2 reports them. */
 #include <fcntl.h>
@@ -23,7 +23,6 @@ static inline int cv4l2_munmap(void *address, size_t length) { return v4l2_munma
 
 static inline int cv4l2_querycap(int fd, struct v4l2_capability *c) { return v4l2_ioctl(fd, VIDIOC_QUERYCAP, c); }
 static inline int cv4l2_enum_fmt(int fd, struct v4l2_fmtdesc *f) { return v4l2_ioctl(fd, VIDIOC_ENUM_FMT, f); }
-static inline int cv4l2_g_fmt(int fd, struct v4l2_format *f) { return v4l2_ioctl(fd, VIDIOC_G_FMT, f); }
 static inline int cv4l2_s_fmt(int fd, struct v4l2_format *f) { return v4l2_ioctl(fd, VIDIOC_S_FMT, f); }
 static inline int cv4l2_reqbufs(int fd, struct v4l2_requestbuffers *r) { return v4l2_ioctl(fd, VIDIOC_REQBUFS, r); }
 static inline int cv4l2_querybuf(int fd, struct v4l2_buffer *b) { return v4l2_ioctl(fd, VIDIOC_QUERYBUF, b); }
@@ -35,8 +34,6 @@ static inline int cv4l2_enum_framesizes(int fd, struct v4l2_frmsizeenum *s) { re
 static inline int cv4l2_enum_frameintervals(int fd, struct v4l2_frmivalenum *i) { return v4l2_ioctl(fd, VIDIOC_ENUM_FRAMEINTERVALS, i); }
 static inline int cv4l2_g_parm(int fd, struct v4l2_streamparm *p) { return v4l2_ioctl(fd, VIDIOC_G_PARM, p); }
 static inline int cv4l2_s_parm(int fd, struct v4l2_streamparm *p) { return v4l2_ioctl(fd, VIDIOC_S_PARM, p); }
-
-static inline uint32_t cv4l2_fourcc(char a, char b, char c, char d) { return v4l2_fourcc(a, b, c, d); }
 
 /* The wake-up descriptor that lets stop() interrupt a poll or a backoff sleep. */
 static inline int cv4l2_eventfd(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }

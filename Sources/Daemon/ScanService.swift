@@ -70,10 +70,8 @@ public final class ScanService: Service, @unchecked Sendable {
     /// Each session has its own results handler (lines name its source) on the shared writer.
     private func runSession(_ options: PipelineOptions) async throws {
         let source = try SourceFactory.makeSource(options, logger: logger)
-        // Lines wait for a slow reader only when frames wait too (a file read to its end); a live
-        // source drops lines instead, so stdout can never hold up capture.
-        let framesWait = !(options.configuration.videoDataOutput.discardsLateFrames(for: source)) && !source.isLive
-        writer.setOverflowPolicy(framesWait ? .wait : .drop)
+        // Lines wait for a slow reader only when frames wait too (a file read to its end).
+        writer.setOverflowPolicy(options.configuration.videoDataOutput.framesWait(for: source) ? .wait : .drop)
         let handler = JSONLinesResultsHandler(writer: writer, source: source.uri, emitFrames: options.emitFrames)
         lock.withLock { lastHandler = handler }
         let events = self.events
@@ -138,7 +136,8 @@ public final class ScanService: Service, @unchecked Sendable {
             return (s, current?.metadata.scanTimePercentiles())
         }
         let reasons = Self.droppedBreakdown(stats)
-        let scan = percentiles.map { String(format: "scan_p50=%.1fms scan_p99=%.1fms", $0.p50 * 1000, $0.p99 * 1000) } ?? "scan_p50=- scan_p99=-"
+        let milliseconds = { (seconds: Double) in DecimalText.string(seconds * 1000, fractionDigits: 1, minimumFractionDigits: 1) }
+        let scan = percentiles.map { "scan_p50=\(milliseconds($0.p50))ms scan_p99=\(milliseconds($0.p99))ms" } ?? "scan_p50=- scan_p99=-"
         return "stats: frames=\(stats.frames) scanned=\(stats.scanned) dropped=\(stats.droppedTotal) (\(reasons)) "
             + "repeated_seq=\(stats.repeatedSequenceNumbers) codes=\(stats.codes) \(scan) output_lines_dropped=\(writer.droppedLines)"
     }

@@ -23,7 +23,9 @@ public struct MediaTime: Sendable, Hashable, Comparable, CustomStringConvertible
     public static func - (lhs: MediaTime, rhs: MediaTime) -> MediaTime { MediaTime(nanoseconds: lhs.nanoseconds - rhs.nanoseconds) }
     public static func + (lhs: MediaTime, rhs: MediaTime) -> MediaTime { MediaTime(nanoseconds: lhs.nanoseconds + rhs.nanoseconds) }
 
-    public var description: String { String(seconds) }
+    /// Seconds in decimal, exact to the nanosecond, without trailing zeros: `12.0333`, `0`, `-1.5`
+    /// (the `pts` of JSON lines).
+    public var description: String { DecimalText.string(units: nanoseconds, fractionDigits: 9) }
 
     /// The current CLOCK_MONOTONIC time, the clock V4L2 stamps buffers with.
     public static func monotonicNow() -> MediaTime {

@@ -1,5 +1,8 @@
 /// A pixel layout the pipeline can scan, named by its V4L2 fourcc.
 ///
+/// The raw value is the fourcc (the one map between V4L2 codes and layouts: `v4l2FourCC`,
+/// `init?(v4l2FourCC:)`), except for `yuv444p`, which V4L2 has no single-planar code for.
+///
 /// zbar reads 8-bit luma only. `lumaLayout` says where the luma samples of a row are, so a
 /// planar or grey frame is scanned in place and a packed 4:2:2 frame needs one extraction pass.
 public enum PixelFormat: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
@@ -23,6 +26,15 @@ public enum PixelFormat: String, Sendable, Hashable, CaseIterable, CustomStringC
     case yuv444p = "YUV444P"
 
     public var description: String { rawValue }
+
+    /// The V4L2 fourcc of this layout (`GREY`, `YU12`, …); `nil` for `yuv444p`.
+    public var v4l2FourCC: String? { self == .yuv444p ? nil : rawValue }
+
+    /// The layout a V4L2 fourcc names; `nil` for codes the pipeline cannot scan (`MJPG`, `RGB3`, …).
+    public init?(v4l2FourCC fourcc: String) {
+        guard let format = PixelFormat(rawValue: fourcc), format.v4l2FourCC != nil else { return nil }
+        self = format
+    }
 
     /// Where luma sits in a row: byte offset of the first sample and the step between samples.
     public var lumaLayout: (offset: Int, step: Int) {

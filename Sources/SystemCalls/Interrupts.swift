@@ -8,7 +8,8 @@ import Darwin
 /// The result of a system call, or the errno it set when it returned -1.
 ///
 /// The one place in syncscan where EINTR is retried: every module's `system_*` wrappers
-/// (V4L2 ioctls, Y4M reads and polls, the sd_notify socket) go through it.
+/// (V4L2 ioctls, `poll`, the sd_notify socket) go through it; swift-system retries EINTR in its
+/// own calls (`FileDescriptor.open`, `read`, `write`).
 /// - Parameter retryOnInterrupt: call again while the call fails with EINTR (not for `close`,
 ///   which on Linux has released the descriptor even then).
 public func valueOrErrno<I: FixedWidthInteger>(retryOnInterrupt: Bool = true, _ call: () -> I) -> Result<I, Errno> {

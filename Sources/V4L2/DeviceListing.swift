@@ -1,6 +1,8 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Media
+import SystemCalls
 
 /// One capture node as `syncscan devices` shows it (Codable for `--json`).
 public struct V4L2DeviceDescription: Codable, Sendable, Hashable {
@@ -91,10 +93,7 @@ private extension String {
     var capitalized: String { prefix(1).uppercased() + dropFirst() }
 }
 
-private func fixed3(_ value: Double) -> String {
-    let thousandths = Int((value * 1000).rounded())
-    return "\(thousandths / 1000).\(String(1000 + thousandths % 1000).dropFirst())"
-}
+private func fixed3(_ value: Double) -> String { DecimalText.string(value, fractionDigits: 3, minimumFractionDigits: 3) }
 private func seconds(_ f: V4L2Fraction) -> String { fixed3(f.denominator == 0 ? 0 : Double(f.numerator) / Double(f.denominator)) }
 private func fps(_ value: Double) -> String { fixed3(value) }
 
@@ -117,7 +116,7 @@ public func videoDevicePaths(in directory: String = "/dev") -> [String] {
 /// left out; nodes that cannot be opened or queried are listed with `error` set.
 public func listCaptureDevices(paths: [String]? = nil, kernel: any V4L2Kernel = SystemV4L2Kernel()) -> [V4L2DeviceDescription] {
     (paths ?? videoDevicePaths()).compactMap { path -> V4L2DeviceDescription? in
-        do throws(V4L2Error) {
+        do throws(IOError) {
             let device = try V4L2Device(path: path, kernel: kernel)
             let capability = try device.capability()
             let node = capability.nodeCapabilities
@@ -151,8 +150,10 @@ public func listCaptureDevices(paths: [String]? = nil, kernel: any V4L2Kernel = 
             return V4L2DeviceDescription(path: path, card: capability.card, driver: capability.driver,
                                          busInfo: capability.busInfo, formats: formats)
         } catch {
-            if error.kind == .notFound || error.kind == .missingCapabilities { return nil }
-            return V4L2DeviceDescription(path: path, error: error.description)
+            if error.code == .notFound || error.code == .notSupported { return nil }
+            // The listing names the node already; the message starts with it too.
+            let reason = error.description.hasPrefix(path + ": ") ? String(error.description.dropFirst(path.count + 2)) : error.description
+            return V4L2DeviceDescription(path: path, error: reason)
         }
     }
 }

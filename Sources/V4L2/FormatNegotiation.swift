@@ -1,4 +1,5 @@
 import Media
+import SystemCalls
 
 /// Chooses the format to ask VIDIOC_S_FMT for, from what the device enumerates.
 ///
@@ -84,13 +85,13 @@ public struct NegotiatedFormat: Sendable, Hashable {
 extension V4L2Device {
     /// Negotiates the capture format per `configuration` (VIDIOC_ENUM_FMT, VIDIOC_ENUM_FRAMESIZES,
     /// VIDIOC_S_FMT, then VIDIOC_S_PARM or VIDIOC_G_PARM) and returns what the driver set.
-    public func negotiateFormat(_ configuration: V4L2CaptureSource.Configuration) throws(V4L2Error) -> NegotiatedFormat {
+    public func negotiateFormat(_ configuration: V4L2CaptureSource.Configuration) throws(IOError) -> NegotiatedFormat {
         let formats = try formats()
         let requestedFourCC = configuration.pixelFormat.flatMap { FourCC($0) }
         if configuration.pixelFormat != nil, requestedFourCC == nil {
-            throw V4L2Error(kind: .unsupportedFormat, call: "VIDIOC_S_FMT", device: path,
-                            problem: "pixel format \(configuration.pixelFormat!) has no V4L2 single-planar code",
-                            remedy: "request one of \(FormatNegotiation.preferredFourCCs.map(\.description).joined(separator: ", "))")
+            throw IOError.v4l2(.notSupported, call: "VIDIOC_S_FMT", device: path,
+                               problem: "pixel format \(configuration.pixelFormat!) has no V4L2 single-planar code",
+                               remedy: "request one of \(FormatNegotiation.preferredFourCCs.map(\.description).joined(separator: ", "))")
         }
         let fourcc = FormatNegotiation.chooseFourCC(from: formats, requested: requestedFourCC)
         let sizes = try frameSizes(for: fourcc)
@@ -100,14 +101,14 @@ extension V4L2Device {
             ?? (configuration.width ?? configuration.maximumWidth, configuration.height ?? configuration.maximumHeight)
         let set = try setFormat(V4L2PixelFormat(width: size.width, height: size.height, fourcc: fourcc))
         guard let pixelFormat = set.fourcc.pixelFormat else {
-            throw V4L2Error(kind: .unsupportedFormat, call: "VIDIOC_S_FMT", device: path,
-                            problem: "asked for \(fourcc) \(size.width)x\(size.height), the driver set \(set.fourcc), which cannot be scanned",
-                            remedy: "request a pixel format the camera lists (`syncscan devices`): GREY, YUYV, UYVY, NV12 or YU12")
+            throw IOError.v4l2(.notSupported, call: "VIDIOC_S_FMT", device: path,
+                               problem: "asked for \(fourcc) \(size.width)x\(size.height), the driver set \(set.fourcc), which cannot be scanned",
+                               remedy: "request a pixel format the camera lists (`syncscan devices`): GREY, YUYV, UYVY, NV12 or YU12")
         }
         guard set.width > 0, set.height > 0 else {
-            throw V4L2Error(kind: .unsupportedFormat, call: "VIDIOC_S_FMT", device: path,
-                            problem: "the driver set an empty frame size \(set.width)x\(set.height)",
-                            remedy: "request a size the camera lists (`syncscan devices`)")
+            throw IOError.v4l2(.notSupported, call: "VIDIOC_S_FMT", device: path,
+                               problem: "the driver set an empty frame size \(set.width)x\(set.height)",
+                               remedy: "request a size the camera lists (`syncscan devices`)")
         }
         let bytesPerLine = max(set.bytesPerLine, pixelFormat.minimumBytesPerLine(width: set.width))
         var interval: V4L2Fraction?

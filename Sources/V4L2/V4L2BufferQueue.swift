@@ -1,7 +1,8 @@
 import Logging
 import Media
-import SystemPackage
 import Synchronization
+import SystemCalls
+import SystemPackage
 
 /// The mmap'd buffers of one streaming session on one open device; unmaps them in `deinit`.
 ///
@@ -26,16 +27,16 @@ public final class V4L2BufferQueue: @unchecked Sendable {
     ///
     /// The driver may grant fewer or more; fewer than two is an error (no frame could be
     /// captured while another is being scanned).
-    public init(device: V4L2Device, count: Int, generation: Int = 1, logger: Logger) throws(V4L2Error) {
+    public init(device: V4L2Device, count: Int, generation: Int = 1, logger: Logger) throws(IOError) {
         self.device = device
         self.generation = generation
         self.logger = logger
         let granted = try device.check(device.kernel.requestBuffers(device.descriptor, count: count), "VIDIOC_REQBUFS")
         guard granted >= 2 else {
             _ = device.kernel.requestBuffers(device.descriptor, count: 0)
-            throw V4L2Error(kind: .other, call: "VIDIOC_REQBUFS", device: device.path,
-                            problem: "the driver granted \(granted) mmap buffers of \(count) requested",
-                            remedy: "the driver cannot stream with mmap buffers; close other programs using it and retry")
+            throw IOError.v4l2(.resourceExhausted, call: "VIDIOC_REQBUFS", device: device.path,
+                               problem: "the driver granted \(granted) mmap buffers of \(count) requested",
+                               remedy: "the driver cannot stream with mmap buffers; close other programs using it and retry")
         }
         var mapped: [UnsafeMutableRawBufferPointer] = []
         func unmapAll() {
@@ -46,11 +47,11 @@ public final class V4L2BufferQueue: @unchecked Sendable {
             let location: V4L2BufferLocation
             switch device.kernel.queryBuffer(device.descriptor, index: index) {
             case .success(let l): location = l
-            case .failure(let errno): unmapAll(); throw V4L2Error(call: "VIDIOC_QUERYBUF", device: device.path, errno: errno)
+            case .failure(let errno): unmapAll(); throw IOError.v4l2(call: "VIDIOC_QUERYBUF", device: device.path, errno: errno)
             }
             switch device.kernel.map(device.descriptor, length: location.length, offset: location.offset) {
             case .success(let address): mapped.append(UnsafeMutableRawBufferPointer(start: address, count: location.length))
-            case .failure(let errno): unmapAll(); throw V4L2Error(call: "mmap", device: device.path, errno: errno)
+            case .failure(let errno): unmapAll(); throw IOError.v4l2(call: "mmap", device: device.path, errno: errno)
             }
         }
         mappings = mapped
@@ -74,7 +75,7 @@ public final class V4L2BufferQueue: @unchecked Sendable {
     public func bytes(of index: Int) -> UnsafeMutableRawBufferPointer { mappings[index] }
 
     /// Queues every buffer (VIDIOC_QBUF), before VIDIOC_STREAMON.
-    public func queueAll() throws(V4L2Error) {
+    public func queueAll() throws(IOError) {
         for index in mappings.indices {
             try device.check(device.kernel.queueBuffer(device.descriptor, index: index), "VIDIOC_QBUF")
             _ = state.withLock { $0.inKernel.insert(index) }
@@ -117,7 +118,4 @@ public final class V4L2BufferQueue: @unchecked Sendable {
             _ = device.kernel.requestBuffers(device.descriptor, count: 0)
         }
     }
-
-    /// Whether `retire()` was called.
-    public var isRetired: Bool { state.withLock { $0.retired } }
 }

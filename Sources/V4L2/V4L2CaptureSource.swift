@@ -1,7 +1,8 @@
 import Logging
 import Media
-import SystemPackage
 import Synchronization
+import SystemCalls
+import SystemPackage
 
 /// A camera read through libv4l2 with mmap streaming: a `FrameSource` that survives unplugs.
 ///
@@ -121,15 +122,26 @@ public final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
     }
     private let control = Mutex(Control())
 
-    /// A source for `path` (`/dev/videoN`, `v4l2:/dev/videoN`, `/dev/v4l/by-id/…`); nothing is opened yet.
+    /// A source for the camera `path` names (`/dev/videoN`, `v4l2:/dev/videoN`, `v4l2:///dev/videoN`,
+    /// `/dev/v4l/by-id/…`, parsed by `SourceURI`); nothing is opened yet.
     public init(path: String, configuration: Configuration = Configuration(), kernel: any V4L2Kernel = SystemV4L2Kernel(),
-                logger: Logger) throws(V4L2Error) {
-        self.path = try Self.devicePath(from: path)
-        if let problem = configuration.problem {
-            throw V4L2Error(kind: .invalidConfiguration, call: "configuration", device: self.path, problem: problem,
-                            remedy: "fix the camera settings in the configuration")
+                logger: Logger) throws(IOError) {
+        let source: SourceURI
+        do throws(SourceURIError) {
+            source = try SourceURI(parsing: path)
+        } catch {
+            throw IOError(code: .invalidArgument, call: "V4L2CaptureSource.init", message: error.description)
         }
-        uri = "v4l2:" + self.path
+        guard case .v4l2(let devicePath) = source else {
+            throw IOError(code: .invalidArgument, call: "V4L2CaptureSource.init",
+                          message: "\(path) names a Y4M input, not a camera; \(SourceURI.cameraForms)")
+        }
+        self.path = devicePath
+        if let problem = configuration.problem {
+            throw IOError.v4l2(.invalidArgument, call: "V4L2CaptureSource.init", device: devicePath, problem: problem,
+                               remedy: "fix the camera settings in the configuration")
+        }
+        uri = SourceURI.v4l2(devicePath: devicePath).description
         self.configuration = configuration
         self.kernel = kernel
         self.logger = logger
@@ -137,18 +149,6 @@ public final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
     }
 
     deinit { stop() }
-
-    /// The device path in `uri`: `v4l2:/dev/video0`, `v4l2:///dev/video0` or an absolute path.
-    public static func devicePath(from uri: String) throws(V4L2Error) -> String {
-        var path = Substring(uri)
-        if path.hasPrefix("v4l2://") { path = path.dropFirst(7) } else if path.hasPrefix("v4l2:") { path = path.dropFirst(5) }
-        guard path.hasPrefix("/"), path.count > 1, !path.contains("\0") else {
-            throw V4L2Error(kind: .invalidPath, call: "open", device: uri.isEmpty ? "(empty)" : uri,
-                            problem: "not a device path",
-                            remedy: "name the camera as /dev/videoN, v4l2:/dev/videoN or /dev/v4l/by-id/…")
-        }
-        return String(path)
-    }
 
     /// The format negotiated on the current open, `nil` while not streaming.
     public var currentFormat: NegotiatedFormat? { control.withLock { $0.stream?.format } }
@@ -175,9 +175,9 @@ public final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
             }
             let deadline = stallDeadline(stream)
             let timeout = deadline.map { ContinuousClock.now.duration(to: $0) } ?? .seconds(3600)
-            switch kernel.poll(device: stream.device.descriptor, wakeDescriptor: wake.descriptor, timeout: max(timeout, .zero)) {
+            switch kernel.poll(device: stream.device.descriptor, wakeDescriptor: wake.descriptor.rawValue, timeout: max(timeout, .zero)) {
             case .failure(let errno):
-                lose(stream, V4L2Error(call: "poll", device: path, errno: errno))
+                lose(stream, IOError.v4l2(call: "poll", device: path, errno: errno))
             case .success(let events) where events.contains(.wakeUp):
                 continue
             case .success(let events) where events.contains(.readable):
@@ -187,11 +187,11 @@ public final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
                 case .failure(.resourceTemporarilyUnavailable):
                     continue
                 case .failure(let errno):
-                    lose(stream, V4L2Error(call: "VIDIOC_DQBUF", device: path, errno: errno))
+                    lose(stream, IOError.v4l2(call: "VIDIOC_DQBUF", device: path, errno: errno))
                 }
             case .success(let events) where events.contains(.error):
-                lose(stream, V4L2Error(kind: .disconnected, call: "poll", device: path, problem: "POLLERR on the device",
-                                       remedy: "the device went away (unplugged or reset): reconnect it"))
+                lose(stream, IOError.v4l2(.disconnected, call: "poll", device: path, problem: "POLLERR on the device",
+                                          remedy: "the device went away (unplugged or reset): reconnect it"))
             case .success:
                 if stream.queue.buffersInKernel == 0 {
                     // Every buffer is lent out as a frame: the pipeline is behind, the camera is not stalled.
@@ -252,7 +252,7 @@ public final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
     }
 
     /// Drops a stream that failed; the next `next()` iteration reopens with backoff.
-    private func lose(_ stream: Stream, _ error: V4L2Error) {
+    private func lose(_ stream: Stream, _ error: IOError) {
         logger.warning("camera lost; reopening it", metadata: ["device": "\(path)", "error": "\(error)"])
         drop(stream)
     }
@@ -260,26 +260,26 @@ public final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
     /// Opens and starts a stream, retrying per the configuration; `nil` if stopped meanwhile.
     ///
     /// `initial`: a missing device is an error at once (bad path); later it is waited for.
-    private func connect(initial: Bool) throws(V4L2Error) -> Stream? {
+    private func connect(initial: Bool) throws(IOError) -> Stream? {
         var delay = configuration.reconnectBackoffInitial
         var attempt = 0
         var busyFailures = 0
         while !isStopped {
             attempt += 1
-            let error: V4L2Error
+            let error: IOError
             do {
                 return try openStream(reopen: !initial)
             } catch let e {
                 error = e
             }
-            switch error.kind {
-            case .missingCapabilities, .unsupportedFormat, .invalidPath, .invalidConfiguration:
+            switch error.code {
+            case .notSupported, .invalidArgument:
                 throw error
             case .busy, .permissionDenied:
                 busyFailures += 1
                 if busyFailures > configuration.busyRetryLimit {
                     var final = error
-                    final.problem = "gave up after \(busyFailures) attempts"
+                    final.message = "gave up after \(busyFailures) attempts: " + error.message
                     logger.error("camera unavailable; giving up", metadata: ["device": "\(path)", "error": "\(final)"])
                     throw final
                 }
@@ -297,14 +297,14 @@ public final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
 
     /// Waits `duration` unless `stop()` comes first; `false` if it did.
     private func sleep(_ duration: Duration) -> Bool {
-        switch kernel.poll(device: nil, wakeDescriptor: wake.descriptor, timeout: duration) {
+        switch kernel.poll(device: nil, wakeDescriptor: wake.descriptor.rawValue, timeout: duration) {
         case .success(let events): return !events.contains(.wakeUp) && !isStopped
         case .failure: return !isStopped
         }
     }
 
     /// One attempt: open, check capabilities, negotiate, map, queue, stream on.
-    private func openStream(reopen: Bool) throws(V4L2Error) -> Stream {
+    private func openStream(reopen: Bool) throws(IOError) -> Stream {
         let device = try V4L2Device(path: path, kernel: kernel)
         let capability = try device.requireStreamingCapture()
         let format = try device.negotiateFormat(configuration)
@@ -318,7 +318,7 @@ public final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
             throw error
         }
         control.withLock { $0.opens = generation }
-        let fps = format.frameInterval.map { String(format: $0.framesPerSecond) } ?? "unknown"
+        let fps = format.frameInterval.map { DecimalText.string($0.framesPerSecond, fractionDigits: 3) } ?? "unknown"
         logger.notice(reopen ? "camera reopened and streaming" : "camera streaming", metadata: [
             "device": "\(path)", "card": "\(capability.card)", "driver": "\(capability.driver)",
             "size": "\(format.width)x\(format.height)", "fourcc": "\(format.fourcc)", "bytesperline": "\(format.bytesPerLine)",
@@ -367,14 +367,5 @@ public final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
     private func stallDeadline(_ stream: Stream) -> ContinuousClock.Instant? {
         guard configuration.stallTimeoutFrameIntervals > 0 else { return nil }
         return max(stream.openedAt + configuration.gracePeriod, stream.lastBufferAt + stallTimeout(stream.format))
-    }
-}
-
-private extension String {
-    init(format fps: Double) {
-        let scaled = (fps * 1000).rounded()
-        let whole = Int(scaled) / 1000
-        let fraction = Int(scaled) % 1000
-        self = fraction == 0 ? "\(whole)" : "\(whole).\(String(fraction + 1000).dropFirst())"
     }
 }

@@ -144,3 +144,15 @@ private func expectLedgerComplete(_ collections: [SynchronizedDataCollection], f
         #expect(recorder.collections.map(\.sequenceNumber) == Array(0..<UInt64(n)))
     }
 }
+
+@Suite struct VideoDataOutputPolicyTests {
+    @Test func framesWaitOnlyForAFileWhoseLateFramesAreKept() {
+        let file = ScriptedFrameSource(steps: [], isLive: false), camera = ScriptedFrameSource(steps: [], isLive: true)
+        // The default follows the source: a file keeps late frames and waits; a camera drops them.
+        #expect(VideoDataOutput().framesWait(for: file) && !VideoDataOutput().framesWait(for: camera))
+        #expect(!VideoDataOutput(alwaysDiscardsLateVideoFrames: true).framesWait(for: file))
+        // Keeping late frames of a live source still never blocks it: a full queue drops.
+        #expect(!VideoDataOutput(alwaysDiscardsLateVideoFrames: false).framesWait(for: camera))
+        #expect(VideoDataOutput(alwaysDiscardsLateVideoFrames: false).framesWait(for: file))
+    }
+}

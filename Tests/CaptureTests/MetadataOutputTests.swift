@@ -29,7 +29,7 @@ private func scan(_ frame: VideoFrame, with output: MetadataOutput = MetadataOut
         let stride = format.minimumBytesPerLine(width: grey.width) + 48
         let frame = grey.videoFrame(format: format, bytesPerLine: stride, padding: 0x00)
         #expect(frame.bytesPerLine == stride)
-        #expect(frame.buffer.bytes.count == format.frameSize(width: 320, height: 240, bytesPerLine: stride))
+        #expect(frame.buffer.count == format.frameSize(width: 320, height: 240, bytesPerLine: stride))
 
         let codes = scan(frame)
         #expect(codes.map(\.data) == [Array("format".utf8)])

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import Media
 
 @Suite struct PixelFormatTests {
@@ -12,6 +13,28 @@ import Testing
         #expect(PixelFormat.yuv422p.frameSize(width: 4, height: 2, bytesPerLine: 4) == 8 + 2 * 2 * 2)
         #expect(PixelFormat.yuv444p.frameSize(width: 4, height: 2, bytesPerLine: 4) == 24)
         #expect(PixelFormat.grey.frameSize(width: 3, height: 3, bytesPerLine: 8) == 24)
+    }
+
+    /// At every small size, odd and even, the frame size is the Y4M plane layout counted plane
+    /// by plane: luma W×H, then two chroma planes of ⌈W/2⌉×⌈H/2⌉ (4:2:0), ⌈W/2⌉×H (4:2:2) or W×H (4:4:4).
+    @Test(arguments: [(PixelFormat.grey, 0, 0), (.yuv420, 1, 1), (.yuv422p, 1, 0), (.yuv444p, 0, 0)])
+    func frameSizeIsTheY4MPlaneLayout(format: PixelFormat, halvedWidth: Int, halvedHeight: Int) {
+        for width in 1...17 {
+            for height in 1...13 {
+                let chromaWidth = halvedWidth == 1 ? (width + 1) / 2 : width
+                let chromaHeight = halvedHeight == 1 ? (height + 1) / 2 : height
+                let planes = width * height + (format == .grey ? 0 : 2 * chromaWidth * chromaHeight)
+                #expect(format.frameSize(width: width, height: height, bytesPerLine: width) == planes, "\(format) \(width)x\(height)")
+            }
+        }
+    }
+
+    @Test func v4l2FourCCsMapBothWays() {
+        for format in PixelFormat.allCases where format != .yuv444p {
+            #expect(format.v4l2FourCC.flatMap(PixelFormat.init(v4l2FourCC:)) == format)
+        }
+        #expect(PixelFormat.yuv420.v4l2FourCC == "YU12" && PixelFormat.yuv444p.v4l2FourCC == nil)
+        #expect(PixelFormat(v4l2FourCC: "YUV444P") == nil && PixelFormat(v4l2FourCC: "MJPG") == nil)
     }
 
     @Test func lumaIsInPlaceForPlanarFormatsAndInterleavedForPacked422() {
@@ -35,6 +58,14 @@ import Testing
         #expect(MediaTime(nanoseconds: 33_333_333).seconds == 0.033333333)
         #expect(MediaTime(seconds: 2) - MediaTime(seconds: 0.5) == MediaTime(seconds: 1.5))
         #expect(MediaTime(seconds: 0.25) + MediaTime(seconds: 0.5) < MediaTime(seconds: 1))
+    }
+
+    @Test func descriptionIsExactDecimalSeconds() {
+        #expect(MediaTime(nanoseconds: 0).description == "0")
+        #expect(MediaTime(nanoseconds: 1).description == "0.000000001")
+        #expect(MediaTime(nanoseconds: 33_333_333).description == "0.033333333")
+        #expect(MediaTime(nanoseconds: -1_500_000_000).description == "-1.5")
+        #expect(MediaTime(nanoseconds: .min).description == "-9223372036.854775808")
     }
 
     @Test func theMonotonicClockNeverGoesBack() {
@@ -64,11 +95,65 @@ import Testing
             sequenceNumber: 7, presentationTime: MediaTime(seconds: 0.7), width: 2, height: 2, bytesPerLine: 2,
             format: .grey, buffer: PixelBuffer(bytes: UnsafeRawBufferPointer(storage)) { storage.deallocate(); released.add() })
         var copy = frame
-        #expect(Array(copy!.buffer.bytes) == [1, 2, 3, 4])
+        #expect(copy!.buffer.copiedBytes == [1, 2, 3, 4])
         #expect(copy!.info == FrameInfo(sequenceNumber: 7, presentationTime: MediaTime(seconds: 0.7), width: 2, height: 2, format: .grey))
         frame = nil
         #expect(released.value == 0, "a copy of the frame still holds the buffer")
         copy = nil
         #expect(released.value == 1)
+    }
+}
+
+@Suite struct SourceURITests {
+    @Test func y4mFormsNameAFileAPipeOrStandardInput() throws {
+        #expect(try SourceURI(parsing: "y4m:/tmp/a.y4m") == .y4m(path: "/tmp/a.y4m"))
+        #expect(try SourceURI(parsing: "y4m:clip") == .y4m(path: "clip"))
+        #expect(try SourceURI(parsing: "y4m:-") == .y4m(path: "-"))
+        #expect(try SourceURI(parsing: "-") == .y4m(path: "-"))
+        #expect(try SourceURI(parsing: "relative/clip.Y4M") == .y4m(path: "relative/clip.Y4M"))
+        #expect(try SourceURI(parsing: "/dev/shm/clip.y4m") == .y4m(path: "/dev/shm/clip.y4m"))
+    }
+
+    @Test func v4l2FormsNameADeviceNode() throws {
+        #expect(try SourceURI(parsing: "/dev/video0") == .v4l2(devicePath: "/dev/video0"))
+        #expect(try SourceURI(parsing: "v4l2:/dev/video2") == .v4l2(devicePath: "/dev/video2"))
+        #expect(try SourceURI(parsing: "v4l2:///dev/video2") == .v4l2(devicePath: "/dev/video2"))
+        #expect(try SourceURI(parsing: "/dev/v4l/by-id/usb-Cam_123-video-index0") == .v4l2(devicePath: "/dev/v4l/by-id/usb-Cam_123-video-index0"))
+        // An explicit scheme wins over the .y4m suffix.
+        #expect(try SourceURI(parsing: "v4l2:/dev/odd.y4m") == .v4l2(devicePath: "/dev/odd.y4m"))
+    }
+
+    @Test func descriptionIsTheSchemeAndPath() throws {
+        #expect(try SourceURI(parsing: "clip.y4m").description == "y4m:clip.y4m")
+        #expect(try SourceURI(parsing: "v4l2:///dev/video2").description == "v4l2:/dev/video2")
+        #expect(try SourceURI(parsing: "/dev/video0").description == "v4l2:/dev/video0")
+    }
+
+    @Test(arguments: ["", "video0", "rtsp://camera/stream", "/tmp/camera", "/dev/", "y4m:", "v4l2:", "v4l2:video0", "v4l2:/", "clip\0.y4m"])
+    func unusableTextIsRefusedWithTheAcceptedForms(text: String) {
+        let error = #expect(throws: SourceURIError.self) { try SourceURI(parsing: text) }
+        #expect(error?.uri == text)
+        #expect(error?.description.hasPrefix("unsupported source \"") == true)
+        // Every refusal says what to write instead.
+        #expect(error?.description.contains("/dev/videoN") == true || error?.description.contains("- for stdin") == true,
+                "\(String(describing: error))")
+    }
+}
+
+@Suite struct DecimalTextTests {
+    @Test func integerUnitsAreWrittenExactly() {
+        #expect(DecimalText.string(units: 12_500_000_000, fractionDigits: 9) == "12.5")
+        #expect(DecimalText.string(units: -1, fractionDigits: 3) == "-0.001")
+        #expect(DecimalText.string(units: 30_000, fractionDigits: 3, minimumFractionDigits: 3) == "30.000")
+        #expect(DecimalText.string(units: 42, fractionDigits: 0) == "42")
+    }
+
+    @Test func doublesAreRoundedToTheirDecimals() {
+        #expect(DecimalText.string(29.97, fractionDigits: 3) == "29.97")
+        #expect(DecimalText.string(1000, fractionDigits: 3) == "1000")
+        #expect(DecimalText.string(1.0 / 30, fractionDigits: 3, minimumFractionDigits: 3) == "0.033")
+        #expect(DecimalText.string(0.25, fractionDigits: 1, minimumFractionDigits: 1) == "0.3")
+        #expect(DecimalText.string(-0.0004, fractionDigits: 3) == "0")
+        #expect(DecimalText.string(.infinity, fractionDigits: 3) == "inf")
     }
 }

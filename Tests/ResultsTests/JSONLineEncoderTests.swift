@@ -87,9 +87,18 @@ private func parse(_ line: [UInt8]) throws -> [String: Any] {
     }
 
     @Test func timestampsKeepNanosecondsWithoutTrailingZeros() {
-        #expect(JSONLineEncoder.seconds(MediaTime(nanoseconds: 0)) == "0")
-        #expect(JSONLineEncoder.seconds(MediaTime(nanoseconds: 33_333_333)) == "0.033333333")
-        #expect(JSONLineEncoder.seconds(MediaTime(nanoseconds: 12_500_000_000)) == "12.5")
-        #expect(JSONLineEncoder.seconds(MediaTime(nanoseconds: -1_500_000_000)) == "-1.5")
+        let expected: [(Int64, String)] = [(0, "0"), (33_333_333, "0.033333333"), (12_500_000_000, "12.5"), (-1_500_000_000, "-1.5")]
+        for (nanoseconds, text) in expected {
+            let scanned = SynchronizedDataCollection(
+                video: SynchronizedVideoData(sequenceNumber: 1, presentationTime: MediaTime(nanoseconds: nanoseconds), frame: nil,
+                                             droppedReason: .lateData),
+                metadata: nil)
+            let line = String(decoding: JSONLineEncoder().encode(scanned), as: UTF8.self)
+            #expect(line.contains(",\"pts\":\(text),"), "\(line)")
+            var withCode = code(Array("x".utf8))
+            withCode.frame.presentationTime = MediaTime(nanoseconds: nanoseconds)
+            let codeLine = String(decoding: JSONLineEncoder().encode(withCode, source: "s", time: fixedTime), as: UTF8.self)
+            #expect(codeLine.contains("\"pts\":\(text),"), "\(codeLine)")
+        }
     }
 }

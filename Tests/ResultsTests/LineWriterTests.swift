@@ -1,4 +1,5 @@
 import Foundation
+import SystemCalls
 import SystemPackage
 import Testing
 @testable import Results
@@ -58,13 +59,13 @@ private func readAll(_ fd: FileDescriptor) throws -> [UInt8] {
         let p = try Pipe2()
         try p.read.close()
         let writer = LineWriter(fileDescriptor: p.write, name: "stdout", capacity: 4, overflow: .wait)
-        var caught: OutputError?
+        var caught: IOError?
         do {
             for _ in 0..<100 { try writer.write(Array("x\n".utf8)) }
             try writer.finish()
         } catch { caught = error }
         let error = try #require(caught)
-        #expect(error.errno == .brokenPipe)
+        #expect(error.code == .closed && error.call == "write" && error.cause == .brokenPipe)
         #expect(error.description.contains("stdout") && error.description.contains("reader closed the pipe"))
         try p.write.close()
     }

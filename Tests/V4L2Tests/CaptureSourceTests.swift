@@ -1,4 +1,5 @@
 import Media
+import SystemCalls
 import SystemPackage
 import Testing
 import TestSupport
@@ -16,8 +17,8 @@ import V4L2
             #expect(frame.sequenceNumber == UInt64(expected) && delivered.sequence == UInt32(expected))
             #expect(frame.presentationTime == delivered.timestamp)
             // No copy: the frame's bytes are the mapping the driver filled.
-            #expect(frame.buffer.bytes.baseAddress.map { UInt(bitPattern: $0) } == delivered.address)
-            #expect(frame.buffer.bytes.allSatisfy { $0 == UInt8(expected) })
+            #expect(frame.buffer.withUnsafeBytes { $0.baseAddress.map { UInt(bitPattern: $0) } } == delivered.address)
+            #expect(frame.buffer.withUnsafeBytes { $0.allSatisfy { $0 == UInt8(expected) } })
             #expect(frame.format == .grey && frame.width == 64 && frame.height == 48)
         }
         source.stop()
@@ -78,7 +79,7 @@ import V4L2
             #expect(afterStop == nil)
             // Still mapped while the frame is alive: its bytes must stay readable.
             #expect(fake.liveMappings == 4)
-            #expect(held?.buffer.bytes.allSatisfy { $0 == 0 } == true)
+            #expect(held?.buffer.withUnsafeBytes { $0.allSatisfy { $0 == 0 } } == true)
             held = nil
         }
         #expect(fake.liveMappings == 0)
@@ -145,9 +146,9 @@ import V4L2
         fake.inject(.resourceBusy, into: .streamOn, times: .max)
         let recorder = LogRecorder()
         let source = try V4L2CaptureSource(path: "/dev/video0", configuration: .fast, kernel: fake, logger: recorder.logger)
-        let error = try #require(throws: V4L2Error.self) { try source.start() }
-        #expect(error.kind == .busy)
-        #expect(error.description.contains("VIDIOC_STREAMON on /dev/video0"))
+        let error = try #require(throws: IOError.self) { try source.start() }
+        #expect(error.code == .busy && error.call == "VIDIOC_STREAMON" && error.cause == .resourceBusy)
+        #expect(error.description.contains("/dev/video0: ") && error.description.contains("(VIDIOC_STREAMON: "))
         #expect(error.description.contains("another program is using it"))
         #expect(error.description.contains("gave up after 3 attempts"))
         #expect(fake.streamOnAttempts == 3)          // 1 + busyRetryLimit (2)
@@ -170,17 +171,18 @@ import V4L2
         let fake = FakeV4L2Kernel()
         fake.inject(.permissionDenied, into: .open, times: .max)
         let source = try V4L2CaptureSource(path: "/dev/video0", configuration: .fast, kernel: fake, logger: LogRecorder().logger)
-        let error = try #require(throws: V4L2Error.self) { try source.start() }
-        #expect(error.kind == .permissionDenied)
-        #expect(error.description.contains("open on /dev/video0") && error.description.contains("'video' group"))
+        let error = try #require(throws: IOError.self) { try source.start() }
+        #expect(error.code == .permissionDenied)
+        #expect(error.description.contains("/dev/video0: permission denied") && error.description.contains("(open: ")
+                && error.description.contains("'video' group"))
         #expect(fake.openAttempts == 3)
     }
 
     @Test func aMissingDeviceAtStartIsAnErrorAtOnce() throws {
         let fake = FakeV4L2Kernel(path: "/dev/video0")
         let source = try V4L2CaptureSource(path: "/dev/video7", configuration: .fast, kernel: fake, logger: LogRecorder().logger)
-        let error = try #require(throws: V4L2Error.self) { try source.start() }
-        #expect(error.kind == .notFound)
+        let error = try #require(throws: IOError.self) { try source.start() }
+        #expect(error.code == .notFound)
         #expect(error.description.contains("/dev/video7") && error.description.contains("syncscan devices"))
         #expect(fake.openAttempts == 1)
     }
@@ -192,9 +194,9 @@ import V4L2
         driver.capability = capability
         let fake = FakeV4L2Kernel(driver: driver)
         let source = try V4L2CaptureSource(path: "/dev/video0", configuration: .fast, kernel: fake, logger: LogRecorder().logger)
-        let error = try #require(throws: V4L2Error.self) { try source.start() }
-        #expect(error.kind == .missingCapabilities)
-        #expect(error.description.contains("VIDIOC_QUERYCAP on /dev/video0"))
+        let error = try #require(throws: IOError.self) { try source.start() }
+        #expect(error.code == .notSupported)
+        #expect(error.description.hasPrefix("/dev/video0: ") && error.description.hasSuffix("(VIDIOC_QUERYCAP)"))
         #expect(error.description.contains("lacks V4L2_CAP_STREAMING"))
         #expect(!error.description.contains("V4L2_CAP_VIDEO_CAPTURE"))
         #expect(fake.openAttempts == 1 && fake.liveDescriptors == 0)
@@ -207,7 +209,7 @@ import V4L2
         driver.capability.deviceCapabilities = [.metadataCapture, .streaming]
         let fake = FakeV4L2Kernel(driver: driver)
         let source = try V4L2CaptureSource(path: "/dev/video0", configuration: .fast, kernel: fake, logger: LogRecorder().logger)
-        let error = try #require(throws: V4L2Error.self) { try source.start() }
+        let error = try #require(throws: IOError.self) { try source.start() }
         #expect(error.description.contains("lacks V4L2_CAP_VIDEO_CAPTURE") && error.description.contains("metadata node"))
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import SystemCalls
 import Testing
 import TestSupport
 import V4L2
@@ -43,7 +44,8 @@ import V4L2
         let devices = listCaptureDevices(paths: ["/dev/video0", "/dev/video1"], kernel: fake)
         #expect(devices.count == 1)
         #expect(devices.first?.error?.contains("permission denied") == true)
-        #expect(devices.first?.text.hasPrefix("/dev/video0: unavailable: open on /dev/video0 failed") == true)
+        #expect(devices.first?.text.hasPrefix("/dev/video0: unavailable: permission denied") == true)
+        #expect(devices.first?.text.hasSuffix("(open: Permission denied, EACCES)") == true)
     }
 
     @Test func nonCaptureNodesAreLeftOut() {
@@ -56,35 +58,40 @@ import V4L2
 
 @Suite struct DevicePathTests {
     @Test func acceptsDevicePathsAndV4L2URIs() throws {
-        #expect(try V4L2CaptureSource.devicePath(from: "/dev/video0") == "/dev/video0")
-        #expect(try V4L2CaptureSource.devicePath(from: "v4l2:/dev/video2") == "/dev/video2")
-        #expect(try V4L2CaptureSource.devicePath(from: "v4l2:///dev/video2") == "/dev/video2")
-        #expect(try V4L2CaptureSource.devicePath(from: "/dev/v4l/by-id/usb-Cam_123-video-index0")
-                == "/dev/v4l/by-id/usb-Cam_123-video-index0")
+        let cases = [("/dev/video0", "/dev/video0"), ("v4l2:/dev/video2", "/dev/video2"), ("v4l2:///dev/video2", "/dev/video2"),
+                     ("/dev/v4l/by-id/usb-Cam_123-video-index0", "/dev/v4l/by-id/usb-Cam_123-video-index0")]
+        for (uri, path) in cases {
+            let source = try V4L2CaptureSource(path: uri, kernel: FakeV4L2Kernel(), logger: LogRecorder().logger)
+            #expect(source.path == path && source.uri == "v4l2:" + path)
+        }
     }
 
     @Test func rejectsOtherSchemesAndRelativePaths() {
-        for bad in ["", "v4l2:", "video0", "rtsp://camera/stream", "y4m:/tmp/a.y4m"] {
-            let error = #expect(throws: V4L2Error.self) { try V4L2CaptureSource.devicePath(from: bad) }
-            #expect(error?.kind == .invalidPath)
-            #expect(error?.description.contains("/dev/videoN") == true)
+        for bad in ["", "v4l2:", "v4l2:video0", "video0", "rtsp://camera/stream", "y4m:/tmp/a.y4m"] {
+            let error = #expect(throws: IOError.self) {
+                try V4L2CaptureSource(path: bad, kernel: FakeV4L2Kernel(), logger: LogRecorder().logger)
+            }
+            #expect(error?.code == .invalidArgument)
+            #expect(error?.description.contains("/dev/videoN") == true, "\(bad): \(String(describing: error))")
         }
     }
 
     @Test func rejectsOutOfRangeConfiguration() {
         var configuration = V4L2CaptureSource.Configuration()
         configuration.bufferCount = 1
-        let error = #expect(throws: V4L2Error.self) {
+        let error = #expect(throws: IOError.self) {
             try V4L2CaptureSource(path: "/dev/video0", configuration: configuration, kernel: FakeV4L2Kernel(), logger: LogRecorder().logger)
         }
-        #expect(error?.kind == .invalidConfiguration && error?.description.contains("buffer count 1") == true)
+        #expect(error?.code == .invalidArgument && error?.description.contains("buffer count 1") == true)
     }
 
     @Test func errorsNameCallDeviceErrnoAndRemedy() {
-        let busy = V4L2Error(call: "VIDIOC_STREAMON", device: "/dev/video0", errno: .resourceBusy)
-        #expect(busy.description.hasPrefix("VIDIOC_STREAMON on /dev/video0 failed: "))
-        #expect(busy.description.contains("(EBUSY)"))
-        #expect(busy.description.hasSuffix("device busy: another program is using it — stop it or pick another device"))
-        #expect(V4L2Error(call: "VIDIOC_DQBUF", device: "/dev/video0", errno: .operationNotSupportedByDevice).kind == .disconnected)
+        let busy = IOError.v4l2(call: "VIDIOC_STREAMON", device: "/dev/video0", errno: .resourceBusy)
+        #expect(busy.code == .busy && busy.call == "VIDIOC_STREAMON" && busy.cause == .resourceBusy)
+        #expect(busy.description == "/dev/video0: device busy: another program is using it — stop it or pick another device "
+                + "(VIDIOC_STREAMON: Device or resource busy, EBUSY)")
+        #expect(IOError.v4l2(call: "VIDIOC_DQBUF", device: "/dev/video0", errno: .operationNotSupportedByDevice).code == .disconnected)
+        #expect(IOError.v4l2(call: "VIDIOC_DQBUF", device: "/dev/video0", errno: .ioError).code == .disconnected)
+        #expect(IOError.v4l2(call: "VIDIOC_S_FMT", device: "/dev/video0", errno: .invalidArgument).code == .refused)
     }
 }

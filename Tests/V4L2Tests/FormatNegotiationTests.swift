@@ -1,4 +1,5 @@
 import Media
+import SystemCalls
 import Testing
 import TestSupport
 import V4L2
@@ -20,6 +21,12 @@ import V4L2
         #expect(FormatNegotiation.chooseFourCC(from: mjpegOnly, requested: nil) == .yu12)
         // Emulated formats rank below native ones even when preferred.
         #expect(FormatNegotiation.chooseFourCC(from: [format(.yu12, emulated: true), format(.nv12)], requested: nil) == .nv12)
+    }
+
+    @Test func fourCCsNameThePipelinesPixelFormats() {
+        #expect(FourCC.yu12.pixelFormat == .yuv420 && FourCC.yuyv.pixelFormat == .yuyv && FourCC.yuv422p.pixelFormat == .yuv422p)
+        #expect(FourCC.mjpeg.pixelFormat == nil && FourCC.rgb24.pixelFormat == nil)
+        #expect(FourCC(.yvu420) == .yv12 && FourCC(.yuv444p) == nil)
     }
 
     @Test func requestedFourCCWins() {
@@ -112,7 +119,7 @@ import V4L2
         #expect(fake.setFormatRequests.last?.width == 64)
         let frame = try #require(try source.next()?.frame)
         #expect(frame.width == 48 && frame.height == 40 && frame.bytesPerLine == 128 && frame.format == .grey)
-        #expect(frame.buffer.bytes.count == 128 * 40)
+        #expect(frame.buffer.count == 128 * 40)
         source.stop()
     }
 
@@ -120,9 +127,9 @@ import V4L2
         let driver = FakeV4L2Kernel.Driver(formats: [.init(.rgb24, "24-bit RGB", sizes: [.discrete(width: 64, height: 48)])])
         let fake = FakeV4L2Kernel(driver: driver)
         let source = try V4L2CaptureSource(path: "/dev/video0", configuration: .fast, kernel: fake, logger: LogRecorder().logger)
-        let error = try #require(throws: V4L2Error.self) { try source.start() }
-        #expect(error.kind == .unsupportedFormat)
-        #expect(error.description.contains("VIDIOC_S_FMT on /dev/video0") && error.description.contains("RGB3"))
+        let error = try #require(throws: IOError.self) { try source.start() }
+        #expect(error.code == .notSupported && error.call == "VIDIOC_S_FMT")
+        #expect(error.description.hasPrefix("/dev/video0: ") && error.description.contains("RGB3"))
         #expect(fake.liveDescriptors == 0 && fake.liveMappings == 0)
     }
 }

@@ -98,26 +98,26 @@ public final class MetadataOutput: @unchecked Sendable {
         }
 
         /// Calls `body` with the frame's 8-bit luma plane and its stride: in place for grey and
-        /// planar formats, extracted once into the scratch plane for packed 4:2:2.
+        /// planar formats, extracted once into the scratch plane for packed 4:2:2. The frame's
+        /// bytes (mmap'd for a camera) are read as raw bytes, never bound to a type.
         private func withLumaPlane<R>(of frame: VideoFrame, _ body: (UnsafeRawBufferPointer, Int) -> R) -> R {
-            let bytes = frame.buffer.bytes
-            if frame.format.hasPlanarLuma {
-                return body(UnsafeRawBufferPointer(rebasing: bytes[0..<(frame.bytesPerLine * frame.height)]), frame.bytesPerLine)
+            frame.buffer.withUnsafeBytes { bytes in
+                if frame.format.hasPlanarLuma {
+                    return body(UnsafeRawBufferPointer(rebasing: bytes[0..<(frame.bytesPerLine * frame.height)]), frame.bytesPerLine)
+                }
+                let (offset, step) = frame.format.lumaLayout
+                let count = frame.width * frame.height
+                if scratch.count < count {
+                    scratch.deallocate()
+                    scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: count, alignment: 64)
+                }
+                for row in 0..<frame.height {
+                    let source = row * frame.bytesPerLine + offset
+                    let destination = row * frame.width
+                    for x in 0..<frame.width { scratch[destination &+ x] = bytes[source &+ x &* step] }
+                }
+                return body(UnsafeRawBufferPointer(rebasing: scratch[0..<count]), frame.width)
             }
-            let (offset, step) = frame.format.lumaLayout
-            let count = frame.width * frame.height
-            if scratch.count < count {
-                scratch.deallocate()
-                scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: count, alignment: 64)
-            }
-            let src = bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
-            let dst = scratch.baseAddress!.assumingMemoryBound(to: UInt8.self)
-            for row in 0..<frame.height {
-                let s = src + row * frame.bytesPerLine + offset
-                let d = dst + row * frame.width
-                for x in 0..<frame.width { d[x] = s[x &* step] }
-            }
-            return body(UnsafeRawBufferPointer(start: scratch.baseAddress, count: count), frame.width)
         }
     }
 }

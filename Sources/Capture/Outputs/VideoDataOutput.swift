@@ -23,6 +23,14 @@ public struct VideoDataOutput: Sendable, Hashable {
     public func discardsLateFrames(for source: any FrameSource) -> Bool {
         alwaysDiscardsLateVideoFrames ?? source.isLive
     }
+
+    /// Whether a frame waits for room when the queue is full, rather than being dropped: only
+    /// when late frames are kept and `source` is not live (a file, read to its end). The one
+    /// place this is decided: the capture session waits on it, and the daemon lets output lines
+    /// wait for a slow reader only then, so stdout can never hold up a live capture.
+    public func framesWait(for source: any FrameSource) -> Bool {
+        !discardsLateFrames(for: source) && !source.isLive
+    }
 }
 
 /// The hand-off between the source thread and the scanning threads: a bounded FIFO that

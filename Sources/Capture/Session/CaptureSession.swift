@@ -71,7 +71,7 @@ public final class CaptureSession: @unchecked Sendable {
         let discardLate = videoDataOutput.discardsLateFrames(for: input)
         let threads = metadataOutput.scanningThreads
         let queue = FrameQueue(capacity: discardLate ? threads : threads + videoDataOutput.maximumQueuedFrames)
-        let waitWhenFull = !discardLate && !input.isLive
+        let waitWhenFull = videoDataOutput.framesWait(for: input)
         let overflowReason: DroppedReason = discardLate ? .lateData : .outOfBuffers
 
         logger.debug("capture session starting", metadata: [

@@ -64,31 +64,20 @@ public enum NotifySocketAddress: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-
-/// `socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0)`.
-func system_unixDatagramSocket() -> Result<CInt, Errno> {
-    valueOrErrno { socket(AF_UNIX, CInt(SOCK_DGRAM.rawValue) | CInt(SOCK_CLOEXEC.rawValue), 0) }
+/// `socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0)`: swift-system opens no sockets, so this
+/// and `system_sendDatagram` are the notifier's only libc calls; the descriptor is a
+/// swift-system `FileDescriptor`, closed with its `close()`.
+func system_unixDatagramSocket() -> Result<FileDescriptor, Errno> {
+    valueOrErrno { socket(AF_UNIX, CInt(SOCK_DGRAM.rawValue) | CInt(SOCK_CLOEXEC.rawValue), 0) }.map(FileDescriptor.init(rawValue:))
 }
 
 /// `sendto(fd, bytes, MSG_NOSIGNAL | MSG_DONTWAIT, address)`: never blocks, never raises SIGPIPE.
-func system_sendDatagram(_ fd: CInt, _ bytes: [UInt8], to address: NotifySocketAddress) -> Result<Int, Errno> {
+func system_sendDatagram(_ socket: FileDescriptor, _ bytes: [UInt8], to address: NotifySocketAddress) -> Result<Int, Errno> {
     address.withSockaddr { sockaddrPointer, length in
         bytes.withUnsafeBytes { buffer in
             valueOrErrno {
-                sendto(fd, buffer.baseAddress, buffer.count, CInt(MSG_NOSIGNAL) | CInt(MSG_DONTWAIT), sockaddrPointer, length)
+                sendto(socket.rawValue, buffer.baseAddress, buffer.count, CInt(MSG_NOSIGNAL) | CInt(MSG_DONTWAIT), sockaddrPointer, length)
             }
         }
     }
-}
-
-/// `close(fd)`; EINTR is not retried (Linux has already released the descriptor).
-func system_close(_ fd: CInt) {
-    _ = close(fd)
-}
-
-/// The `CLOCK_MONOTONIC` time in microseconds, as systemd's `MONOTONIC_USEC=` expects.
-func monotonicMicroseconds() -> UInt64 {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1_000
 }

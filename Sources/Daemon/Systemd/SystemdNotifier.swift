@@ -4,6 +4,7 @@ import Glibc
 import Musl
 #endif
 import Logging
+import Media
 import Synchronization
 import SystemPackage
 
@@ -28,7 +29,7 @@ public final class SystemdNotifier: Sendable {
     private let state = Mutex(State())
 
     private struct State {
-        var fd: CInt = -1
+        var socket: FileDescriptor?
         var failureLogged = false
     }
 
@@ -49,8 +50,8 @@ public final class SystemdNotifier: Sendable {
     }
 
     deinit {
-        let fd = state.withLock { $0.fd }
-        if fd >= 0 { system_close(fd) }
+        // `close(2)` is not retried: on Linux the descriptor is gone even when it reports EINTR.
+        try? state.withLock { $0.socket }?.close()
     }
 
     /// Whether systemd listens for notifications.
@@ -77,7 +78,7 @@ public final class SystemdNotifier: Sendable {
     /// call `ready()` when it is done.
     @discardableResult
     public func reloading() -> Bool {
-        send(["RELOADING=1", "MONOTONIC_USEC=\(monotonicMicroseconds())"])
+        send(["RELOADING=1", "MONOTONIC_USEC=\(MediaTime.monotonicNow().nanoseconds / 1_000)"])
     }
 
     /// A one-line status shown by `systemctl status` (`STATUS=`); newlines become spaces.
@@ -90,13 +91,17 @@ public final class SystemdNotifier: Sendable {
         guard let address else { return false }
         let message = Array(assignments.joined(separator: "\n").utf8)
         let result: Result<Int, Errno> = state.withLock { state in
-            if state.fd < 0 {
+            let socket: FileDescriptor
+            if let open = state.socket {
+                socket = open
+            } else {
                 switch system_unixDatagramSocket() {
-                case .success(let fd): state.fd = fd
+                case .success(let opened): socket = opened
                 case .failure(let error): return .failure(error)
                 }
+                state.socket = socket
             }
-            return system_sendDatagram(state.fd, message, to: address)
+            return system_sendDatagram(socket, message, to: address)
         }
         switch result {
         case .success:

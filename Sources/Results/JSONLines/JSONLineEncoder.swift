@@ -47,25 +47,13 @@ public struct JSONLineEncoder: Sendable {
     public func encode(_ collection: SynchronizedDataCollection) -> [UInt8] {
         var out = JSONBuffer()
         out.raw("{\"type\":\"frame\",\"seq\":\(collection.sequenceNumber),\"pts\":")
-        if let pts = collection.video.presentationTime { out.raw(Self.seconds(pts)) } else { out.raw("null") }
+        if let pts = collection.video.presentationTime { out.raw(pts.description) } else { out.raw("null") }
         out.raw(",\"dropped\":")
         if let reason = collection.video.droppedReason { out.string(reason.rawValue) } else { out.raw("null") }
         out.raw(",\"codes\":\(collection.metadata?.metadataObjects.count ?? 0)}\n")
         return out.bytes
     }
 
-    /// A timestamp in seconds with nanosecond precision and no trailing zeros, e.g. `12.0333`.
-    static func seconds(_ t: MediaTime) -> String {
-        let ns = t.nanoseconds
-        let sign = ns < 0 ? "-" : ""
-        let mag = ns.magnitude
-        let whole = mag / 1_000_000_000, frac = mag % 1_000_000_000
-        guard frac != 0 else { return "\(sign)\(whole)" }
-        var digits = String(frac)
-        digits = String(repeating: "0", count: 9 - digits.count) + digits
-        while digits.hasSuffix("0") { digits.removeLast() }
-        return "\(sign)\(whole).\(digits)"
-    }
 }
 
 /// Accumulates one JSON line's bytes.
@@ -77,7 +65,7 @@ struct JSONBuffer {
     mutating func raw(_ s: String) { bytes.append(contentsOf: s.utf8) }
 
     mutating func frame(_ f: FrameInfo) {
-        raw("{\"seq\":\(f.sequenceNumber),\"pts\":\(JSONLineEncoder.seconds(f.presentationTime)),\"width\":\(f.width),\"height\":\(f.height),\"format\":")
+        raw("{\"seq\":\(f.sequenceNumber),\"pts\":\(f.presentationTime),\"width\":\(f.width),\"height\":\(f.height),\"format\":")
         string(f.format.rawValue)
         raw("}")
     }

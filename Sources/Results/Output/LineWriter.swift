@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import SystemCalls
 import SystemPackage
 
 /// Writes lines to a file descriptor from its own thread, through a bounded queue.
@@ -8,7 +9,8 @@ import SystemPackage
 /// counts it; with `.wait` the producer waits (a file source, where every line matters and
 /// nothing is live). Each line is one `write(2)` (retried on EINTR and on a short write); a
 /// failed write (EPIPE when the reader is gone, EBADF when stdout was closed) ends the writer
-/// and every later `write` throws `OutputError`, so the daemon can exit non-zero.
+/// and every later `write` throws the `IOError` (code `closed` for EPIPE/EBADF), so the daemon
+/// can exit non-zero.
 /// SIGPIPE must be ignored by the process (`main` does it) or the first EPIPE kills it instead.
 public final class LineWriter: @unchecked Sendable {
     public enum OverflowPolicy: Sendable { case wait, drop }
@@ -18,7 +20,7 @@ public final class LineWriter: @unchecked Sendable {
     private var queueHead = 0
     private var closed = false
     private var finished = false
-    private var failure: OutputError?
+    private var failure: IOError?
     private var _dropped = 0
     private let fd: FileDescriptor
     private let capacity: Int
@@ -39,8 +41,8 @@ public final class LineWriter: @unchecked Sendable {
     }
 
     /// Queues one line (which must end with a newline).
-    /// - Throws: `OutputError` once a write has failed.
-    public func write(_ line: [UInt8]) throws(OutputError) {
+    /// - Throws: the `IOError` of the failed write, once one has failed.
+    public func write(_ line: [UInt8]) throws(IOError) {
         condition.lock(); defer { condition.unlock() }
         while true {
             if let failure { throw failure }
@@ -68,7 +70,7 @@ public final class LineWriter: @unchecked Sendable {
     public var pendingLines: Int { condition.withLock { pendingLocked } }
 
     /// Writes what is queued, stops the writer thread and reports a failure, if any.
-    public func finish() throws(OutputError) {
+    public func finish() throws(IOError) {
         condition.lock(); defer { condition.unlock() }
         closed = true
         condition.broadcast()
@@ -89,11 +91,10 @@ public final class LineWriter: @unchecked Sendable {
             if queueHead > 64 && queueHead * 2 > queue.count { queue.removeFirst(queueHead); queueHead = 0 }
             condition.broadcast()
             condition.unlock()
-            let result = Result { try line.withUnsafeBytes { _ = try fd.writeAll($0) } }
+            let result = Result(catchingErrno: { try line.withUnsafeBytes { _ = try fd.writeAll($0) } })
             condition.lock()
-            if case .failure(let error) = result {
-                let errno = (error as? Errno) ?? .ioError
-                failure = OutputError(name: name, errno: errno, linesLost: pendingLocked + 1)
+            if case .failure(let errno) = result {
+                failure = .writeFailed(name: name, errno: errno, linesLost: pendingLocked + 1)
                 queue.removeAll(); queueHead = 0
             }
         }
@@ -103,16 +104,11 @@ public final class LineWriter: @unchecked Sendable {
     }
 }
 
-/// Writing results failed: the reader is gone or the descriptor was closed.
-public struct OutputError: Error, CustomStringConvertible, Sendable {
-    public var name: String
-    public var errno: Errno
-    /// Lines that were queued and could not be written.
-    public var linesLost: Int
-
-    public var description: String {
-        let why = errno == .brokenPipe ? "the reader closed the pipe" : "\(errno)"
-        return "write(2) to \(name) failed: \(why) (errno \(errno.rawValue)); \(linesLost) queued line(s) not written. "
-            + "Keep a reader attached to \(name); under systemd the service restarts."
+extension IOError {
+    /// `write(2)` of results to `name` failed with `errno`; `linesLost` lines were queued and not written.
+    static func writeFailed(name: String, errno: Errno, linesLost: Int) -> IOError {
+        let why = errno == .brokenPipe ? ": the reader closed the pipe" : ""
+        return IOError(call: "write", message: "writing results to \(name) failed\(why); \(linesLost) queued line(s) not written. "
+                           + "Keep a reader attached to \(name); under systemd the service restarts.", errno: errno)
     }
 }

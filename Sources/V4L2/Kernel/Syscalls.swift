@@ -1,13 +1,7 @@
 import CV4L2
-import SystemCalls
-import SystemPackage
-#if canImport(Glibc)
-import Glibc
-#endif
 
 // The lowest layer: each `system_*` calls one shim function and returns its raw result;
 // `valueOrErrno` (SystemCalls) turns -1 into the errno and is the one place EINTR is retried.
-
 
 func system_v4l2_open(_ path: UnsafePointer<CChar>, _ flags: CInt) -> CInt { cv4l2_open(path, flags) }
 func system_v4l2_close(_ fd: CInt) -> CInt { cv4l2_close(fd) }
@@ -15,7 +9,6 @@ func system_v4l2_mmap(_ length: Int, _ fd: CInt, _ offset: Int64) -> UnsafeMutab
 func system_v4l2_munmap(_ address: UnsafeMutableRawPointer, _ length: Int) -> CInt { cv4l2_munmap(address, length) }
 func system_querycap(_ fd: CInt, _ c: UnsafeMutablePointer<v4l2_capability>) -> CInt { cv4l2_querycap(fd, c) }
 func system_enum_fmt(_ fd: CInt, _ f: UnsafeMutablePointer<v4l2_fmtdesc>) -> CInt { cv4l2_enum_fmt(fd, f) }
-func system_g_fmt(_ fd: CInt, _ f: UnsafeMutablePointer<v4l2_format>) -> CInt { cv4l2_g_fmt(fd, f) }
 func system_s_fmt(_ fd: CInt, _ f: UnsafeMutablePointer<v4l2_format>) -> CInt { cv4l2_s_fmt(fd, f) }
 func system_reqbufs(_ fd: CInt, _ r: UnsafeMutablePointer<v4l2_requestbuffers>) -> CInt { cv4l2_reqbufs(fd, r) }
 func system_querybuf(_ fd: CInt, _ b: UnsafeMutablePointer<v4l2_buffer>) -> CInt { cv4l2_querybuf(fd, b) }
@@ -27,8 +20,4 @@ func system_enum_framesizes(_ fd: CInt, _ s: UnsafeMutablePointer<v4l2_frmsizeen
 func system_enum_frameintervals(_ fd: CInt, _ i: UnsafeMutablePointer<v4l2_frmivalenum>) -> CInt { cv4l2_enum_frameintervals(fd, i) }
 func system_g_parm(_ fd: CInt, _ p: UnsafeMutablePointer<v4l2_streamparm>) -> CInt { cv4l2_g_parm(fd, p) }
 func system_s_parm(_ fd: CInt, _ p: UnsafeMutablePointer<v4l2_streamparm>) -> CInt { cv4l2_s_parm(fd, p) }
-func system_poll(_ fds: UnsafeMutablePointer<pollfd>, _ count: Int, _ timeout: CInt) -> CInt { Glibc.poll(fds, nfds_t(count), timeout) }
 func system_eventfd() -> CInt { cv4l2_eventfd() }
-func system_write(_ fd: CInt, _ buffer: UnsafeRawPointer, _ count: Int) -> Int { Glibc.write(fd, buffer, count) }
-func system_read(_ fd: CInt, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int { Glibc.read(fd, buffer, count) }
-func system_close(_ fd: CInt) -> CInt { Glibc.close(fd) }

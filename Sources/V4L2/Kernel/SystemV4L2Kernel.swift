@@ -69,12 +69,6 @@ public struct SystemV4L2Kernel: V4L2Kernel {
         }
     }
 
-    public func getFormat(_ fd: CInt) -> Result<V4L2PixelFormat, Errno> {
-        var f = v4l2_format()
-        f.type = Self.captureType
-        return valueOrErrno { system_g_fmt(fd, &f) }.map { _ in pixelFormat(f.fmt.pix) }
-    }
-
     public func setFormat(_ fd: CInt, _ format: V4L2PixelFormat) -> Result<V4L2PixelFormat, Errno> {
         var f = v4l2_format()
         f.type = Self.captureType
@@ -146,16 +140,14 @@ public struct SystemV4L2Kernel: V4L2Kernel {
     }
 
     public func poll(device: CInt?, wakeDescriptor: CInt, timeout: Duration) -> Result<V4L2PollEvents, Errno> {
-        var fds = [pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0)]
-        if let device { fds.append(pollfd(fd: device, events: Int16(POLLIN), revents: 0)) }
-        let ms = timeout.pollMilliseconds
-        return valueOrErrno { fds.withUnsafeMutableBufferPointer { system_poll($0.baseAddress!, $0.count, ms) } }.map { _ in
+        let pollSet = InputPollSet([FileDescriptor(rawValue: wakeDescriptor)] + (device.map { [FileDescriptor(rawValue: $0)] } ?? []))
+        return pollSet.wait(timeout: timeout).map { _ in
             var events: V4L2PollEvents = []
-            if fds[0].revents & Int16(POLLIN) != 0 { events.insert(.wakeUp) }
-            if fds.count > 1 {
-                let r = fds[1].revents
-                if r & Int16(POLLIN) != 0 { events.insert(.readable) }
-                if r & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 { events.insert(.error) }
+            if pollSet.events(at: 0).contains(.input) { events.insert(.wakeUp) }
+            if device != nil {
+                let found = pollSet.events(at: 1)
+                if found.contains(.input) { events.insert(.readable) }
+                if !found.isDisjoint(with: [.error, .hangUp, .invalid]) { events.insert(.error) }
             }
             return events
         }
@@ -191,20 +183,22 @@ private func timePerFrame(_ p: v4l2_streamparm) -> V4L2Fraction? {
 
 /// An eventfd that `stop()` signals to interrupt a poll or a backoff sleep; closed in deinit.
 final class WakeSignal: Sendable {
-    let descriptor: CInt
+    let descriptor: FileDescriptor
 
-    init() throws(V4L2Error) {
+    /// `eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)`.
+    init() throws(IOError) {
         switch valueOrErrno({ system_eventfd() }) {
-        case .success(let fd): descriptor = fd
-        case .failure(let errno): throw V4L2Error(call: "eventfd", device: "(wake-up)", errno: errno)
+        case .success(let fd): descriptor = FileDescriptor(rawValue: fd)
+        case .failure(let errno):
+            throw IOError(call: "eventfd", message: "cannot create the camera source's wake-up descriptor", errno: errno)
         }
     }
 
-    /// Makes every later poll on the descriptor return at once (the counter stays non-zero).
+    /// Makes every later poll on the descriptor return at once (the counter stays non-zero):
+    /// `write(2)` of an 8-byte 1; a counter already at its maximum (EAGAIN) is signalled anyway.
     func signal() {
-        var one: UInt64 = 1
-        _ = valueOrErrno { withUnsafeBytes(of: &one) { system_write(descriptor, $0.baseAddress!, 8) } }
+        _ = Result(catchingErrno: { try withUnsafeBytes(of: UInt64(1)) { try descriptor.write($0) } })
     }
 
-    deinit { _ = system_close(descriptor) }
+    deinit { try? descriptor.close() }
 }

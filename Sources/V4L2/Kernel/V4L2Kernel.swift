@@ -19,8 +19,6 @@ public protocol V4L2Kernel: Sendable {
     func enumerateFrameSize(_ fd: CInt, fourcc: FourCC, index: Int) -> Result<V4L2FrameSize, Errno>
     /// VIDIOC_ENUM_FRAMEINTERVALS at `index`; EINVAL past the last one.
     func enumerateFrameInterval(_ fd: CInt, fourcc: FourCC, width: Int, height: Int, index: Int) -> Result<V4L2FrameInterval, Errno>
-    /// VIDIOC_G_FMT (video capture).
-    func getFormat(_ fd: CInt) -> Result<V4L2PixelFormat, Errno>
     /// VIDIOC_S_FMT (video capture); returns the format the driver chose, which may differ.
     func setFormat(_ fd: CInt, _ format: V4L2PixelFormat) -> Result<V4L2PixelFormat, Errno>
     /// VIDIOC_G_PARM: the time per frame, `nil` if the driver cannot set it (no V4L2_CAP_TIMEPERFRAME).
@@ -47,14 +45,4 @@ public protocol V4L2Kernel: Sendable {
     ///
     /// Empty result: the timeout passed. With `device == nil` this is an interruptible sleep.
     func poll(device: CInt?, wakeDescriptor: CInt, timeout: Duration) -> Result<V4L2PollEvents, Errno>
-}
-
-extension Duration {
-    /// Whole milliseconds, rounded up, clamped to what `poll` takes (negative → 0).
-    var pollMilliseconds: CInt {
-        let (seconds, attoseconds) = components
-        if seconds < 0 || (seconds == 0 && attoseconds <= 0) { return 0 }
-        let ms = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
-        return CInt(clamping: ms)
-    }
 }

@@ -44,27 +44,13 @@ public struct FourCC: RawRepresentable, Sendable, Hashable, Codable, CustomStrin
     public static let mjpeg = FourCC("MJPG")!
     public static let rgb24 = FourCC("RGB3")!
 
-    /// The pipeline's pixel format for this code, if zbar can read it.
-    public var pixelFormat: PixelFormat? {
-        switch self {
-        case .grey: .grey
-        case .yuyv: .yuyv
-        case .uyvy: .uyvy
-        case .nv12: .nv12
-        case .nv21: .nv21
-        case .yu12: .yuv420
-        case .yv12: .yvu420
-        case .yuv422p: .yuv422p
-        default: nil
-        }
-    }
+    /// The pipeline's pixel format for this code, if zbar can read it (`PixelFormat(v4l2FourCC:)`).
+    public var pixelFormat: PixelFormat? { PixelFormat(v4l2FourCC: description) }
 
     /// The V4L2 code of a pipeline pixel format; `nil` for layouts V4L2 has no single-planar code for.
     public init?(_ format: PixelFormat) {
-        switch format {
-        case .yuv444p: return nil
-        default: self.init(format.rawValue)
-        }
+        guard let code = format.v4l2FourCC else { return nil }
+        self.init(code)
     }
 }
 
@@ -184,7 +170,7 @@ public enum V4L2FrameInterval: Sendable, Hashable {
     case stepwise(minimum: V4L2Fraction, maximum: V4L2Fraction, step: V4L2Fraction)
 }
 
-/// The single-planar capture format (`struct v4l2_pix_format`) as VIDIOC_G_FMT/S_FMT carry it.
+/// The single-planar capture format (`struct v4l2_pix_format`) as VIDIOC_S_FMT carries it.
 public struct V4L2PixelFormat: Sendable, Hashable {
     public var width: Int
     public var height: Int

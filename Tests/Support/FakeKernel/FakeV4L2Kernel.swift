@@ -367,10 +367,6 @@ public final class FakeV4L2Kernel: V4L2Kernel, @unchecked Sendable {
         }
     }
 
-    public func getFormat(_ fd: CInt) -> Result<V4L2PixelFormat, Errno> {
-        locked { liveFile(fd, "VIDIOC_G_FMT").map { _ in format } }
-    }
-
     public func setFormat(_ fd: CInt, _ request: V4L2PixelFormat) -> Result<V4L2PixelFormat, Errno> {
         locked {
             liveFile(fd, "VIDIOC_S_FMT").flatMap { _ in

@@ -1,11 +1,9 @@
 import Foundation
 import Media
+import SystemPackage
 import Testing
-@testable import Capture
-
-#if canImport(Glibc)
-import Glibc
-#endif
+import TestSupport
+@testable import Y4M
 
 /// How long a test waits for another thread before calling it hung. Not a speed check:
 /// every wait here normally finishes at once.
@@ -35,7 +33,7 @@ struct Y4MLiveInputTests {
         #expect(writerDone.wait(seconds: hangGuardSeconds) == true)
 
         #expect(read.map(\.sequenceNumber) == Array(0..<20))
-        #expect(read.map { Array($0.buffer.bytes) } == frames)
+        #expect(read.map { $0.buffer.copiedBytes } == frames)
         let times = read.map(\.presentationTime)
         #expect(times.allSatisfy { $0 >= before && $0 <= after }, "arrival times are monotonic clock readings")
         #expect(zip(times, times.dropFirst()).allSatisfy { $0 <= $1 })
@@ -43,10 +41,8 @@ struct Y4MLiveInputTests {
     }
 
     @Test func fifoIsLiveAndWaitsForItsWriter() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("syncscan-y4m-\(UUID().uuidString).fifo").path
-        #expect(mkfifo(path, 0o600) == 0)
-        defer { unlink(path) }
-        let source = Y4MSource(path: path, logger: y4mTestLogger)
+        let fifo = try TemporaryFIFO()
+        let source = Y4MSource(path: fifo.path, logger: y4mTestLogger)
         #expect(source.isLive)
 
         // The writer opens the FIFO on its own thread; start() must not need it to exist first.
@@ -55,12 +51,10 @@ struct Y4MLiveInputTests {
         Thread {
             do { try source.start(); started.set(nil) } catch { started.set("\(error)") }
         }.start()
-        let fd = open(path, O_WRONLY)
-        #expect(fd >= 0)
-        _ = stream.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        close(fd)
+        let writer = try FileDescriptor.open(fifo.path, .writeOnly)
+        _ = try writer.closeAfter { try writer.writeAll(stream) }
         #expect(started.wait(seconds: hangGuardSeconds) == .some(nil))
-        #expect(try y4mReadAllFrames(source).map { Array($0.buffer.bytes) } == [[1, 2, 3, 4], [5, 6, 7, 8]])
+        #expect(try y4mReadAllFrames(source).map { $0.buffer.copiedBytes } == [[1, 2, 3, 4], [5, 6, 7, 8]])
     }
 
     @Test func stopUnblocksNextWaitingOnAnEmptyPipe() throws {
@@ -80,8 +74,8 @@ struct Y4MLiveInputTests {
             }
         }.start()
         // Let the reader reach poll(2) on the empty pipe; whether or not it has, stop() must end it.
-        while !source.isReading && result.current == nil { usleep(1000) }
-        usleep(50_000)
+        while !source.isReading && result.current == nil { Thread.sleep(forTimeInterval: 0.001) }
+        Thread.sleep(forTimeInterval: 0.05)
         source.stop()
 
         #expect(result.wait(seconds: hangGuardSeconds) == "nil", "next() did not return after stop()")
@@ -96,8 +90,8 @@ struct Y4MLiveInputTests {
         Thread {
             do { try source.start(); result.set("returned") } catch { result.set("error: \(error)") }
         }.start()
-        while !source.isReading && result.current == nil { usleep(1000) }
-        usleep(50_000)
+        while !source.isReading && result.current == nil { Thread.sleep(forTimeInterval: 0.001) }
+        Thread.sleep(forTimeInterval: 0.05)
         source.stop()
 
         #expect(result.wait(seconds: hangGuardSeconds) == "returned", "start() did not return after stop()")
@@ -114,14 +108,14 @@ struct Y4MLiveInputTests {
         let source = Y4MSource(path: pipe.path, logger: y4mTestLogger)
         try source.start()
         guard case .frame(let first)? = try source.next() else { Issue.record("expected the first frame"); return }
-        #expect(Array(first.buffer.bytes) == y4mPattern(count: 16, seed: 0))
+        #expect(first.buffer.copiedBytes == y4mPattern(count: 16, seed: 0))
 
         let result = Y4MResultBox<String>()
         Thread {
             do { result.set(try source.next() == nil ? "nil" : "an event") } catch { result.set("error: \(error)") }
         }.start()
-        while !source.isReading && result.current == nil { usleep(1000) }
-        usleep(50_000)
+        while !source.isReading && result.current == nil { Thread.sleep(forTimeInterval: 0.001) }
+        Thread.sleep(forTimeInterval: 0.05)
         source.stop()
         #expect(result.wait(seconds: hangGuardSeconds) == "nil")
         #expect(source.bufferAllocationCount == 2)

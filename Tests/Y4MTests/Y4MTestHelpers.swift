@@ -1,12 +1,10 @@
 import Foundation
 import Logging
 import Media
+import SystemCalls
+import SystemPackage
 import Testing
-@testable import Capture
-
-#if canImport(Glibc)
-import Glibc
-#endif
+@testable import Y4M
 
 /// A logger that drops everything, so test output stays readable.
 let y4mTestLogger = Logger(label: "y4m-tests", factory: { _ in SwiftLogNoOpLogHandler() })
@@ -60,52 +58,47 @@ func y4mStartedSource(_ bytes: [UInt8]) throws -> (Y4MSource, Y4MTemporaryFile) 
     return (source, file)
 }
 
-/// The error `body` throws as a `Y4MError`, recording an issue if it throws nothing or something else.
-func y4mError(sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void) -> Y4MError? {
+/// The error `body` throws as an `IOError`, recording an issue if it throws nothing or something else.
+func y4mError(sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void) -> IOError? {
     do {
         try body()
-        Issue.record("expected a Y4MError, nothing was thrown", sourceLocation: sourceLocation)
-    } catch let error as Y4MError {
+        Issue.record("expected an IOError, nothing was thrown", sourceLocation: sourceLocation)
+    } catch let error as IOError {
         return error
     } catch {
-        Issue.record("expected a Y4MError, got \(error)", sourceLocation: sourceLocation)
+        Issue.record("expected an IOError, got \(error)", sourceLocation: sourceLocation)
     }
     return nil
 }
 
 /// An anonymous pipe; closes whichever ends are still open when deinitialised.
 final class Y4MTestPipe: @unchecked Sendable {
-    let readEnd: Int32
-    private(set) var writeEnd: Int32
+    let readEnd: FileDescriptor
+    private(set) var writeEnd: FileDescriptor?
 
     init() throws {
-        var fds: [Int32] = [-1, -1]
-        guard pipe(&fds) == 0 else { throw Y4MError.systemCallFailed(call: "pipe", errno: errno) }
-        readEnd = fds[0]
-        writeEnd = fds[1]
+        (readEnd, writeEnd) = try FileDescriptor.pipe()
     }
 
     /// A path that opens this pipe's read side.
-    var path: String { "/dev/fd/\(readEnd)" }
+    var path: String { "/dev/fd/\(readEnd.rawValue)" }
 
     /// Writes all of `bytes`, blocking while the pipe is full.
     func write(_ bytes: [UInt8]) {
-        var written = 0
-        while written < bytes.count {
-            let n = bytes[written...].withUnsafeBytes { Glibc.write(writeEnd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            precondition(n > 0, "write to test pipe failed: errno \(errno)")
-            written += n
+        do {
+            _ = try writeEnd?.writeAll(bytes)
+        } catch {
+            preconditionFailure("write to test pipe failed: \(error)")
         }
     }
 
     func closeWriteEnd() {
-        if writeEnd >= 0 { Glibc.close(writeEnd) }
-        writeEnd = -1
+        try? writeEnd?.close()
+        writeEnd = nil
     }
 
     deinit {
-        Glibc.close(readEnd)
+        try? readEnd.close()
         closeWriteEnd()
     }
 }

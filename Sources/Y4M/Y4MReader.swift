@@ -1,11 +1,13 @@
 import Media
+import SystemCalls
 
 /// Parses a YUV4MPEG2 stream from a `Y4MChannel`: the header once, then one frame per call.
 ///
 /// Lines (header, `FRAME` markers) go through a 64 KiB read buffer; frame pixels are copied
 /// from what is already buffered and the rest is read straight into the caller's storage.
-/// In steady state it allocates nothing per frame. Used by one thread at a time.
-final class Y4MReader {
+/// In steady state it allocates nothing per frame. Used by one thread at a time (the owner,
+/// `Y4MSource`, hands it only to the thread that holds its `reading` flag).
+final class Y4MReader: @unchecked Sendable {
     enum FrameOutcome: Equatable {
         /// The pixels were written; `arrival` is the monotonic time the `FRAME` line was read.
         case frame(arrival: MediaTime)
@@ -43,19 +45,19 @@ final class Y4MReader {
     deinit { readBuffer.deallocate() }
 
     /// Reads and parses the header line; `nil` if the channel was stopped first.
-    func readHeader() throws(Y4MError) -> Y4MHeader? {
+    func readHeader() throws(IOError) -> Y4MHeader? {
         let end = try readLine(limit: Self.maximumHeaderLength)
         let magic = Y4MHeader.magic
         let compared = min(line.count, magic.count)
         if !line.prefix(compared).elementsEqual(magic.prefix(compared)) {
-            throw .notY4M(path: channel.name, found: Y4MError.quote(line + (end == .newline ? [0x0A] : [])))
+            throw .notY4M(path: channel.name, found: quotedBytes(line + (end == .newline ? [0x0A] : [])))
         }
         switch end {
         case .stopped:
             return nil
         case .endOfStream:
             if line.isEmpty { throw .emptyStream(path: channel.name) }
-            throw .truncatedHeader(path: channel.name, found: Y4MError.quote(line, limit: 200))
+            throw .truncatedHeader(path: channel.name, found: quotedBytes(line, limit: 200))
         case .limitReached:
             throw .headerTooLong(path: channel.name, limit: Self.maximumHeaderLength)
         case .newline:
@@ -64,22 +66,22 @@ final class Y4MReader {
     }
 
     /// Reads frame `number`'s `FRAME` line and its pixels into `storage` (exactly the frame's size).
-    func readFrame(number: UInt64, into storage: UnsafeMutableRawBufferPointer) throws(Y4MError) -> FrameOutcome {
+    func readFrame(number: UInt64, into storage: UnsafeMutableRawBufferPointer) throws(IOError) -> FrameOutcome {
         let markerOffset = offset
         switch try readLine(limit: Self.maximumFrameLineLength) {
         case .stopped:
             return .stopped
         case .endOfStream:
             if line.isEmpty { return .endOfStream }
-            throw .truncatedFrameMarker(frame: number, found: Y4MError.quote(line), offset: markerOffset)
+            throw .truncatedFrameMarker(frame: number, found: quotedBytes(line), offset: markerOffset)
         case .limitReached:
-            throw .malformedFrameMarker(frame: number, found: Y4MError.quote(line), offset: markerOffset,
+            throw .malformedFrameMarker(frame: number, found: quotedBytes(line), offset: markerOffset,
                                         frameBytes: storage.count)
         case .newline:
             let isMarker = line.count >= 5 && line[0] == 0x46 && line[1] == 0x52 && line[2] == 0x41
                 && line[3] == 0x4D && line[4] == 0x45 && (line.count == 5 || line[5] == 0x20)
             guard isMarker else {
-                throw .malformedFrameMarker(frame: number, found: Y4MError.quote(line + [0x0A]),
+                throw .malformedFrameMarker(frame: number, found: quotedBytes(line + [0x0A]),
                                             offset: markerOffset, frameBytes: storage.count)
             }
         }
@@ -107,7 +109,7 @@ final class Y4MReader {
     }
 
     /// Reads bytes into `line` up to a newline (consumed, not stored), the end, or `limit` bytes.
-    private func readLine(limit: Int) throws(Y4MError) -> LineEnd {
+    private func readLine(limit: Int) throws(IOError) -> LineEnd {
         line.removeAll(keepingCapacity: true)
         while true {
             if head == tail {

@@ -1,5 +1,5 @@
-import Foundation
 import Media
+import Synchronization
 
 /// Frame storage for a Y4M input: a small free list of equal-sized buffers.
 ///
@@ -12,41 +12,50 @@ final class Y4MBufferPool: @unchecked Sendable {
     let byteCount: Int
     /// Free buffers kept for reuse.
     let retainedLimit: Int
-    private let lock = NSLock()
-    private var free: [UnsafeMutableRawBufferPointer] = []
-    private var allocations = 0
+    /// A buffer owned by the pool while free: no frame refers to it.
+    private struct FreeBuffer: @unchecked Sendable {
+        let storage: UnsafeMutableRawBufferPointer
+    }
+    private struct State {
+        var free: [FreeBuffer] = []
+        var allocations = 0
+    }
+    private let state = Mutex(State())
 
     init(byteCount: Int, retainedLimit: Int = 4) {
         self.byteCount = byteCount
         self.retainedLimit = retainedLimit
-        free.reserveCapacity(retainedLimit)
+        state.withLock { $0.free.reserveCapacity(retainedLimit) }
     }
 
     deinit {
-        for storage in free { storage.deallocate() }
+        state.withLock { state in
+            for buffer in state.free { buffer.storage.deallocate() }
+        }
     }
 
     /// How many buffers were ever allocated (tests assert reuse with it).
-    var allocationCount: Int { lock.withLock { allocations } }
+    var allocationCount: Int { state.withLock { $0.allocations } }
 
     /// How many free buffers are waiting for reuse.
-    var freeCount: Int { lock.withLock { free.count } }
+    var freeCount: Int { state.withLock { $0.free.count } }
 
     /// A buffer of `byteCount` bytes, reused when one is free.
     func take() -> UnsafeMutableRawBufferPointer {
-        let reused: UnsafeMutableRawBufferPointer? = lock.withLock {
-            if let storage = free.popLast() { return storage }
-            allocations += 1
+        let reused: FreeBuffer? = state.withLock { state in
+            if let buffer = state.free.popLast() { return buffer }
+            state.allocations += 1
             return nil
         }
-        return reused ?? .allocate(byteCount: max(byteCount, 1), alignment: 64)
+        return reused?.storage ?? .allocate(byteCount: max(byteCount, 1), alignment: 64)
     }
 
     /// Returns `storage` (from `take()`) for reuse, or frees it when enough are kept.
     func recycle(_ storage: UnsafeMutableRawBufferPointer) {
-        let kept = lock.withLock {
-            guard free.count < retainedLimit else { return false }
-            free.append(storage)
+        let buffer = FreeBuffer(storage: storage)
+        let kept = state.withLock { state in
+            guard state.free.count < retainedLimit else { return false }
+            state.free.append(buffer)
             return true
         }
         if !kept { storage.deallocate() }

@@ -1,4 +1,5 @@
 import Media
+import SystemCalls
 
 /// A ratio from a Y4M tag, `n:d` (frame rate `F`, pixel aspect `A`).
 public struct Y4MRatio: Sendable, Hashable, CustomStringConvertible {
@@ -56,21 +57,10 @@ public struct Y4MHeader: Sendable, Hashable {
     public var bytesPerLine: Int { width }
 
     /// Bytes of one frame's pixels after its `FRAME` line: the luma plane then, for colour,
-    /// two chroma planes of `ceil(W/2) x ceil(H/2)` (4:2:0), `ceil(W/2) x H` (4:2:2) or `W x H` (4:4:4).
+    /// two chroma planes of `ceil(W/2) x ceil(H/2)` (4:2:0), `ceil(W/2) x H` (4:2:2) or `W x H`
+    /// (4:4:4), unpadded: `PixelFormat.frameSize` at a stride of `width`.
     public var frameByteCount: Int {
-        Self.frameByteCount(width: width, height: height, format: pixelFormat)
-    }
-
-    static func frameByteCount(width: Int, height: Int, format: PixelFormat) -> Int {
-        let luma = width * height
-        let halfWidth = (width + 1) / 2
-        let halfHeight = (height + 1) / 2
-        switch format {
-        case .yuv420: return luma + 2 * halfWidth * halfHeight
-        case .yuv422p: return luma + 2 * halfWidth * height
-        case .yuv444p: return 3 * luma
-        default: return luma
-        }
+        pixelFormat.frameSize(width: width, height: height, bytesPerLine: bytesPerLine)
     }
 
     /// The presentation time of frame `sequenceNumber` at `frameRate`, rounded down to a nanosecond.
@@ -107,11 +97,11 @@ public struct Y4MHeader: Sendable, Hashable {
     /// Parses a header line (without its newline), `YUV4MPEG2` included.
     ///
     /// The caller has checked the magic; a line that does not start with it is still rejected.
-    static func parse(line: some Collection<UInt8>, path: String) throws(Y4MError) -> Y4MHeader {
-        guard line.starts(with: magic) else { throw .notY4M(path: path, found: Y4MError.quote(line)) }
+    static func parse(line: some Collection<UInt8>, path: String) throws(IOError) -> Y4MHeader {
+        guard line.starts(with: magic) else { throw .notY4M(path: path, found: quotedBytes(line)) }
         let rest = line.dropFirst(magic.count)
         guard rest.isEmpty || rest.first == 0x20 else {
-            throw .notY4M(path: path, found: Y4MError.quote(line))
+            throw .notY4M(path: path, found: quotedBytes(line))
         }
 
         var width: Int?
@@ -132,30 +122,30 @@ public struct Y4MHeader: Sendable, Hashable {
                 if rate.numerator == 0 && rate.denominator == 0 {
                     frameRate = nil
                 } else if rate.numerator == 0 || rate.denominator == 0 {
-                    throw .malformedTag(tag: tag, reason: "frame rate must be N:D with both positive (e.g. F30000:1001), or 0:0 for unknown")
+                    throw .malformedTag(tag, reason: "frame rate must be N:D with both positive (e.g. F30000:1001), or 0:0 for unknown")
                 } else {
                     frameRate = rate
                 }
             case UInt8(ascii: "I"):
                 guard let mode = Y4MInterlacing(rawValue: String(value)) else {
-                    throw .malformedTag(tag: tag, reason: "interlacing must be one of p, t, b, m, ?")
+                    throw .malformedTag(tag, reason: "interlacing must be one of p, t, b, m, ?")
                 }
                 interlacing = mode
             case UInt8(ascii: "A"): aspect = try ratio(value, tag: tag, name: "pixel aspect ratio")
             case UInt8(ascii: "C"):
-                guard !value.isEmpty else { throw .malformedTag(tag: tag, reason: "colour space is empty") }
+                guard !value.isEmpty else { throw .malformedTag(tag, reason: "colour space is empty") }
                 colourSpace = String(value)
             default:
                 break  // X (extension) and unknown tags carry nothing this reader needs.
             }
         }
 
-        guard let width else { throw .missingTag(tag: "W") }
-        guard let height else { throw .missingTag(tag: "H") }
+        guard let width else { throw .missingTag("W") }
+        guard let height else { throw .missingTag("H") }
         guard let format = pixelFormat(forColourSpace: colourSpace) else {
             throw .unsupportedColourSpace(colourSpace)
         }
-        let bytes = frameByteCount(width: width, height: height, format: format)
+        let bytes = format.frameSize(width: width, height: height, bytesPerLine: width)
         guard bytes <= maximumFrameByteCount else {
             throw .frameTooLarge(width: width, height: height, bytes: bytes, limit: maximumFrameByteCount)
         }
@@ -171,17 +161,17 @@ public struct Y4MHeader: Sendable, Hashable {
         return Int(digits)
     }
 
-    private static func dimension(_ value: Substring, tag: String, name: String) throws(Y4MError) -> Int {
+    private static func dimension(_ value: Substring, tag: String, name: String) throws(IOError) -> Int {
         guard let n = number(value), n >= 1, n <= maximumDimension else {
-            throw .malformedTag(tag: tag, reason: "\(name) must be a whole number from 1 to \(maximumDimension)")
+            throw .malformedTag(tag, reason: "\(name) must be a whole number from 1 to \(maximumDimension)")
         }
         return n
     }
 
-    private static func ratio(_ value: Substring, tag: String, name: String) throws(Y4MError) -> Y4MRatio {
+    private static func ratio(_ value: Substring, tag: String, name: String) throws(IOError) -> Y4MRatio {
         let parts = value.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 2, let n = number(parts[0]), let d = number(parts[1]) else {
-            throw .malformedTag(tag: tag, reason: "\(name) must be two whole numbers N:D")
+            throw .malformedTag(tag, reason: "\(name) must be two whole numbers N:D")
         }
         return Y4MRatio(n, d)
     }

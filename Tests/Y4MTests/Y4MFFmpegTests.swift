@@ -1,7 +1,8 @@
 import Foundation
 import Media
 import Testing
-@testable import Capture
+import TestSupport
+@testable import Y4M
 
 /// Round trips through ffmpeg: the reader must see exactly the planes ffmpeg wrote.
 @Suite("Y4M source with ffmpeg streams")
@@ -54,7 +55,7 @@ struct Y4MFFmpegTests {
             #expect(frame.height == height)
             #expect(frame.bytesPerLine == width)
             #expect(frame.format == format)
-            let pixels = Array(frame.buffer.bytes)
+            let pixels = frame.buffer.copiedBytes
             #expect(pixels == Array(rawFrames[(index * frameBytes)..<((index + 1) * frameBytes)]), "frame \(index) planes")
             #expect(pixels.prefix(lumaBytes) == rawLuma[(index * lumaBytes)..<((index + 1) * lumaBytes)], "frame \(index) luma")
         }
@@ -69,7 +70,7 @@ struct Y4MFFmpegTests {
         let gray = try y4mRun(ffmpeg, testSource(width: 64, height: 48) + ["-pix_fmt", "gray", "-f", "rawvideo", "-"])
         let (source, _) = try y4mStartedSource(y4m)
         #expect(source.header?.colourSpace == "mono")
-        let luma = try y4mReadAllFrames(source).flatMap { Array($0.buffer.bytes) }
+        let luma = try y4mReadAllFrames(source).flatMap { $0.buffer.copiedBytes }
         #expect(luma.count == 3 * 64 * 48)
         #expect(luma == gray)
     }

@@ -1,7 +1,8 @@
 import Foundation
 import Media
 import Testing
-@testable import Capture
+import Capture
+@testable import Y4M
 
 /// The collections a synchronizer delivered, gathered from whichever thread delivers.
 private final class Y4MCollectionRecorder: @unchecked Sendable {

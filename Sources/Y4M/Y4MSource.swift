@@ -1,6 +1,7 @@
-import Foundation
 import Logging
 import Media
+import Synchronization
+import SystemCalls
 
 /// Frames from a YUV4MPEG2 (`.y4m`) file, FIFO, pipe or standard input.
 ///
@@ -21,72 +22,72 @@ public final class Y4MSource: FrameSource, @unchecked Sendable {
 
     private enum Phase { case idle, opening, streaming, stopped }
 
-    // Guarded by `lock`.
-    private let lock = NSLock()
-    private var phase = Phase.idle
-    private var live: Bool
-    private var streamHeader: Y4MHeader?
-    private var channel: Y4MChannel?
-    /// True while a thread is inside `start()`'s header read or `next()`: the channel is then
-    /// closed by that thread when it leaves, never under it.
-    private var reading = false
-
-    // Set under `lock` by `start()`; then used only by the thread that holds `reading`.
-    private var reader: Y4MReader?
-    private var pool: Y4MBufferPool?
+    private struct State {
+        var phase = Phase.idle
+        var live: Bool
+        var header: Y4MHeader?
+        var channel: Y4MChannel?
+        /// True while a thread is inside `start()`'s header read or `next()`: the channel is then
+        /// closed by that thread when it leaves, never under it.
+        var reading = false
+        // Set by `start()`; then used only by the thread that holds `reading`.
+        var reader: Y4MReader?
+        var pool: Y4MBufferPool?
+    }
+    private let state: Mutex<State>
 
     // Touched only by the thread that holds `reading`.
     private var nextSequenceNumber: UInt64 = 0
-    private var failure: Y4MError?
+    private var failure: IOError?
     private var ended = false
 
     /// A source reading `path`; `-` means standard input. Nothing is opened until `start()`.
     public init(path: String, logger: Logger) {
         self.path = path
-        self.uri = "y4m:" + path
+        self.uri = SourceURI.y4m(path: path).description
         self.logger = logger
-        let kind = path == "-" ? Y4MSystem.fileKind(of: 0) : Y4MSystem.fileKind(atPath: path)
         // Until `start()` looks at the opened descriptor, `stat` decides; a missing path fails in `start()`.
-        live = (try? kind.get())?.isLive ?? false
+        let kind = try? (path == "-" ? Y4MFileKind(of: .standardInput) : Y4MFileKind(atPath: path))
+        state = Mutex(State(live: kind?.isLive ?? false))
     }
 
     /// Whether frames arrive in real time (any input but a regular file or block device).
     ///
     /// Known from `stat(2)` of the path before `start()`, from `fstat(2)` of the descriptor after.
-    public var isLive: Bool { lock.withLock { live } }
+    public var isLive: Bool { state.withLock { $0.live } }
 
     /// The stream's header, once `start()` has read it.
-    public var header: Y4MHeader? { lock.withLock { streamHeader } }
+    public var header: Y4MHeader? { state.withLock { $0.header } }
 
     /// Frame buffers allocated so far (the pool reuses them; tests check that).
-    var bufferAllocationCount: Int { lock.withLock { pool?.allocationCount ?? 0 } }
+    var bufferAllocationCount: Int { state.withLock { $0.pool?.allocationCount ?? 0 } }
 
     /// Whether the input descriptor is still open.
-    var isOpen: Bool { lock.withLock { channel != nil } }
+    var isOpen: Bool { state.withLock { $0.channel != nil } }
 
     /// Whether a thread is inside `start()` or `next()` reading the input.
-    var isReading: Bool { lock.withLock { reading } }
+    var isReading: Bool { state.withLock { $0.reading } }
 
     /// Opens the input and reads the header. Does nothing if already started or stopped.
     ///
-    /// Throws `Y4MError` when the input cannot be opened or its header is not a usable Y4M header.
+    /// Throws an `IOError` when the input cannot be opened or its header is not a usable Y4M header.
     public func start() throws {
-        let channel: Y4MChannel
-        do {
-            lock.lock()
-            defer { lock.unlock() }
-            guard phase == .idle else { return }
-            do {
+        let opened: Y4MChannel? = try state.withLock { state throws(IOError) in
+            guard state.phase == .idle else { return nil }
+            let channel: Y4MChannel
+            do throws(IOError) {
                 channel = try Y4MChannel(path: path)
             } catch {
-                phase = .stopped
+                state.phase = .stopped
                 throw error
             }
-            self.channel = channel
-            live = channel.kind.isLive
-            phase = .opening
-            reading = true
+            state.channel = channel
+            state.live = channel.kind.isLive
+            state.phase = .opening
+            state.reading = true
+            return channel
         }
+        guard let channel = opened else { return }
 
         let reader = Y4MReader(channel: channel)
         let header: Y4MHeader?
@@ -103,12 +104,12 @@ public final class Y4MSource: FrameSource, @unchecked Sendable {
         }
 
         let pool = Y4MBufferPool(byteCount: header.frameByteCount)
-        let (isLive, stillRunning) = lock.withLock { () -> (Bool, Bool) in
-            self.reader = reader
-            self.pool = pool
-            streamHeader = header
-            if phase == .opening { phase = .streaming }
-            return (live, phase == .streaming)
+        let (isLive, stillRunning) = state.withLock { state in
+            state.reader = reader
+            state.pool = pool
+            state.header = header
+            if state.phase == .opening { state.phase = .streaming }
+            return (state.live, state.phase == .streaming)
         }
         finishReading(stopping: false)
         guard stillRunning else { return }
@@ -125,26 +126,27 @@ public final class Y4MSource: FrameSource, @unchecked Sendable {
 
     /// The next frame, or `nil` at the end of the stream or after `stop()`.
     ///
-    /// Throws `Y4MError` for a truncated or malformed frame, and the same error again on later calls.
+    /// Throws an `IOError` (code `malformedInput`) for a truncated or malformed frame, and the
+    /// same error again on later calls.
     public func next() throws -> SourceEvent? {
-        let isLive: Bool
-        do {
-            lock.lock()
-            defer { lock.unlock() }
-            switch phase {
-            case .idle: throw Y4MError.notStarted(uri: uri)
-            case .opening: throw Y4MError.concurrentRead(uri: uri)
+        typealias Streaming = (reader: Y4MReader, pool: Y4MBufferPool, header: Y4MHeader, isLive: Bool)
+        let streaming = try state.withLock { state throws(IOError) -> Streaming? in
+            switch state.phase {
+            case .idle: throw .notStarted(uri: uri)
+            case .opening: throw .concurrentRead(uri: uri)
             case .stopped: return nil
             case .streaming: break
             }
-            guard !reading else { throw Y4MError.concurrentRead(uri: uri) }
-            reading = true
-            isLive = live
+            guard !state.reading else { throw .concurrentRead(uri: uri) }
+            guard let reader = state.reader, let pool = state.pool, let header = state.header else { return nil }
+            state.reading = true
+            return (reader, pool, header, state.live)
         }
+        guard let (reader, pool, header, isLive) = streaming else { return nil }
         defer { finishReading(stopping: false) }
 
         if let failure { throw failure }
-        guard !ended, let reader, let pool, let header = lock.withLock({ streamHeader }) else { return nil }
+        guard !ended else { return nil }
 
         let sequenceNumber = nextSequenceNumber
         let storage = pool.take()
@@ -179,27 +181,28 @@ public final class Y4MSource: FrameSource, @unchecked Sendable {
 
     /// Ends streaming: wakes a blocked `next()` or `start()`, closes the input once none runs.
     public func stop() {
-        lock.lock()
-        defer { lock.unlock() }
-        guard phase != .stopped else { return }
-        phase = .stopped
-        guard let channel else { return }
-        channel.wake()
-        if !reading { closeChannelLocked() }
-        logger.debug("y4m input stopping", metadata: ["source": "\(uri)"])
+        let stopping = state.withLock { state -> Bool in
+            guard state.phase != .stopped else { return false }
+            state.phase = .stopped
+            guard let channel = state.channel else { return false }
+            channel.wake()
+            if !state.reading { Self.closeChannel(&state) }
+            return true
+        }
+        if stopping { logger.debug("y4m input stopping", metadata: ["source": "\(uri)"]) }
     }
 
     /// Leaves the reading state; closes the channel if `stop()` came meanwhile (or `stopping`).
     private func finishReading(stopping: Bool) {
-        lock.lock()
-        defer { lock.unlock() }
-        reading = false
-        if stopping { phase = .stopped }
-        if phase == .stopped { closeChannelLocked() }
+        state.withLock { state in
+            state.reading = false
+            if stopping { state.phase = .stopped }
+            if state.phase == .stopped { Self.closeChannel(&state) }
+        }
     }
 
-    private func closeChannelLocked() {
-        channel?.close()
-        channel = nil
+    private static func closeChannel(_ state: inout State) {
+        state.channel?.close()
+        state.channel = nil
     }
 }

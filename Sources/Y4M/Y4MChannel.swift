@@ -1,0 +1,112 @@
+import SystemCalls
+import SystemPackage
+
+/// The input descriptor plus a wake pipe, so that `stop()` can interrupt a read blocked on a pipe.
+///
+/// Every read first `poll(2)`s the wake pipe's read end and the input; `wake()` writes a byte to
+/// the pipe, which is never drained, so once woken every later read returns `.stopped` at once.
+/// The descriptors are closed by `close()` or `deinit`, and only by the thread that reads, or
+/// when none is reading: the owner (`Y4MSource`) guarantees that, so a descriptor is never
+/// closed under a `read` that might then read a reused number. Standard input is never closed.
+/// `wake()` may come from any thread; everything else from the one reading thread.
+final class Y4MChannel: @unchecked Sendable {
+    enum ReadOutcome: Equatable {
+        case bytes(Int)
+        case endOfStream
+        case stopped
+    }
+
+    /// The input as named in messages: the path, or `standard input`.
+    let name: String
+    let kind: Y4MFileKind
+    private let input: FileDescriptor
+    private let closesInput: Bool
+    private let wakeRead: FileDescriptor
+    private let wakeWrite: FileDescriptor
+    /// The wake pipe's read end (index 0), then the input (index 1).
+    private let pollSet: InputPollSet
+    private(set) var isClosed = false
+
+    /// Opens `path` (`-` is standard input, borrowed) without blocking, also on a FIFO with no
+    /// writer: `open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)`, `fstat`, `pipe2(O_NONBLOCK | O_CLOEXEC)`.
+    init(path: String) throws(IOError) {
+        let isStandardInput = path == "-"
+        name = isStandardInput ? "standard input" : path
+        let input: FileDescriptor
+        if isStandardInput {
+            input = .standardInput
+        } else {
+            switch Result(catchingErrno: { try FileDescriptor.open(path, .readOnly, options: [.nonBlocking, .closeOnExec]) }) {
+            case .success(let opened): input = opened
+            case .failure(let error): throw .cannotOpen(path: path, errno: error)
+            }
+        }
+        let closeInput = { if !isStandardInput { try? input.close() } }
+
+        let kind: Y4MFileKind
+        do {
+            kind = try Y4MFileKind(of: input)
+        } catch {
+            closeInput()
+            throw isStandardInput ? .readFailed(path: name, call: "fstat", errno: error)
+                                  : .cannotOpen(path: path, call: "fstat", errno: error)
+        }
+        guard kind != .directory else {
+            closeInput()
+            throw .notAStream(path: name, kind: kind.rawValue)
+        }
+
+        let wake: (readEnd: FileDescriptor, writeEnd: FileDescriptor)
+        do {
+            wake = try FileDescriptor.pipe(options: [.nonBlocking, .closeOnExec])
+        } catch {
+            closeInput()
+            throw .systemCallFailed(call: "pipe", errno: error)
+        }
+
+        self.kind = kind
+        self.input = input
+        closesInput = !isStandardInput
+        wakeRead = wake.readEnd
+        wakeWrite = wake.writeEnd
+        pollSet = InputPollSet([wake.readEnd, input])
+    }
+
+    deinit { close() }
+
+    /// Makes the current and every later `read` return `.stopped`. Safe from any thread while open.
+    func wake() {
+        guard !isClosed else { return }
+        // A full pipe (EAGAIN) means it was woken already; nothing else can fail here.
+        _ = Result(catchingErrno: { try withUnsafeBytes(of: UInt8(1)) { try wakeWrite.write($0) } })
+    }
+
+    /// Reads at most `buffer.count` bytes once some are available, or reports why there are none.
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws(IOError) -> ReadOutcome {
+        guard !isClosed else { return .stopped }
+        while true {
+            if case .failure(let error) = pollSet.wait() {
+                throw .systemCallFailed(call: "poll", errno: error)
+            }
+            if !pollSet.events(at: 0).isEmpty { return .stopped }
+            guard !pollSet.events(at: 1).isEmpty else { continue }
+            switch Result(catchingErrno: { try input.read(into: buffer) }) {
+            case .success(0): return .endOfStream
+            case .success(let count): return .bytes(count)
+            case .failure(.resourceTemporarilyUnavailable):
+                continue  // A non-blocking descriptor woke spuriously; wait again.
+            case .failure(let error): throw .readFailed(path: name, errno: error)
+            }
+        }
+    }
+
+    /// Closes the wake pipe and the input (unless it is standard input). Idempotent.
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        // `close(2)` is not retried: on Linux the descriptor is gone even when it reports EINTR.
+        if closesInput { try? input.close() }
+        try? wakeRead.close()
+        try? wakeWrite.close()
+    }
+}

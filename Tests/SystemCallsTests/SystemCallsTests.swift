@@ -1,0 +1,59 @@
+import SystemCalls
+import SystemPackage
+import Testing
+
+@Suite struct IOErrorTests {
+    @Test func descriptionIsTheMessageThenTheCallAndItsErrno() {
+        let error = IOError(call: "open", message: "cannot open '/x'; check the path", errno: .noSuchFileOrDirectory)
+        #expect(error.code == .notFound && error.cause == .noSuchFileOrDirectory)
+        #expect(error.description == "cannot open '/x'; check the path (open: No such file or directory, ENOENT)")
+        let noErrno = IOError(code: .malformedInput, call: "read", message: "frame 3 truncated")
+        #expect(noErrno.cause == nil && noErrno.description == "frame 3 truncated (read)")
+    }
+
+    @Test func errnosMapToTheCodesCallersBranchOn() {
+        let expected: [(Errno, IOError.Code)] = [
+            (.noSuchFileOrDirectory, .notFound), (.permissionDenied, .permissionDenied), (.notPermitted, .permissionDenied),
+            (.resourceBusy, .busy), (.operationNotSupportedByDevice, .disconnected), (.noSuchAddressOrDevice, .disconnected),
+            (.invalidArgument, .invalidArgument), (.isDirectory, .invalidArgument), (.inappropriateIOCTLForDevice, .notSupported),
+            (.noMemory, .resourceExhausted), (.tooManyOpenFiles, .resourceExhausted), (.brokenPipe, .closed),
+            (.badFileDescriptor, .closed), (.ioError, .io), (.timedOut, .io),
+        ]
+        for (errno, code) in expected {
+            #expect(IOError.Code(errno) == code, "\(errno.symbol)")
+        }
+    }
+
+    @Test func errnoSymbolsAreNamedOrNumbered() {
+        #expect(Errno.resourceBusy.symbol == "EBUSY" && Errno.brokenPipe.symbol == "EPIPE")
+        #expect(Errno(rawValue: 4095).symbol == "errno 4095")
+    }
+
+    @Test func swiftSystemErrorsBecomeTheirErrno() {
+        #expect(Result(catchingErrno: { 7 }) == .success(7))
+        #expect(Result<Int, Errno>(catchingErrno: { throw Errno.badFileDescriptor }) == .failure(.badFileDescriptor))
+    }
+}
+
+@Suite struct InputPollSetTests {
+    @Test func reportsWhichDescriptorHasInputAndTimesOutWhenNoneHas() throws {
+        let first = try FileDescriptor.pipe(), second = try FileDescriptor.pipe()
+        defer { for fd in [first.readEnd, first.writeEnd, second.readEnd, second.writeEnd] { try? fd.close() } }
+        let poll = InputPollSet([first.readEnd, second.readEnd])
+        #expect(poll.wait(timeout: .milliseconds(1)) == .success(false))
+        _ = try second.writeEnd.writeAll([1])
+        #expect(poll.wait(timeout: .seconds(10)) == .success(true))
+        #expect(poll.events(at: 0).isEmpty && poll.events(at: 1) == .input)
+        try second.writeEnd.close()
+        var byte: UInt8 = 0
+        _ = try withUnsafeMutableBytes(of: &byte) { try second.readEnd.read(into: $0) }
+        // The writer is gone: the read end reports a hang-up, which a reader takes as the end.
+        #expect(poll.wait() == .success(true))
+        #expect(poll.events(at: 1).contains(.hangUp))
+    }
+
+    @Test func pollTimeoutsRoundUpToWholeMilliseconds() {
+        #expect(Duration.zero.pollMilliseconds == 0 && Duration.milliseconds(-5).pollMilliseconds == 0)
+        #expect(Duration.microseconds(1).pollMilliseconds == 1 && Duration.seconds(2).pollMilliseconds == 2000)
+    }
+}
