@@ -41,29 +41,29 @@ public struct DecodedSymbol: Sendable, Hashable {
 /// suppression is done on frame time by the pipeline.
 public final class ImageScanner {
     private var scanner: OpaquePointer
-    public private(set) var configuration: ScannerConfiguration
+    public private(set) var settings: ScannerSettings
 
-    public init(configuration: ScannerConfiguration = ScannerConfiguration()) {
-        scanner = ImageScanner.makeScanner(configuration)
-        self.configuration = configuration
+    public init(settings: ScannerSettings = ScannerSettings()) {
+        scanner = ImageScanner.makeScanner(settings)
+        self.settings = settings
     }
 
     deinit { zbar_image_scanner_destroy(scanner) }
 
-    /// Replaces the configuration; takes effect on the next scan.
+    /// Replaces the settings; takes effect on the next scan.
     ///
-    /// The zbar scanner is recreated, so a setting the new configuration leaves `nil` (a
+    /// The zbar scanner is recreated, so a value the new settings leave `nil` (a
     /// length limit, say) is back at zbar's default rather than kept from the old one.
-    public func reconfigure(_ configuration: ScannerConfiguration) {
-        guard configuration != self.configuration else { return }
-        let fresh = ImageScanner.makeScanner(configuration)
+    public func reconfigure(_ settings: ScannerSettings) {
+        guard settings != self.settings else { return }
+        let fresh = ImageScanner.makeScanner(settings)
         zbar_image_scanner_destroy(scanner)
         scanner = fresh
-        self.configuration = configuration
+        self.settings = settings
     }
 
     /// A new zbar scanner (`zbar_image_scanner_create`) with `c` applied to zbar's defaults.
-    private static func makeScanner(_ c: ScannerConfiguration) -> OpaquePointer {
+    private static func makeScanner(_ c: ScannerSettings) -> OpaquePointer {
         guard let scanner = zbar_image_scanner_create() else {
             fatalError("zbar_image_scanner_create returned NULL (out of memory)")
         }
@@ -71,7 +71,7 @@ public final class ImageScanner {
         return scanner
     }
 
-    private static func apply(_ c: ScannerConfiguration, to scanner: OpaquePointer) {
+    private static func apply(_ c: ScannerSettings, to scanner: OpaquePointer) {
         // Everything off, then the chosen symbologies on: zbar enables most decoders by default.
         zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_ENABLE, 0)
         for s in Symbology.allCases {

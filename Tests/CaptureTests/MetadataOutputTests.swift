@@ -118,7 +118,7 @@ private func scan(_ frame: VideoFrame, with output: MetadataOutput = MetadataOut
         let scanner = output.makeScanner()
         #expect(scanner.scan(frame).map(\.symbology) == [.qrcode])
 
-        output.settings = MetadataOutput.Settings(scanner: ScannerConfiguration(symbologies: [.ean13]))
+        output.settings = MetadataOutput.Settings(scanner: ScannerSettings(symbologies: [.ean13]))
         #expect(scanner.scan(frame).map(\.symbology) == [.ean13])
         #expect(scanner.scan(frame).first?.text == "5901234123457")
 

@@ -51,7 +51,7 @@ func expectConfigurationError(file: String?, environment: [String: String] = [:]
         #expect(configuration.alwaysDiscardLateVideoFrames == nil)
         #expect(configuration.scanningThreads == min(8, ProcessInfo.processInfo.activeProcessorCount))
         #expect(configuration.engine == .zbar)
-        #expect(configuration.scanner == ScannerConfiguration(symbologies: [.qrcode], settings: [:], testInverted: false, xDensity: 1, yDensity: 1))
+        #expect(configuration.scanner == ScannerSettings(symbologies: [.qrcode], settings: [:], testInverted: false, xDensity: 1, yDensity: 1))
         #expect(configuration.rectOfInterest == .full)
         #expect(configuration.duplicateSuppression == .init(enabled: true, windowSeconds: 1.0))
         #expect(configuration.statsIntervalSeconds == 60)

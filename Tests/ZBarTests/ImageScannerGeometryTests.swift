@@ -68,12 +68,12 @@ func expectOutline(_ symbol: DecodedSymbol?, matches code: RenderedCode, withinM
     func inverted() {
         let (frame, code) = frameWithCode(hello)
         let dark = frame.inverted()
-        #expect(scan(dark, with: ImageScanner(configuration: ScannerConfiguration(testInverted: false))).isEmpty)
-        let symbols = scan(dark, with: ImageScanner(configuration: ScannerConfiguration(testInverted: true)))
+        #expect(scan(dark, with: ImageScanner(settings: ScannerSettings(testInverted: false))).isEmpty)
+        let symbols = scan(dark, with: ImageScanner(settings: ScannerSettings(testInverted: true)))
         #expect(symbols.map(\.data) == [Array("syncscan geometry".utf8)])
         expectOutline(symbols.first, matches: code)
         // The upright original still decodes with testInverted on: it is a fallback, not a switch.
-        #expect(scan(frame, with: ImageScanner(configuration: ScannerConfiguration(testInverted: true))).count == 1)
+        #expect(scan(frame, with: ImageScanner(settings: ScannerSettings(testInverted: true))).count == 1)
     }
 }
 
@@ -117,7 +117,7 @@ func expectOutline(_ symbol: DecodedSymbol?, matches code: RenderedCode, withinM
         let narrowed = wide.narrowed(toWidth: 300)
         #expect(narrowed.bytesPerLine == 600)
         #expect(scan(narrowed).map(\.data) == [Array("visible".utf8)])
-        #expect(scan(narrowed, with: ImageScanner(configuration: ScannerConfiguration(testInverted: true))).map(\.data)
+        #expect(scan(narrowed, with: ImageScanner(settings: ScannerSettings(testInverted: true))).map(\.data)
                 == [Array("visible".utf8)])
     }
 
@@ -126,7 +126,7 @@ func expectOutline(_ symbol: DecodedSymbol?, matches code: RenderedCode, withinM
         var wide = GreyFrame(width: 600, height: 240)
         wide.draw(hidden, centerX: 460, centerY: 120, moduleSize: 4)
         let dark = wide.inverted()  // the whole wide frame is light on dark
-        let inverting = ImageScanner(configuration: ScannerConfiguration(testInverted: true))
+        let inverting = ImageScanner(settings: ScannerSettings(testInverted: true))
         #expect(scan(dark, with: inverting).map(\.data) == [Array("in the padding".utf8)])
         #expect(scan(dark.narrowed(toWidth: 300), with: inverting).isEmpty)
     }
@@ -161,7 +161,7 @@ func expectOutline(_ symbol: DecodedSymbol?, matches code: RenderedCode, withinM
     }
 }
 
-@Suite struct ImageScannerConfigurationTests {
+@Suite struct ImageScannerSettingsTests {
     let qr: ModuleMatrix, ean: ModuleMatrix
 
     init() throws {
@@ -180,19 +180,19 @@ func expectOutline(_ symbol: DecodedSymbol?, matches code: RenderedCode, withinM
     @Test("only enabled symbologies are reported")
     func enableDisable() {
         let frame = bothCodes()
-        let qrOnly = scan(frame, with: ImageScanner(configuration: ScannerConfiguration(symbologies: [.qrcode])))
+        let qrOnly = scan(frame, with: ImageScanner(settings: ScannerSettings(symbologies: [.qrcode])))
         #expect(qrOnly.map(\.symbology) == [.qrcode])
-        let eanOnly = scan(frame, with: ImageScanner(configuration: ScannerConfiguration(symbologies: [.ean13])))
+        let eanOnly = scan(frame, with: ImageScanner(settings: ScannerSettings(symbologies: [.ean13])))
         #expect(eanOnly.map(\.symbology) == [.ean13])
         #expect(eanOnly.map(\.data) == [Array("5901234123457".utf8)])
-        let both = scan(frame, with: ImageScanner(configuration: ScannerConfiguration(symbologies: [.qrcode, .ean13])))
+        let both = scan(frame, with: ImageScanner(settings: ScannerSettings(symbologies: [.qrcode, .ean13])))
         #expect(Set(both.map(\.symbology)) == [.qrcode, .ean13])
-        #expect(scan(frame, with: ImageScanner(configuration: ScannerConfiguration(symbologies: []))).isEmpty)
+        #expect(scan(frame, with: ImageScanner(settings: ScannerSettings(symbologies: []))).isEmpty)
     }
 
     @Test("the default configuration scans QR only")
     func defaultsAreQROnly() {
-        #expect(ScannerConfiguration().symbologies == [.qrcode])
+        #expect(ScannerSettings().symbologies == [.qrcode])
         #expect(scan(bothCodes()).map(\.symbology) == [.qrcode])
     }
 
@@ -201,17 +201,17 @@ func expectOutline(_ symbol: DecodedSymbol?, matches code: RenderedCode, withinM
         let frame = bothCodes()
         let scanner = ImageScanner()
         #expect(scan(frame, with: scanner).map(\.symbology) == [.qrcode])
-        scanner.reconfigure(ScannerConfiguration(symbologies: [.ean13]))
-        #expect(scanner.configuration.symbologies == [.ean13])
+        scanner.reconfigure(ScannerSettings(symbologies: [.ean13]))
+        #expect(scanner.settings.symbologies == [.ean13])
         #expect(scan(frame, with: scanner).map(\.symbology) == [.ean13])
-        scanner.reconfigure(ScannerConfiguration(symbologies: [.qrcode]))
+        scanner.reconfigure(ScannerSettings(symbologies: [.qrcode]))
         #expect(scan(frame, with: scanner).map(\.symbology) == [.qrcode])
 
         let dark = frame.inverted()
         #expect(scan(dark, with: scanner).isEmpty)
-        scanner.reconfigure(ScannerConfiguration(symbologies: [.qrcode], testInverted: true))
+        scanner.reconfigure(ScannerSettings(symbologies: [.qrcode], testInverted: true))
         #expect(scan(dark, with: scanner).map(\.symbology) == [.qrcode])
-        scanner.reconfigure(ScannerConfiguration(symbologies: [.qrcode], testInverted: false))
+        scanner.reconfigure(ScannerSettings(symbologies: [.qrcode], testInverted: false))
         #expect(scan(dark, with: scanner).isEmpty)
     }
 
@@ -220,12 +220,12 @@ func expectOutline(_ symbol: DecodedSymbol?, matches code: RenderedCode, withinM
         let code128 = try ModuleMatrix.linearBarcode(zintSymbology: "CODE128", data: "Hello-128", quietZone: 10)
             .stretched(toRows: 30)
         let (frame, _) = frameWithCode(code128, width: 400, height: 120, moduleSize: 2)
-        let plain = scan(frame, with: ImageScanner(configuration: ScannerConfiguration(symbologies: [.code128])))
+        let plain = scan(frame, with: ImageScanner(settings: ScannerSettings(symbologies: [.code128])))
         #expect(plain.map(\.data) == [Array("Hello-128".utf8)])
-        let tooShort = ScannerConfiguration(symbologies: [.code128], settings: [.code128: .init(minLength: 20)])
-        #expect(scan(frame, with: ImageScanner(configuration: tooShort)).isEmpty)
-        let fits = ScannerConfiguration(symbologies: [.code128], settings: [.code128: .init(minLength: 5, maxLength: 9)])
-        #expect(scan(frame, with: ImageScanner(configuration: fits)).map(\.data) == [Array("Hello-128".utf8)])
+        let tooShort = ScannerSettings(symbologies: [.code128], settings: [.code128: .init(minLength: 20)])
+        #expect(scan(frame, with: ImageScanner(settings: tooShort)).isEmpty)
+        let fits = ScannerSettings(symbologies: [.code128], settings: [.code128: .init(minLength: 5, maxLength: 9)])
+        #expect(scan(frame, with: ImageScanner(settings: fits)).map(\.data) == [Array("Hello-128".utf8)])
     }
 
     @Test("symbology names parse as zbar spells them")
@@ -242,9 +242,9 @@ func expectOutline(_ symbol: DecodedSymbol?, matches code: RenderedCode, withinM
         let code128 = try ModuleMatrix.linearBarcode(zintSymbology: "CODE128", data: "Hello-128", quietZone: 10)
             .stretched(toRows: 30)
         let (frame, _) = frameWithCode(code128, width: 400, height: 120, moduleSize: 2)
-        let scanner = ImageScanner(configuration: ScannerConfiguration(symbologies: [.code128], settings: [.code128: .init(minLength: 20)]))
+        let scanner = ImageScanner(settings: ScannerSettings(symbologies: [.code128], settings: [.code128: .init(minLength: 20)]))
         #expect(scan(frame, with: scanner).isEmpty)
-        scanner.reconfigure(ScannerConfiguration(symbologies: [.code128]))
+        scanner.reconfigure(ScannerSettings(symbologies: [.code128]))
         #expect(scan(frame, with: scanner).map(\.data) == [Array("Hello-128".utf8)])
     }
 }

@@ -77,7 +77,7 @@ let payloads: [Payload] = [
         let ean = try ModuleMatrix.linearBarcode(zintSymbology: "EANX", data: "590123412345").stretched(toRows: 30)
         let (frame, _) = frameWithCode(ean, moduleSize: 2)
         let cli = try ZBarImg.decode(frame, arguments: ["-Sdisable", "-Sean13.enable"])
-        let ours = scan(frame, with: ImageScanner(configuration: ScannerConfiguration(symbologies: [.ean13])))
+        let ours = scan(frame, with: ImageScanner(settings: ScannerSettings(symbologies: [.ean13])))
         #expect(cli == Array("5901234123457".utf8))
         #expect(ours.map(\.data) == [Array("5901234123457".utf8)])
         #expect(ours.first?.symbology == .ean13)

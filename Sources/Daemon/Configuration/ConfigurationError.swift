@@ -34,9 +34,7 @@ public struct ConfigurationError: Error, Sendable, Hashable, CustomStringConvert
         public var key: String
         public var message: String
 
-        public init(origin: ConfigurationOrigin, key: String, message: String) {
-            (self.origin, self.key, self.message) = (origin, key, message)
-        }
+        public init(origin: ConfigurationOrigin, key: String, message: String) { (self.origin, self.key, self.message) = (origin, key, message) }
 
         public var description: String { key.isEmpty ? "\(origin): \(message)" : "\(origin): \(key): \(message)" }
     }

@@ -8,10 +8,7 @@ import Yams
 /// `key[i]`, and the problems that keep the file from being read at all.
 struct ConfigurationFileLayout {
     /// What a leaf holds, as an error message names it.
-    enum Leaf: Equatable {
-        case scalar(String, quoted: Bool)
-        case null, list, mapping
-    }
+    enum Leaf: Equatable { case scalar(String, quoted: Bool), null, list, mapping }
 
     let path: String
     private(set) var lines: [String: Int] = [:]
@@ -22,10 +19,7 @@ struct ConfigurationFileLayout {
     private(set) var hasDocument = false
 
     /// Reads the file at `path` (swift-system `read(2)`) and records its layout or why it cannot be read.
-    init(reading path: String) {
-        self.path = path
-        read()
-    }
+    init(reading path: String) { self.path = path; read() }
 
     private mutating func read() {
         do {

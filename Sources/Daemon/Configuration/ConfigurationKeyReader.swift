@@ -1,4 +1,5 @@
 import Configuration
+import Media
 import Synchronization
 
 /// Reads configuration keys through one `ConfigReader`, noting each problem with where it came from.
@@ -88,8 +89,9 @@ struct ConfigurationKeyReader {
     mutating func double(_ key: String, in range: ClosedRange<Double>, lowerOpen: Bool = false, _ meaning: String = "") -> Double? {
         guard let v = value(key, "a number", { $0.double(forKey: $1) }) else { return nil }
         if v.isFinite, range.contains(v), !(lowerOpen && v == range.lowerBound) { return v }
-        let lower = lowerOpen ? "greater than \(decimal(range.lowerBound))" : "at least \(decimal(range.lowerBound))"
-        problem(key, "\(decimal(v)) is out of range: must be \(lower) and at most \(decimal(range.upperBound))\(meaning)")
+        let decimal = { DecimalText.string($0, fractionDigits: 6) }
+        problem(key, "\(decimal(v)) is out of range: must be \(lowerOpen ? "greater than" : "at least") \(decimal(range.lowerBound))"
+                + " and at most \(decimal(range.upperBound))\(meaning)")
         return nil
     }
 
@@ -177,11 +179,6 @@ final class KeyAccessRecorder: AccessReporter {
 
     func access(_ key: String) -> Access? { state.withLock { $0.accesses[key] } }
     func keysInOrder() -> [String] { state.withLock { $0.order } }
-}
-
-/// `1.5`, `2`, `0.25`: a number as a person writes it (no `.0` on whole numbers).
-func decimal(_ v: Double) -> String {
-    v == v.rounded() && abs(v) < 1e15 ? String(Int(v)) : String(v)
 }
 
 /// Edits (insert, delete, substitute) from `a` to `b`, for "did you mean" on short key names.

@@ -41,7 +41,7 @@ extension SyncscanConfiguration {
     /// Reads every key: this initializer is the schema. Each value is checked where it is read.
     init(reading keys: inout ConfigurationKeyReader) {
         if let source = keys.string("source") {
-            do { _ = try SourceFactory.kind(of: source); self.source = source } catch { keys.problem("source", "\(error)") }
+            do { _ = try SourceURI(parsing: source); self.source = source } catch { keys.problem("source", "\(error)") }
         }
         let sizes = V4L2CaptureSource.Configuration.sizeRange
         device.width = keys.int("device.width", in: sizes)
@@ -97,23 +97,12 @@ extension SyncscanConfiguration {
             keys.problem("zbar.x-density", "zbar.x-density and zbar.y-density are both 0, so nothing would be scanned")
         }
 
-        // Rect of interest: missing edges extend to the rest of the frame.
-        let x = keys.double("rect_of_interest.x", in: 0...1) ?? 0
-        let y = keys.double("rect_of_interest.y", in: 0...1) ?? 0
-        let givenWidth = keys.double("rect_of_interest.width", in: 0...1, lowerOpen: true)
-        let givenHeight = keys.double("rect_of_interest.height", in: 0...1, lowerOpen: true)
-        let (width, height) = (givenWidth ?? 1 - x, givenHeight ?? 1 - y)
-        if width <= 0 { keys.problem("rect_of_interest.x", "leaves no width: x must be less than 1") }
-        if height <= 0 { keys.problem("rect_of_interest.y", "leaves no height: y must be less than 1") }
-        if x + width > 1 + 1e-9 {
-            keys.problem(givenWidth != nil ? "rect_of_interest.width" : "rect_of_interest.x",
-                         "x + width = \(decimal(x + width)) goes past the right edge (must be at most 1)")
-        }
-        if y + height > 1 + 1e-9 {
-            keys.problem(givenHeight != nil ? "rect_of_interest.height" : "rect_of_interest.y",
-                         "y + height = \(decimal(y + height)) goes past the bottom edge (must be at most 1)")
-        }
-        rectOfInterest = NormalizedRect(x: x, y: y, width: min(width, 1 - x), height: min(height, 1 - y))
+        // Rect of interest: missing sides reach the frame's far edges.
+        let roi = NormalizedRect.fitting(x: keys.double("rect_of_interest.x", in: 0...1) ?? 0, y: keys.double("rect_of_interest.y", in: 0...1) ?? 0,
+                                         width: keys.double("rect_of_interest.width", in: 0...1, lowerOpen: true),
+                                         height: keys.double("rect_of_interest.height", in: 0...1, lowerOpen: true))
+        roi.problems.forEach { keys.problem("rect_of_interest." + $0.side, $0.message) }
+        if let rect = roi.rect { rectOfInterest = rect }
 
         if let v = keys.bool("duplicate_suppression.enabled") { duplicateSuppression.enabled = v }
         if let v = keys.double("duplicate_suppression.window_seconds", in: 0...86_400) { duplicateSuppression.windowSeconds = v }

@@ -17,7 +17,6 @@ public struct SyncscanConfiguration: Sendable, Hashable {
         /// A code with the same symbology and bytes seen within this many seconds of frame time
         /// after its last report is not reported again.
         public var windowSeconds = 1.0
-
         public init(enabled: Bool = true, windowSeconds: Double = 1.0) { (self.enabled, self.windowSeconds) = (enabled, windowSeconds) }
     }
 
@@ -39,7 +38,7 @@ public struct SyncscanConfiguration: Sendable, Hashable {
     /// Which library decodes which symbology.
     public var engine = DecoderEngine.zbar
     /// Symbologies, per-symbology lengths, `test-inverted` and densities, for zbar.
-    public var scanner = ScannerConfiguration()
+    public var scanner = ScannerSettings()
     /// zxing-cpp's hints, for the symbologies the engine sends to zxing-cpp.
     public var zxing = ZXingSettings()
     /// The part of the frame scanned, normalized 0–1 from the top-left corner.

@@ -4,7 +4,7 @@ import Media
 ///
 /// Setting names follow `zbarcam -S` (`enable`, `min-length`, `max-length`, `test-inverted`,
 /// `x-density`, `y-density`) so zbar users recognise them.
-public struct ScannerConfiguration: Sendable, Hashable {
+public struct ScannerSettings: Sendable, Hashable {
     /// Settings of one symbology; `nil` leaves zbar's default.
     public struct SymbologySettings: Sendable, Hashable {
         public var minLength: Int?
