@@ -1,11 +1,16 @@
 #!/usr/bin/env python3
-"""syncscan's throughput benchmark against the bare zbar loop (the floor), on the same frames.
+"""syncscan's throughput benchmark against the bare decoder loops (the floors), on the same frames.
 
-Makes 1280x720 greyscale frames with moving QR codes, then alternates runs of
-  floor:    bench/zbar-floor FRAMES.y4m           (C, one zbar scanner, QR only)
-  syncscan: syncscan run --source FRAMES.y4m      (release build, one scanning thread, QR only)
-and prints medians of N runs each: frames/s, the ratio syncscan/floor, and peak RSS (wait4).
-Usage: bench/run.py [--runs N] [--frames N]   (needs: gcc libzbar-dev qrencode ffmpeg, a Swift toolchain)
+Makes 1280x720 greyscale frames with moving QR codes, then runs, interleaved (A B C … A B C …):
+  zbar-floor:      bench/zbar-floor FRAMES.y4m       (C, one zbar scanner, QR only)
+  zxing-floor:     bench/zxing-floor FRAMES.y4m      (C++, ZXing::ReadBarcodes, QR only, syncscan's default hints)
+  syncscan-zbar:   syncscan run --engine zbar        (release build, one scanning thread, QR only)
+  syncscan-zxing:  syncscan run --engine zxing       (the same, through zxing-cpp)
+  all-zbar:        syncscan run --engine zbar   --symbologies all   (every symbology zbar reads)
+  all-hybrid:      syncscan run --engine hybrid --symbologies all   (2-D through zxing-cpp, 1-D through zbar)
+and prints medians of N runs each: frames/s, the ratios the README and issues quote, and peak RSS (wait4).
+Usage: bench/run.py [--runs N] [--frames N] [--only NAME,NAME]
+(needs: gcc, g++, libzbar-dev, libzxing-dev, qrencode, ffmpeg, a Swift toolchain)
 """
 import argparse, os, shutil, statistics, subprocess, sys, tempfile, time
 
@@ -46,34 +51,48 @@ def timed(cmd):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--frames", type=int, default=40)
+    ap.add_argument("--frames", type=int, default=120)
+    ap.add_argument("--only", default="", help="comma-separated command names to run (default: all)")
     args = ap.parse_args()
     os.makedirs(OUT, exist_ok=True)
     frames = os.path.join(OUT, f"bench-1280x720-{args.frames}.y4m")
     make_frames(frames, args.frames)
-    floor = os.path.join(OUT, "zbar-floor")
-    sh("cc", "-O2", "-o", floor, os.path.join(ROOT, "bench", "zbar-floor.c"), "-lzbar")
+    zbar_floor = os.path.join(OUT, "zbar-floor")
+    sh("cc", "-O2", "-o", zbar_floor, os.path.join(ROOT, "bench", "zbar-floor.c"), "-lzbar")
+    zxing_floor = os.path.join(OUT, "zxing-floor")
+    sh("c++", "-O2", "-std=c++17", "-o", zxing_floor, os.path.join(ROOT, "bench", "zxing-floor.cpp"), "-lZXing")
     sh("swift", "build", "-c", "release", "--product", "syncscan", cwd=ROOT, stdout=subprocess.DEVNULL)
     syncscan = os.path.join(ROOT, ".build", "release", "syncscan")
+    run = [syncscan, "run", "--source", frames, "--scanning-threads", "1", "--duplicate-window", "0", "--log-level", "error"]
     commands = {
-        "floor": [floor, frames],
-        "syncscan": [syncscan, "run", "--source", frames, "--symbologies", "qrcode",
-                     "--scanning-threads", "1", "--duplicate-window", "0", "--log-level", "error"],
+        "zbar-floor": [zbar_floor, frames],
+        "zxing-floor": [zxing_floor, frames],
+        "syncscan-zbar": run + ["--engine", "zbar", "--symbologies", "qrcode"],
+        "syncscan-zxing": run + ["--engine", "zxing", "--symbologies", "qrcode"],
+        "all-zbar": run + ["--engine", "zbar", "--symbologies", "all"],
+        "all-hybrid": run + ["--engine", "hybrid", "--symbologies", "all"],
     }
+    if args.only:
+        commands = {k: v for k, v in commands.items() if k in args.only.split(",")}
     times = {k: [] for k in commands}
     rss = {k: [] for k in commands}
-    timed(commands["floor"]); timed(commands["syncscan"])  # warm the page cache
-    for _ in range(args.runs):  # interleaved, so machine noise hits both alike
+    for cmd in commands.values():  # warm the page cache
+        timed(cmd)
+    for _ in range(args.runs):  # interleaved, so machine noise hits each alike
         for name, cmd in commands.items():
             t, m = timed(cmd)
             times[name].append(t); rss[name].append(m)
     fps = {k: args.frames / statistics.median(v) for k, v in times.items()}
-    print(f"frames: {args.frames} x 1280x720 GREY, QR only, 1 scanning thread, {args.runs} runs each (median)")
+    print(f"frames: {args.frames} x 1280x720 GREY, QR codes, 1 scanning thread, {args.runs} runs each (median)")
     for k in commands:
-        print(f"  {k:9s} {fps[k]:7.2f} frames/s   wall {statistics.median(times[k]):.3f} s "
-              f"(min {min(times[k]):.3f}, max {max(times[k]):.3f})   peak RSS {statistics.median(rss[k]) / 1024:.1f} MB")
-    print(f"ratio syncscan/floor: {fps['syncscan'] / fps['floor']:.3f}x frames/s")
-    print(f"syncscan peak RSS: {max(rss['syncscan']) / 1024:.1f} MB (max of runs)")
+        print(f"  {k:15s} {fps[k]:8.2f} frames/s   wall {statistics.median(times[k]):.3f} s "
+              f"(min {min(times[k]):.3f}, max {max(times[k]):.3f})   peak RSS {max(rss[k]) / 1024:.1f} MB (max)")
+    for label, a, b in [("syncscan zbar engine / zbar floor", "syncscan-zbar", "zbar-floor"),
+                        ("syncscan zxing engine / zxing floor", "syncscan-zxing", "zxing-floor"),
+                        ("zxing engine / zbar engine (QR)", "syncscan-zxing", "syncscan-zbar"),
+                        ("hybrid all / zbar all (frames/s)", "all-hybrid", "all-zbar")]:
+        if a in fps and b in fps:
+            print(f"ratio {label}: {fps[a] / fps[b]:.3f}x")
 
 
 if __name__ == "__main__":
