@@ -2,7 +2,7 @@
 import PackageDescription
 
 // The folder layout follows one frame through the pipeline:
-// CV4L2/CZBar (C) → V4L2 (camera) / Capture/Inputs (Y4M) → Capture/Outputs (video, metadata via ZBar)
+// CV4L2/CZBar/CZXing (C) → V4L2 (camera) / Capture/Inputs (Y4M) → Capture/Outputs (video, metadata via ZBar)
 // → Capture/Synchronizer → Results (JSON lines) ; Daemon wires it as a service ; syncscan is `main`.
 let package = Package(
     name: "syncscan",
@@ -19,9 +19,11 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
-        // C: system libraries plus header-only shims for what Swift cannot import.
+        // C: system libraries plus shims for what Swift cannot import (header-only, or one .cpp for C++).
         .systemLibrary(name: "CZBar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
         .systemLibrary(name: "CV4L2", pkgConfig: "libv4l2", providers: [.apt(["libv4l-dev"])]),
+        // zxing-cpp is C++ only: a C face (include/czxing.h) over it in one .cpp (apt: libzxing-dev).
+        .target(name: "CZXing", linkerSettings: [.linkedLibrary("ZXing")]),
 
         // Frames, pixel formats and the frame-source protocol shared by every stage (no C).
         .target(name: "Media"),
@@ -36,6 +38,9 @@ let package = Package(
         // Wrappers: the only modules that import C.
         .target(name: "ZBar", dependencies: [
             "CZBar", "Media",
+        ]),
+        .target(name: "ZXing", dependencies: [
+            "CZXing", "Media",
         ]),
         .target(name: "V4L2", dependencies: [
             "CV4L2", "Media", "SystemCalls",
@@ -80,6 +85,7 @@ let package = Package(
 
         .testTarget(name: "MediaTests", dependencies: ["Media", "TestSupport"]),
         .testTarget(name: "ZBarTests", dependencies: ["ZBar", "TestSupport"]),
+        .testTarget(name: "ZXingTests", dependencies: ["ZXing", "TestSupport", "Media"]),
         .testTarget(name: "V4L2Tests", dependencies: ["V4L2", "TestSupport"]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "TestSupport"]),
         .testTarget(name: "ResultsTests", dependencies: ["Results", "TestSupport"]),
@@ -87,5 +93,6 @@ let package = Package(
             "Daemon", "TestSupport", .product(name: "Configuration", package: "swift-configuration"),
         ]),
         .testTarget(name: "syncscanTests", dependencies: ["syncscan", "TestSupport"]),
-    ]
+    ],
+    cxxLanguageStandard: .cxx17
 )
