@@ -2,7 +2,7 @@
 import PackageDescription
 
 // The folder layout follows one frame through the pipeline:
-// CV4L2/CZBar (C) → V4L2 (camera) / Y4M (file, pipe) → Capture/Outputs (video, metadata via ZBar)
+// CV4L2/CZBar/CZXing (C) → V4L2 (camera) / Y4M (file, pipe) → Capture/Outputs (video; metadata via ZBar, ZXing)
 // → Capture/Synchronizer → Results (JSON lines) ; Daemon wires it as a service ; syncscan is `main`.
 let package = Package(
     name: "syncscan",
@@ -19,9 +19,11 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
-        // C: system libraries plus header-only shims for what Swift cannot import.
+        // C: system libraries plus shims for what Swift cannot import (header-only, or one .cpp for C++).
         .systemLibrary(name: "CZBar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
         .systemLibrary(name: "CV4L2", pkgConfig: "libv4l2", providers: [.apt(["libv4l-dev"])]),
+        // zxing-cpp is C++ only: a C face (include/czxing.h) over it in one .cpp (apt: libzxing-dev).
+        .target(name: "CZXing", linkerSettings: [.linkedLibrary("ZXing")]),
 
         // Frames, pixel formats, source URIs and the frame-source protocol shared by every stage (no C).
         .target(name: "Media"),
@@ -39,6 +41,9 @@ let package = Package(
         .target(name: "ZBar", dependencies: [
             "CZBar", "Media",
         ]),
+        .target(name: "ZXing", dependencies: [
+            "CZXing", "Media",
+        ]),
 
         // The inputs, peers behind Media's `FrameSource`: a camera through libv4l2, and a
         // YUV4MPEG2 file or pipe read through swift-system (no C, no Glibc).
@@ -55,7 +60,7 @@ let package = Package(
 
         // The AVFoundation-shaped pipeline: session, outputs, synchronizer (any FrameSource in).
         .target(name: "Capture", dependencies: [
-            "Media", "ZBar",
+            "Media", "ZBar", "ZXing",
             .product(name: "Logging", package: "swift-log"),
         ]),
 
@@ -68,7 +73,7 @@ let package = Package(
 
         // The service: configuration, systemd notify, signals, stats.
         .target(name: "Daemon", dependencies: [
-            "Capture", "Results", "V4L2", "Y4M", "Media", "ZBar", "SystemCalls",
+            "Capture", "Results", "V4L2", "Y4M", "Media", "ZBar", "ZXing", "SystemCalls",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -90,6 +95,7 @@ let package = Package(
         .testTarget(name: "SystemCallsTests", dependencies: ["SystemCalls"]),
         .testTarget(name: "MediaTests", dependencies: ["Media", "TestSupport"]),
         .testTarget(name: "ZBarTests", dependencies: ["ZBar", "TestSupport"]),
+        .testTarget(name: "ZXingTests", dependencies: ["ZXing", "TestSupport", "Media"]),
         .testTarget(name: "V4L2Tests", dependencies: ["V4L2", "SystemCalls", "TestSupport"]),
         .testTarget(name: "Y4MTests", dependencies: ["Y4M", "Capture", "SystemCalls", "TestSupport"]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "TestSupport"]),
@@ -98,5 +104,6 @@ let package = Package(
             "Daemon", "TestSupport", .product(name: "Configuration", package: "swift-configuration"),
         ]),
         .testTarget(name: "syncscanTests", dependencies: ["syncscan", "TestSupport"]),
-    ]
+    ],
+    cxxLanguageStandard: .cxx17
 )

@@ -1,14 +1,6 @@
 import CZBar
 import Media
 
-/// A region of a frame in pixels, origin top-left.
-public struct PixelRect: Sendable, Hashable {
-    public var x: Int, y: Int, width: Int, height: Int
-    public init(x: Int, y: Int, width: Int, height: Int) {
-        self.x = x; self.y = y; self.width = width; self.height = height
-    }
-}
-
 /// A code zbar found in one image.
 public struct DecodedSymbol: Sendable, Hashable {
     public var symbology: Symbology
@@ -126,13 +118,5 @@ public final class ImageScanner {
                                        orientation: SymbolOrientation(zbar_symbol_get_orientation(s)), points: points))
         }
         return found
-    }
-}
-
-extension PixelRect {
-    func clamped(width: Int, height: Int) -> PixelRect {
-        let x0 = min(max(x, 0), width), y0 = min(max(y, 0), height)
-        let x1 = min(max(x + self.width, x0), width), y1 = min(max(y + self.height, y0), height)
-        return PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
     }
 }
