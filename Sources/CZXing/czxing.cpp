@@ -8,6 +8,7 @@
 #include "czxing.h"
 
 #include <algorithm>
+#include <memory>
 #include <cstring>
 #include <exception>
 #include <new>
@@ -77,7 +78,7 @@ czxing_hints *czxing_hints_create(uint32_t formats, bool try_harder, bool try_ro
 
 void czxing_hints_destroy(czxing_hints *hints) { delete hints; }
 
-int czxing_read(const czxing_hints *hints, const uint8_t *data, int width, int height,
+int czxing_read(const czxing_hints *hints, const void *data, int width, int height,
                 int row_stride, int pixel_stride,
                 int crop_x, int crop_y, int crop_width, int crop_height,
                 czxing_results **out, char *error, size_t error_capacity) {
@@ -95,12 +96,13 @@ int czxing_read(const czxing_hints *hints, const uint8_t *data, int width, int h
         h = std::min(height - y0, crop_height - (y0 - crop_y));
     }
     try {
-        auto *results = new czxing_results{{}, x0, y0};
+        auto results = std::make_unique<czxing_results>(czxing_results{{}, x0, y0});
         if (!hints->none && w > 0 && h > 0) {
-            ZXing::ImageView view(data, width, height, ZXing::ImageFormat::Lum, row_stride, pixel_stride);
+            ZXing::ImageView view(static_cast<const uint8_t *>(data), width, height, ZXing::ImageFormat::Lum,
+                                  row_stride, pixel_stride);
             results->results = ZXing::ReadBarcodes(view.cropped(x0, y0, w, h), hints->hints);
         }
-        *out = results;
+        *out = results.release();
         return CZXING_OK;
     } catch (const std::exception &e) {
         copyMessage(e.what(), error, error_capacity);

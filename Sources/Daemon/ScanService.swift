@@ -4,6 +4,7 @@ import Logging
 import Media
 import Results
 import ServiceLifecycle
+import ZXing
 
 /// The daemon's one long-running job: a capture session from the source to the results handler.
 ///
@@ -130,16 +131,17 @@ public final class ScanService: Service, @unchecked Sendable {
 
     /// The stats line's content now: counts so far (all sessions), scan times, output drops.
     public func statsLine() -> String {
-        let (stats, percentiles) = lock.withLock { () -> (CaptureStatistics, (p50: Double, p99: Double)?) in
+        let (stats, percentiles, failures) = lock.withLock { () -> (CaptureStatistics, (p50: Double, p99: Double)?, (count: Int, last: ZXingError?)?) in
             var s = totals
             if let c = current { s.add(c.synchronizer.statistics) }
-            return (s, current?.metadata.scanTimePercentiles())
+            return (s, current?.metadata.scanTimePercentiles(), current?.metadata.decoderFailures)
         }
         let reasons = Self.droppedBreakdown(stats)
         let milliseconds = { (seconds: Double) in DecimalText.string(seconds * 1000, fractionDigits: 1, minimumFractionDigits: 1) }
         let scan = percentiles.map { "scan_p50=\(milliseconds($0.p50))ms scan_p99=\(milliseconds($0.p99))ms" } ?? "scan_p50=- scan_p99=-"
         return "stats: frames=\(stats.frames) scanned=\(stats.scanned) dropped=\(stats.droppedTotal) (\(reasons)) "
             + "repeated_seq=\(stats.repeatedSequenceNumbers) codes=\(stats.codes) \(scan) output_lines_dropped=\(writer.droppedLines)"
+            + " decoder_failures=\(failures?.count ?? 0)" + (failures?.last.map { " (last: \($0))" } ?? "")
     }
 
     private func reportStatsPeriodically() async {

@@ -102,7 +102,7 @@ public final class BarcodeReader {
 
         var results: OpaquePointer?
         var message = [CChar](repeating: 0, count: 512)
-        let status = czxing_read(hints, base.assumingMemoryBound(to: UInt8.self), Int32(width), Int32(height),
+        let status = czxing_read(hints, base, Int32(width), Int32(height),
                                  Int32(rowStride), Int32(pixelStride),
                                  Int32(crop.x), Int32(crop.y), Int32(crop.width), Int32(crop.height),
                                  &results, &message, message.count)

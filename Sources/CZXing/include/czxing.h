@@ -58,7 +58,7 @@ void czxing_hints_destroy(czxing_hints *hints);
  * On CZXING_OK, *out holds the results (free with czxing_results_destroy) and corners are in
  * full-frame pixels; otherwise *out is NULL and `error` (if not NULL) holds a NUL-terminated
  * message truncated to error_capacity bytes. Catches every C++ exception. */
-int czxing_read(const czxing_hints *hints, const uint8_t *data, int width, int height,
+int czxing_read(const czxing_hints *hints, const void *data, int width, int height,
                 int row_stride, int pixel_stride,
                 int crop_x, int crop_y, int crop_width, int crop_height,
                 czxing_results **out, char *error, size_t error_capacity);

@@ -1,5 +1,6 @@
 import Media
 import ZBar
+import ZXing
 
 /// Which library decodes which symbology: zbar, zxing-cpp, or both split by symbology (`engine`).
 ///
@@ -11,10 +12,7 @@ public enum DecoderEngine: String, Sendable, Hashable, CaseIterable, CustomStrin
     public var description: String { rawValue }
 
     /// The symbologies zxing-cpp 1.4 reads.
-    public static let zxingReadable: Set<Symbology> = [
-        .qrcode, .microqr, .aztec, .datamatrix, .pdf417, .maxicode,
-        .ean13, .ean8, .upca, .upce, .i25, .databar, .databarExp, .codabar, .code39, .code93, .code128,
-    ]
+    public static var zxingReadable: Set<Symbology> { BarcodeReader.readable }
 
     /// Everything this engine reads: what `symbologies: all` means.
     public var readable: Set<Symbology> {

@@ -1,5 +1,6 @@
 import Media
 import ZBar
+import ZXing
 
 /// A point in frame pixels, origin top-left.
 public struct PixelPoint: Sendable, Hashable, Codable {
@@ -52,5 +53,14 @@ public struct MachineReadableCodeObject: Sendable, Hashable {
         }
         self.init(symbology: symbol.symbology, data: symbol.data, quality: symbol.quality,
                   orientation: symbol.orientation, corners: corners, frame: frame)
+    }
+
+    /// Wraps zxing-cpp's result: its corners put in zbar's order (top-left, bottom-left,
+    /// bottom-right, top-right of the code itself), so a consumer sees one outline convention
+    /// whichever engine read the code; none for a MaxiCode (zxing-cpp 1.4 gives no position).
+    init(_ barcode: ZXingBarcode, frame: FrameInfo) {
+        let c = barcode.corners.map { PixelPoint(x: $0.x, y: $0.y) }
+        self.init(symbology: barcode.symbology, data: barcode.data, quality: nil, orientation: barcode.orientation,
+                  corners: c.count == 4 ? [c[0], c[3], c[2], c[1]] : c, frame: frame, engine: .zxing)
     }
 }

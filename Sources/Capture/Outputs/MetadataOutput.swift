@@ -1,6 +1,7 @@
 import Foundation
 import Media
 import ZBar
+import ZXing
 
 /// A rectangle in normalized frame coordinates (0–1, origin top-left), like AVFoundation's
 /// `rectOfInterest`.
@@ -37,11 +38,11 @@ public struct NormalizedRect: Sendable, Hashable, Codable {
     }
 }
 
-/// Scans frames with zbar and emits machine-readable code objects stamped with their frame
-/// (AVFoundation's `AVCaptureMetadataOutput`).
+/// Scans frames with zbar, zxing-cpp or both and emits machine-readable code objects stamped
+/// with their frame (AVFoundation's `AVCaptureMetadataOutput`).
 ///
-/// Each scanning thread has its own zbar scanner (`Scanner`). The configuration can be
-/// replaced while running; scanners pick it up before their next frame.
+/// Each scanning thread has its own `Scanner` (a zbar scanner and a zxing-cpp reader). The
+/// settings can be replaced while running; scanners pick them up before their next frame.
 public final class MetadataOutput: @unchecked Sendable {
     /// What to scan for, with which decoder, and where.
     public struct Settings: Sendable, Hashable {
@@ -55,12 +56,26 @@ public final class MetadataOutput: @unchecked Sendable {
                     zxing: ZXingSettings = ZXingSettings(), rectOfInterest: NormalizedRect = .full) {
             (self.engine, self.scanner, self.zxing, self.rectOfInterest) = (engine, scanner, zxing, rectOfInterest)
         }
+
+        /// zbar's settings for its part of the symbologies (`engine.zxingPart` goes to zxing-cpp).
+        var zbarPart: ScannerSettings {
+            var part = scanner
+            part.symbologies.subtract(engine.zxingPart(of: scanner.symbologies))
+            return part
+        }
+
+        /// zxing-cpp's hints for its part of the symbologies.
+        var zxingPart: ZXingHints {
+            ZXingHints(symbologies: engine.zxingPart(of: scanner.symbologies), tryHarder: zxing.tryHarder,
+                       tryRotate: zxing.tryRotate, tryDownscale: zxing.tryDownscale)
+        }
     }
 
     private let lock = NSLock()
     private var _settings: Settings
     private var scanTimes = ScanTimeRecorder()
-    /// Threads scanning in parallel; each holds one zbar scanner.
+    private var failures = (count: 0, last: nil as ZXingError?)
+    /// Threads scanning in parallel; each holds one `Scanner`.
     public let scanningThreads: Int
 
     public init(settings: Settings = Settings(), scanningThreads: Int = 1) {
@@ -79,45 +94,85 @@ public final class MetadataOutput: @unchecked Sendable {
         lock.withLock { scanTimes.percentiles() }
     }
 
+    /// Frames on which a decoder library failed (zxing-cpp threw), and the latest failure. Such a
+    /// frame still yields what the other engine read, and the session goes on.
+    public var decoderFailures: (count: Int, last: ZXingError?) { lock.withLock { failures } }
+
     fileprivate func record(scanTime: Double) {
         lock.withLock { scanTimes.add(scanTime) }
+    }
+
+    fileprivate func record(failure: ZXingError) {
+        lock.withLock { failures = (failures.count + 1, failure) }
     }
 
     /// A scanner for one thread.
     public func makeScanner() -> Scanner { Scanner(output: self) }
 
-    /// One thread's zbar scanner and its luma scratch plane (for packed formats).
+    /// One thread's decoders: a zbar scanner with its luma scratch plane (for packed formats),
+    /// and a zxing-cpp reader, which reads every format in place.
     public final class Scanner {
         private let output: MetadataOutput
         private let zbar: ImageScanner
+        private let zxing: BarcodeReader
         private var scratch: UnsafeMutableRawBufferPointer = UnsafeMutableRawBufferPointer(start: nil, count: 0)
 
         init(output: MetadataOutput) {
             self.output = output
-            self.zbar = ImageScanner(settings: output.settings.scanner)
+            let settings = output.settings
+            self.zbar = ImageScanner(settings: settings.zbarPart)
+            self.zxing = BarcodeReader(hints: settings.zxingPart)
         }
 
         deinit { scratch.deallocate() }
 
-        /// Scans `frame` and returns the codes found, stamped with the frame.
+        /// Scans `frame` and returns the codes found, stamped with the frame: one per symbology
+        /// and payload (zbar and zxing-cpp each read their part of the symbologies).
         public func scan(_ frame: VideoFrame) -> [MachineReadableCodeObject] {
             let settings = output.settings
-            zbar.reconfigure(settings.scanner)
             let region = settings.rectOfInterest == .full ? nil
                 : settings.rectOfInterest.pixels(width: frame.width, height: frame.height)
             let start = ContinuousClock.now
-            let symbols = withLumaPlane(of: frame) { luma, bytesPerLine in
-                zbar.scan(luma: luma, width: frame.width, height: frame.height, bytesPerLine: bytesPerLine, region: region)
+            var codes: [MachineReadableCodeObject] = []
+            let info = frame.info
+            let zxingPart = settings.zxingPart
+            if !zxingPart.symbologies.isEmpty {
+                zxing.reconfigure(zxingPart)
+                switch readWithZXing(frame, region: region) {
+                case .success(let found): codes += found.map { MachineReadableCodeObject($0, frame: info) }
+                case .failure(let error): output.record(failure: error)
+                }
+            }
+            let zbarPart = settings.zbarPart
+            if !zbarPart.symbologies.isEmpty {
+                zbar.reconfigure(zbarPart)
+                let symbols = withLumaPlane(of: frame) { luma, bytesPerLine in
+                    zbar.scan(luma: luma, width: frame.width, height: frame.height, bytesPerLine: bytesPerLine, region: region)
+                }
+                codes += symbols.map { MachineReadableCodeObject($0, frame: info) }
             }
             let elapsed = ContinuousClock.now - start
             output.record(scanTime: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
-            let info = frame.info
-            return symbols.map { MachineReadableCodeObject($0, frame: info) }
+            var seen: Set<CodeIdentity> = []
+            return codes.filter { seen.insert(CodeIdentity(symbology: $0.symbology, data: $0.data)).inserted }
+        }
+
+        /// zxing-cpp on the frame's luma in place: the Y plane of grey and planar formats, every
+        /// second byte of packed 4:2:2 (pixel stride 2, from the first luma byte).
+        private func readWithZXing(_ frame: VideoFrame, region: PixelRect?) -> Result<[ZXingBarcode], ZXingError> {
+            let (offset, step) = frame.format.hasPlanarLuma ? (0, 1) : frame.format.lumaLayout
+            return frame.buffer.withUnsafeBytes { bytes in
+                Result { () throws(ZXingError) in
+                    try zxing.read(luma: UnsafeRawBufferPointer(rebasing: bytes[offset...]), width: frame.width, height: frame.height,
+                                   rowStride: frame.bytesPerLine, pixelStride: step, region: region)
+                }
+            }
         }
 
         /// Calls `body` with the frame's 8-bit luma plane and its stride: in place for grey and
-        /// planar formats, extracted once into the scratch plane for packed 4:2:2. The frame's
-        /// bytes (mmap'd for a camera) are read as raw bytes, never bound to a type.
+        /// planar formats, extracted once into the scratch plane for packed 4:2:2 (zbar has no
+        /// pixel stride). The frame's bytes (mmap'd for a camera) are read as raw bytes, never
+        /// bound to a type.
         private func withLumaPlane<R>(of frame: VideoFrame, _ body: (UnsafeRawBufferPointer, Int) -> R) -> R {
             frame.buffer.withUnsafeBytes { bytes in
                 if frame.format.hasPlanarLuma {
@@ -138,6 +193,12 @@ public final class MetadataOutput: @unchecked Sendable {
             }
         }
     }
+}
+
+/// What makes two code objects of one frame the same code.
+private struct CodeIdentity: Hashable {
+    let symbology: Symbology
+    let data: [UInt8]
 }
 
 /// The most recent scan durations, for p50/p99 in the stats line.
