@@ -50,7 +50,10 @@ public struct ZXingError: Error, Sendable, Hashable, CustomStringConvertible {
 /// A zxing-cpp reader with fixed hints (`ZXing::DecodeHints`): reads 8-bit luma planes in place.
 ///
 /// zxing-cpp's `ReadBarcodes` is thread-safe and the hints are immutable, but `reconfigure`
-/// is not, so use one reader per scanning thread.
+/// is not, so use one reader per scanning thread. What Debian's zxing-cpp 1.4.0 does (pinned
+/// by tests): Aztec and DataMatrix are found only where they cover the centre of the image read
+/// (a `region` around the code helps), Aztec not when turned much past 10°, and MaxiCode only
+/// on an otherwise blank image and without a position (`corners` empty).
 public final class BarcodeReader {
     /// The symbologies zxing-cpp 1.4 reads.
     public static let readable: Set<Symbology> = Set(Symbology.allCases.filter { $0.zxingFormat != nil })

@@ -43,6 +43,11 @@ import TestSupport
         #expect(stretched.rows == 5 && (0..<95).allSatisfy { stretched[$0, 4] == ean[$0, 0] })
         let code128 = try ModuleMatrix.linearBarcode(zintSymbology: "CODE128", data: "Hello-128")
         #expect((code128.columns - 2) % 11 == 0)  // 11 modules a character, 13-module stop pattern
+        // zint dumps this one's last 4 modules as a single hex digit, which is 4 modules, not 8.
+        let odd = try ModuleMatrix.linearBarcode(zintSymbology: "CODE128", data: "A1b2C3d4")
+        #expect((odd.columns - 2) % 11 == 0)
+        let stop: [Bool] = [1, 1, 0, 0, 0, 1, 1, 1, 0, 1, 0, 1, 1].map { $0 == 1 }
+        #expect((odd.columns - 13..<odd.columns).map { odd[$0, 0] } == stop)
     }
 
     @Test("an upright code covers exactly its modules; a quarter turn moves the corners")

@@ -80,8 +80,9 @@ public struct ModuleMatrix: Sendable, Hashable {
     /// A 1-D barcode made by `zint -b SYMBOLOGY --dump`, one row of modules (see `stretched(toRows:)`).
     ///
     /// `symbology` is a zint type name, e.g. `EANX` (EAN-13 from 12 digits, zint adds the check
-    /// digit) or `CODE128`. The bar pattern is read from zint's hex dump; its width is the last
-    /// bar, since a 1-D barcode ends with a bar.
+    /// digit) or `CODE128`. The bar pattern is read from zint's hex dump (two hex digits per 8
+    /// modules, one for a last group of 4); its width is the last bar, since a 1-D barcode ends
+    /// with a bar.
     public static func linearBarcode(zintSymbology symbology: String, data: String, quietZone: Int = 11) throws -> ModuleMatrix {
         let result = try ExternalTool.run("zint", ["-b", symbology, "-d", data, "--dump"])
         guard result.status == 0 else { throw FixtureError.toolFailed(result.describe()) }
@@ -92,10 +93,12 @@ public struct ModuleMatrix: Sendable, Hashable {
         }
         var bits: [Bool] = []
         for token in rows[0].split(separator: " ") {
-            guard let byte = UInt8(token, radix: 16) else {
+            guard token.count <= 2, let byte = UInt8(token, radix: 16) else {
                 throw FixtureError.unexpectedOutput("zint --dump token '\(token)' is not a hex byte")
             }
-            for shift in (0..<8).reversed() { bits.append((byte >> UInt8(shift)) & 1 == 1) }
+            // zint writes a row's last 4 modules as a single hex digit when that is all that is left.
+            let count = 4 * token.count
+            for shift in (0..<count).reversed() { bits.append((byte >> UInt8(shift)) & 1 == 1) }
         }
         guard let last = bits.lastIndex(of: true), bits.first == true else {
             throw FixtureError.unexpectedOutput("zint --dump for \(symbology) has no bars or does not start with one")

@@ -1,0 +1,78 @@
+import Media
+import Testing
+import TestSupport
+import ZXing
+
+@Suite struct BarcodeReaderHintsTests {
+    let qr: ModuleMatrix, ean: ModuleMatrix
+
+    init() throws {
+        qr = try ModuleMatrix.qrCode("hints")
+        ean = try ModuleMatrix.linearBarcode(zintSymbology: "EANX", data: "590123412345").stretched(toRows: 30)
+    }
+
+    /// One frame holding the QR code on the left and the EAN-13 on the right.
+    func bothCodes() -> GreyFrame {
+        var frame = GreyFrame(width: 560, height: 200)
+        frame.draw(qr, centerX: 110, centerY: 100, moduleSize: 4)
+        frame.draw(ean, centerX: 390, centerY: 100, moduleSize: 2)
+        return frame
+    }
+
+    @Test("only requested symbologies are reported; none requested finds nothing (not zxing's \"any\")")
+    func enableDisable() throws {
+        let frame = bothCodes()
+        #expect(try read(frame, with: reader([.qrcode])).map(\.symbology) == [.qrcode])
+        let eanOnly = try read(frame, with: reader([.ean13]))
+        #expect(eanOnly.map(\.symbology) == [.ean13])
+        #expect(eanOnly.map(\.data) == [Array("5901234123457".utf8)])
+        #expect(Set(try read(frame, with: reader([.qrcode, .ean13])).map(\.symbology)) == [.qrcode, .ean13])
+        #expect(try read(frame, with: reader([])).isEmpty)
+        // Symbologies zxing-cpp cannot read are ignored, which here leaves none.
+        #expect(try read(frame, with: reader([.sqcode, .isbn13])).isEmpty)
+    }
+
+    @Test("the default hints read QR only")
+    func defaultsAreQROnly() throws {
+        #expect(ZXingHints().symbologies == [.qrcode])
+        #expect(try read(bothCodes(), with: BarcodeReader()).map(\.symbology) == [.qrcode])
+    }
+
+    @Test("reconfiguring one reader takes effect on its next read, back and forth")
+    func reconfigure() throws {
+        let frame = bothCodes()
+        let zxing = BarcodeReader()
+        #expect(try read(frame, with: zxing).map(\.symbology) == [.qrcode])
+        zxing.reconfigure(ZXingHints(symbologies: [.ean13]))
+        #expect(zxing.configuration.symbologies == [.ean13])
+        #expect(try read(frame, with: zxing).map(\.symbology) == [.ean13])
+        zxing.reconfigure(ZXingHints(symbologies: [.qrcode]))
+        #expect(try read(frame, with: zxing).map(\.symbology) == [.qrcode])
+    }
+
+    @Test("downscaling is dropped whenever a 1-D symbology zxing-cpp reads is requested (the 1.4.0 abort)")
+    func downscaleRule() {
+        #expect(ZXingHints(symbologies: [.qrcode, .aztec, .datamatrix, .pdf417, .maxicode, .microqr]).effectiveTryDownscale)
+        #expect(!ZXingHints(symbologies: [.qrcode], tryDownscale: false).effectiveTryDownscale)
+        for linear in BarcodeReader.readable where !linear.isTwoDimensional {
+            #expect(!ZXingHints(symbologies: [.qrcode, linear]).effectiveTryDownscale, "\(linear) left downscaling on")
+        }
+        #expect(!ZXingHints(symbologies: BarcodeReader.readable).effectiveTryDownscale)
+        // 1-D symbologies only zbar reads do not count: zxing-cpp never sees them.
+        #expect(ZXingHints(symbologies: [.qrcode, .isbn13, .ean5]).effectiveTryDownscale)
+    }
+
+    @Test("readable is exactly the 17 symbologies zxing-cpp 1.4 decodes")
+    func readableSet() {
+        #expect(BarcodeReader.readable == [
+            .qrcode, .microqr, .aztec, .datamatrix, .pdf417, .maxicode,
+            .ean13, .ean8, .upca, .upce, .i25, .databar, .databarExp, .codabar, .code39, .code93, .code128,
+        ])
+    }
+
+    @Test("a library failure reads as the call, zxing's message and what to do")
+    func errorDescription() {
+        let error = ZXingError(call: "ZXing::ReadBarcodes", message: "std::bad_alloc", remedy: "skip this frame")
+        #expect(error.description == "ZXing::ReadBarcodes failed: std::bad_alloc — skip this frame")
+    }
+}
