@@ -33,7 +33,7 @@ extension Syncscan {
         @Option(help: "Threads scanning in parallel: a number, or 'auto' for one per processor this process may use, at most 8. [default: auto]")
         var scanningThreads: String?
 
-        @Option(help: "Decoder: zbar, zxing (zxing-cpp), or hybrid (2-D codes through zxing-cpp, 1-D through zbar). [default: zbar]")
+        @Option(help: "Decoder: zbar, zxing (zxing-cpp), or hybrid (both: reads what either reads). [default: zbar]")
         var engine: String?
 
         @Option(help: "Log level on stderr: trace, debug, info, notice, warning, error, critical. [default: info]")

@@ -19,6 +19,11 @@ import Testing
         ("source: SOURCE\nsymbologies: [qrcode, qr]\n", ":2: symbologies[1]: unknown symbology \"qr\""),
         ("source: SOURCE\noutput:\n  queue_lines: 0\n", ":3: output.queue_lines: 0 is out of range"),
         ("source: SOURCE\nsorce: /dev/video1\n", ":2: sorce: unknown key \"sorce\" (did you mean \"source\"?)"),
+        ("source: SOURCE\nengine: hybrid\nsymbologies: [qrcode, aztec, datamatrix, ean13]\n", nil),
+        ("source: SOURCE\nengine: zbar\nsymbologies: [aztec]\n",
+         ":3: symbologies: the zbar engine does not read aztec; engine: zxing or engine: hybrid does, or remove aztec"),
+        ("source: SOURCE\nengine: zxing\nsymbologies: [sqcode]\n",
+         ":3: symbologies: the zxing engine does not read sqcode; engine: zbar or engine: hybrid does, or remove sqcode"),
         ("source: SOURCE\nscanning_threads: [1]\n", ":2: scanning_threads: expected auto or an integer from 1 to 64, found a list"),
     ]
 

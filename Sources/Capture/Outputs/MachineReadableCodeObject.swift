@@ -17,7 +17,7 @@ public struct MachineReadableCodeObject: Sendable, Hashable {
     public var text: String? { String(validating: data, as: UTF8.self) }
     /// zbar's quality score; `nil` for a code zxing-cpp read (it has none).
     public var quality: Int?
-    /// The library that decoded it: `.zbar` or `.zxing` (with `hybrid`, whichever read this symbology).
+    /// The library that decoded it: `.zbar` or `.zxing` (with `hybrid`, see `DecoderEngine.preferred(for:)`).
     public var engine: DecoderEngine
     public var orientation: SymbolOrientation
     /// The outline in frame pixels (for QR the four corners, in zbar's order).

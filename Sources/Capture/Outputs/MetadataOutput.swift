@@ -57,10 +57,10 @@ public final class MetadataOutput: @unchecked Sendable {
             (self.engine, self.scanner, self.zxing, self.rectOfInterest) = (engine, scanner, zxing, rectOfInterest)
         }
 
-        /// zbar's settings for its part of the symbologies (`engine.zxingPart` goes to zxing-cpp).
+        /// zbar's settings for its part of the symbologies (`engine.zbarPart`).
         var zbarPart: ScannerSettings {
             var part = scanner
-            part.symbologies.subtract(engine.zxingPart(of: scanner.symbologies))
+            part.symbologies = engine.zbarPart(of: scanner.symbologies)
             return part
         }
 
@@ -127,7 +127,8 @@ public final class MetadataOutput: @unchecked Sendable {
         deinit { scratch.deallocate() }
 
         /// Scans `frame` and returns the codes found, stamped with the frame: one per symbology
-        /// and payload (zbar and zxing-cpp each read their part of the symbologies).
+        /// and payload (zbar and zxing-cpp each read their part of the symbologies; a code both
+        /// read is the reading of `DecoderEngine.preferred(for:)`).
         public func scan(_ frame: VideoFrame) -> [MachineReadableCodeObject] {
             let settings = output.settings
             let region = settings.rectOfInterest == .full ? nil
@@ -153,8 +154,17 @@ public final class MetadataOutput: @unchecked Sendable {
             }
             let elapsed = ContinuousClock.now - start
             output.record(scanTime: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
-            var seen: Set<CodeIdentity> = []
-            return codes.filter { seen.insert(CodeIdentity(symbology: $0.symbology, data: $0.data)).inserted }
+            var kept: [CodeIdentity: Int] = [:], unique: [MachineReadableCodeObject] = []
+            for code in codes {
+                let identity = CodeIdentity(symbology: code.symbology, data: code.data)
+                if let index = kept[identity] {
+                    if code.engine == DecoderEngine.preferred(for: code.symbology) { unique[index] = code }
+                } else {
+                    kept[identity] = unique.count
+                    unique.append(code)
+                }
+            }
+            return unique
         }
 
         /// zxing-cpp on the frame's luma in place: the Y plane of grey and planar formats, every
