@@ -6,7 +6,8 @@ be written, and reads syncscan's stdout (`--emit-frames`): every frame's ledger 
 code line. Prints the share of frames dropped as lateData, how many code appearances were read,
 and frame→line latency (line's `time` minus the frame's write start): median, p99 and max.
 Each code shows for one second at its own place, with one-second gaps and overlaps, so codes
-keep coming and going; duplicate suppression reports each appearance once.
+keep coming and going. Duplicate suppression is off, so every frame a code is read in gives a
+line and a latency sample.
 Usage: bench/live.py [--engine zxing] [--seconds 20] [--fps 30] [--threads auto] [--runs 1]
 (needs: qrencode, a Swift toolchain)
 """
@@ -62,7 +63,7 @@ def run_once(args, syncscan):
     fps, seconds = args.fps, args.seconds
     prepared = list(frames(seconds, fps, args.scale))  # rendered up front: the feeder only writes
     shows = schedule(seconds, fps)
-    cmd = [syncscan, "run", "--source", "-", "--engine", args.engine, "--emit-frames",
+    cmd = [syncscan, "run", "--source", "-", "--engine", args.engine, "--emit-frames", "--duplicate-window", "0",
            "--log-level", "error"]
     if args.threads != "auto":
         cmd += ["--scanning-threads", args.threads]
@@ -95,9 +96,10 @@ def run_once(args, syncscan):
         t = datetime.datetime.fromisoformat(c["time"].replace("Z", "+00:00")).timestamp()
         latencies.append((t - written[c["frame"]["seq"]]) * 1000)
     read = {c.get("text") for c in codes}
+    shown = sum(1 for n in range(seconds * fps) for _, first, last, *_r in shows if first <= n <= last)
     expected = {p for p, *_ in shows}
     return {"frames": len(ledger), "late": late, "read": len(read & expected), "expected": len(expected),
-            "latencies": sorted(latencies)}
+            "sightings": len(codes), "shown": shown, "latencies": sorted(latencies)}
 
 
 def main():
@@ -119,7 +121,8 @@ def main():
         lat = r["latencies"]
         p = lambda q: lat[min(len(lat) - 1, round((len(lat) - 1) * q))] if lat else float("nan")
         print(f"  run {i + 1}: frames {r['frames']}, lateData {r['late']} ({100 * r['late'] / max(1, r['frames']):.2f} %), "
-              f"appearances read {r['read']}/{r['expected']}, frame→line ms: median {p(0.5):.1f}, "
+              f"appearances read {r['read']}/{r['expected']}, sightings {r['sightings']}/{r['shown']}, "
+              f"frame→line ms: median {p(0.5):.1f}, "
               f"p99 {p(0.99):.1f}, max {p(1.0):.1f} (n={len(lat)})")
 
 

@@ -23,7 +23,8 @@ CODES = [
     ("ean13", 13, lambda i: f"{400000000000 + i * 7919:012d}"),
     ("code128", 20, lambda i: f"RECALL-128-{i:03d}"),
 ]
-SIZES = {"small": 2, "medium": 4}  # zint --scale
+SIZES = {"small": 2, "medium": 4}  # zint --scale for 2-D codes; 1-D codes get half (they are wide)
+LINEAR = {"ean13", "code128"}
 CONDITIONS = {
     "clean": "",
     "blur": ",gblur=sigma=1.6",
@@ -49,7 +50,8 @@ def make_frames(path):
                 for condition, filters in CONDITIONS.items():
                     data = payload(i)
                     png = f"{t}/{i}.png"
-                    subprocess.run(["zint", "-b", str(zint_type), "--scale", str(scale), "-o", png, "-d", data],
+                    zint_scale = scale // 2 if name in LINEAR else scale
+                    subprocess.run(["zint", "-b", str(zint_type), "--scale", str(zint_scale), "-o", png, "-d", data],
                                    check=True, capture_output=True)
                     # Rotation (if any) first on the code, then centred on white, then the degradation.
                     rotate = filters if condition == "rotated" else ""
@@ -75,7 +77,7 @@ def main():
     args = ap.parse_args()
     os.makedirs(OUT, exist_ok=True)
     frames = os.path.join(OUT, "recall-1280x720.y4m")
-    expected = make_frames(frames)
+    expected = make_frames(frames)  # made anew each run: cheap, and never stale
     subprocess.run(["swift", "build", "-c", "release", "--product", "syncscan"], cwd=ROOT, check=True,
                    stdout=subprocess.DEVNULL)
     syncscan = os.path.join(ROOT, ".build", "release", "syncscan")

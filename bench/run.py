@@ -6,10 +6,11 @@ Makes 1280x720 greyscale frames with moving QR codes, then runs, interleaved (A 
   zxing-floor:     bench/zxing-floor FRAMES.y4m      (C++, ZXing::ReadBarcodes, QR only, syncscan's default hints)
   syncscan-zbar:   syncscan run --engine zbar        (release build, one scanning thread, QR only)
   syncscan-zxing:  syncscan run --engine zxing       (the same, through zxing-cpp)
+  syncscan-hybrid: syncscan run --engine hybrid      (the same, through both)
   all-zbar:        syncscan run --engine zbar   --symbologies all   (every symbology zbar reads)
-  all-hybrid:      syncscan run --engine hybrid --symbologies all   (2-D through zxing-cpp, 1-D through zbar)
+  all-hybrid:      syncscan run --engine hybrid --symbologies all   (zbar and zxing-cpp, each on what it reads)
 and prints medians of N runs each: frames/s, the ratios the README and issues quote, and peak RSS (wait4).
-Usage: bench/run.py [--runs N] [--frames N] [--only NAME,NAME]
+Usage: bench/run.py [--runs N] [--frames N] [--only NAME,NAME] [--zxing-hints-off]
 (needs: gcc, g++, libzbar-dev, libzxing-dev, qrencode, ffmpeg, a Swift toolchain)
 """
 import argparse, os, shutil, statistics, subprocess, sys, tempfile, time
@@ -53,6 +54,8 @@ def main():
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--frames", type=int, default=120)
     ap.add_argument("--only", default="", help="comma-separated command names to run (default: all)")
+    ap.add_argument("--zxing-hints-off", action="store_true",
+                    help="zxing.try-harder/try-rotate/try-downscale false for syncscan and the zxing floor alike")
     args = ap.parse_args()
     os.makedirs(OUT, exist_ok=True)
     frames = os.path.join(OUT, f"bench-1280x720-{args.frames}.y4m")
@@ -66,12 +69,17 @@ def main():
     run = [syncscan, "run", "--source", frames, "--scanning-threads", "1", "--duplicate-window", "0", "--log-level", "error"]
     commands = {
         "zbar-floor": [zbar_floor, frames],
-        "zxing-floor": [zxing_floor, frames],
+        "zxing-floor": [zxing_floor] + (["--no-try-harder", "--no-try-rotate", "--no-try-downscale"]
+                                        if args.zxing_hints_off else []) + [frames],
         "syncscan-zbar": run + ["--engine", "zbar", "--symbologies", "qrcode"],
         "syncscan-zxing": run + ["--engine", "zxing", "--symbologies", "qrcode"],
+        "syncscan-hybrid": run + ["--engine", "hybrid", "--symbologies", "qrcode"],
         "all-zbar": run + ["--engine", "zbar", "--symbologies", "all"],
         "all-hybrid": run + ["--engine", "hybrid", "--symbologies", "all"],
     }
+    if args.zxing_hints_off:
+        os.environ.update(SYNCSCAN_ZXING_TRY_HARDER="false", SYNCSCAN_ZXING_TRY_ROTATE="false",
+                          SYNCSCAN_ZXING_TRY_DOWNSCALE="false")
     if args.only:
         commands = {k: v for k, v in commands.items() if k in args.only.split(",")}
     times = {k: [] for k in commands}
@@ -83,7 +91,8 @@ def main():
             t, m = timed(cmd)
             times[name].append(t); rss[name].append(m)
     fps = {k: args.frames / statistics.median(v) for k, v in times.items()}
-    print(f"frames: {args.frames} x 1280x720 GREY, QR codes, 1 scanning thread, {args.runs} runs each (median)")
+    print(f"frames: {args.frames} x 1280x720 GREY, QR codes, 1 scanning thread, {args.runs} runs each (median); "
+          f"zxing hints {'all off' if args.zxing_hints_off else 'default (try-harder, try-rotate, try-downscale on)'}")
     for k in commands:
         print(f"  {k:15s} {fps[k]:8.2f} frames/s   wall {statistics.median(times[k]):.3f} s "
               f"(min {min(times[k]):.3f}, max {max(times[k]):.3f})   peak RSS {max(rss[k]) / 1024:.1f} MB (max)")
