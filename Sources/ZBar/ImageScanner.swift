@@ -54,6 +54,18 @@ public final class ImageScanner {
         self.settings = settings
     }
 
+    /// Replaces the zbar scanner with a fresh one, so nothing of one frame reaches the next.
+    ///
+    /// zbar's 1-D decoders keep state across `zbar_scan_image` calls even with the result cache
+    /// off: after some sequences of EAN-13 frames, a frame reports the previous frame's EAN-13 as
+    /// well as its own (`zbarimg a.pgm b.pgm` shows it too). A fresh scanner per frame costs far
+    /// less than a scan.
+    private func renew() {
+        let fresh = ImageScanner.makeScanner(settings)
+        zbar_image_scanner_destroy(scanner)
+        scanner = fresh
+    }
+
     /// A new zbar scanner (`zbar_image_scanner_create`) with `c` applied to zbar's defaults.
     private static func makeScanner(_ c: ScannerSettings) -> OpaquePointer {
         guard let scanner = zbar_image_scanner_create() else {
@@ -90,7 +102,10 @@ public final class ImageScanner {
                      region: PixelRect? = nil) -> [DecodedSymbol] {
         precondition(bytesPerLine >= width && luma.count >= bytesPerLine * height, "luma plane smaller than its geometry")
         guard width > 0, height > 0, let base = luma.baseAddress, let image = zbar_image_create() else { return [] }
-        defer { zbar_image_destroy(image) }
+        defer {
+            zbar_image_destroy(image)
+            renew()
+        }
         zbar_image_set_format(image, czbar_fourcc(0x59, 0x38, 0x30, 0x30))  // "Y800"
         zbar_image_set_size(image, UInt32(bytesPerLine), UInt32(height))
         let crop = (region ?? PixelRect(x: 0, y: 0, width: width, height: height)).clamped(width: width, height: height)
