@@ -162,20 +162,12 @@ func expectOutline(_ symbol: DecodedSymbol?, matches code: RenderedCode, withinM
 }
 
 @Suite struct ImageScannerSettingsTests {
-    let qr: ModuleMatrix, ean: ModuleMatrix
+    /// One frame holding a QR code on the left and an EAN-13 on the right.
+    let frame: GreyFrame
 
-    init() throws {
-        qr = try ModuleMatrix.qrCode("config")
-        ean = try ModuleMatrix.linearBarcode(zintSymbology: "EANX", data: "590123412345").stretched(toRows: 30)
-    }
+    init() throws { frame = try GreyFrame.withQRCodeAndEAN13("config") }
 
-    /// One frame holding the QR code on the left and the EAN-13 on the right.
-    func bothCodes() -> GreyFrame {
-        var frame = GreyFrame(width: 560, height: 200)
-        frame.draw(qr, centerX: 110, centerY: 100, moduleSize: 4)
-        frame.draw(ean, centerX: 390, centerY: 100, moduleSize: 2)
-        return frame
-    }
+    func bothCodes() -> GreyFrame { frame }
 
     @Test("only enabled symbologies are reported")
     func enableDisable() {

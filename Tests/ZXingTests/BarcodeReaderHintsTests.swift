@@ -4,20 +4,12 @@ import TestSupport
 import ZXing
 
 @Suite struct BarcodeReaderHintsTests {
-    let qr: ModuleMatrix, ean: ModuleMatrix
+    /// One frame holding a QR code on the left and an EAN-13 on the right.
+    let frame: GreyFrame
 
-    init() throws {
-        qr = try ModuleMatrix.qrCode("hints")
-        ean = try ModuleMatrix.linearBarcode(zintSymbology: "EANX", data: "590123412345").stretched(toRows: 30)
-    }
+    init() throws { frame = try GreyFrame.withQRCodeAndEAN13("hints") }
 
-    /// One frame holding the QR code on the left and the EAN-13 on the right.
-    func bothCodes() -> GreyFrame {
-        var frame = GreyFrame(width: 560, height: 200)
-        frame.draw(qr, centerX: 110, centerY: 100, moduleSize: 4)
-        frame.draw(ean, centerX: 390, centerY: 100, moduleSize: 2)
-        return frame
-    }
+    func bothCodes() -> GreyFrame { frame }
 
     @Test("only requested symbologies are reported; none requested finds nothing (not zxing's \"any\")")
     func enableDisable() throws {

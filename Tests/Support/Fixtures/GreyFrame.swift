@@ -107,4 +107,14 @@ extension GreyFrame {
         try withQRCode(Array(text.utf8), width: width, height: height, moduleSize: moduleSize,
                        rotationDegrees: rotationDegrees, bytesPerLine: bytesPerLine, background: background)
     }
+
+    /// A 560x200 frame with `qrText` as a QR code (4-pixel modules) on the left and the EAN-13
+    /// 5901234123457 (2-pixel modules) on the right: one 2-D and one 1-D code, for settings tests.
+    public static func withQRCodeAndEAN13(_ qrText: String) throws -> GreyFrame {
+        var frame = GreyFrame(width: 560, height: 200)
+        frame.draw(try ModuleMatrix.qrCode(qrText), centerX: 110, centerY: 100, moduleSize: 4)
+        frame.draw(try ModuleMatrix.linearBarcode(zintSymbology: "EANX", data: "590123412345").stretched(toRows: 30),
+                   centerX: 390, centerY: 100, moduleSize: 2)
+        return frame
+    }
 }
