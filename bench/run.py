@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """syncscan's throughput benchmark against the bare decoder loops (the floors), on the same frames.
 
-Makes 1280x720 greyscale frames with moving QR codes, then runs, interleaved (A B C … A B C …):
+Makes 1280x720 greyscale frames with moving QR codes (on flat white, or with --scene textured on a
+noisy moving test pattern), then runs, interleaved (A B C … A B C …):
   zbar-floor:      bench/zbar-floor FRAMES.y4m       (C, one zbar scanner, QR only)
   zxing-floor:     bench/zxing-floor FRAMES.y4m      (C++, ZXing::ReadBarcodes, QR only, syncscan's default hints)
   syncscan-zbar:   syncscan run --engine zbar        (release build, one scanning thread, QR only)
@@ -10,7 +11,7 @@ Makes 1280x720 greyscale frames with moving QR codes, then runs, interleaved (A 
   all-zbar:        syncscan run --engine zbar   --symbologies all   (every symbology zbar reads)
   all-hybrid:      syncscan run --engine hybrid --symbologies all   (zbar and zxing-cpp, each on what it reads)
 and prints medians of N runs each: frames/s, the ratios the README and issues quote, and peak RSS (wait4).
-Usage: bench/run.py [--runs N] [--frames N] [--only NAME,NAME] [--zxing-hints-off]
+Usage: bench/run.py [--runs N] [--frames N] [--scene plain|textured] [--only NAME,NAME] [--zxing-hints-off]
 (needs: gcc, g++, libzbar-dev, libzxing-dev, qrencode, ffmpeg, a Swift toolchain)
 """
 import argparse, os, shutil, statistics, subprocess, sys, tempfile, time
@@ -23,14 +24,17 @@ def sh(*cmd, **kw):
     subprocess.run(cmd, check=True, **kw)
 
 
-def make_frames(path, count):
-    """1280x720 grey, QR codes drifting across a white frame (real content, not blank)."""
+def make_frames(path, count, scene):
+    """1280x720 grey, QR codes drifting across the background: flat white (`plain`), or a moving
+    test pattern with sensor-like noise (`textured`, closer to what a camera sees)."""
     if os.path.exists(path):
         return
+    background = {"plain": "color=c=white:s=1280x720:r=10,format=gray",
+                  "textured": "testsrc2=s=1280x720:r=10,format=gray,noise=alls=10:allf=t"}[scene]
     with tempfile.TemporaryDirectory() as t:
         sh("qrencode", "-s", "8", "-m", "2", "-o", f"{t}/a.png", "syncscan benchmark A")
         sh("qrencode", "-s", "5", "-m", "2", "-o", f"{t}/b.png", "https://example.org/bench?id=1234567890")
-        sh("ffmpeg", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "color=c=white:s=1280x720:r=10",
+        sh("ffmpeg", "-loglevel", "error", "-y", "-f", "lavfi", "-i", background,
            "-i", f"{t}/a.png", "-i", f"{t}/b.png", "-filter_complex",
            "[0][1]overlay=x='100+t*80':y=120[v];[v][2]overlay=x='900-t*60':y=380,format=gray",
            "-frames:v", str(count), "-f", "yuv4mpegpipe", path + ".tmp")
@@ -53,13 +57,15 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--frames", type=int, default=120)
+    ap.add_argument("--scene", choices=["plain", "textured"], default="plain",
+                    help="the frames' background: flat white (default) or a noisy moving test pattern")
     ap.add_argument("--only", default="", help="comma-separated command names to run (default: all)")
     ap.add_argument("--zxing-hints-off", action="store_true",
                     help="zxing.try-harder/try-rotate/try-downscale false for syncscan and the zxing floor alike")
     args = ap.parse_args()
     os.makedirs(OUT, exist_ok=True)
-    frames = os.path.join(OUT, f"bench-1280x720-{args.frames}.y4m")
-    make_frames(frames, args.frames)
+    frames = os.path.join(OUT, f"bench-1280x720-{args.scene}-{args.frames}.y4m")
+    make_frames(frames, args.frames, args.scene)
     zbar_floor = os.path.join(OUT, "zbar-floor")
     sh("cc", "-O2", "-o", zbar_floor, os.path.join(ROOT, "bench", "zbar-floor.c"), "-lzbar")
     zxing_floor = os.path.join(OUT, "zxing-floor")
@@ -91,7 +97,7 @@ def main():
             t, m = timed(cmd)
             times[name].append(t); rss[name].append(m)
     fps = {k: args.frames / statistics.median(v) for k, v in times.items()}
-    print(f"frames: {args.frames} x 1280x720 GREY, QR codes, 1 scanning thread, {args.runs} runs each (median); "
+    print(f"frames: {args.frames} x 1280x720 GREY, QR codes on a {args.scene} background, 1 scanning thread, {args.runs} runs each (median); "
           f"zxing hints {'all off' if args.zxing_hints_off else 'default (try-harder, try-rotate, try-downscale on)'}")
     for k in commands:
         print(f"  {k:15s} {fps[k]:8.2f} frames/s   wall {statistics.median(times[k]):.3f} s "
