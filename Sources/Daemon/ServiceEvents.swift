@@ -9,6 +9,12 @@ public protocol ServiceEvents: Sendable {
     func reloaded()
     /// Shutdown has begun (STOPPING=1).
     func stopping()
+    /// What the service is doing now, one line (STATUS=), e.g. `scanning v4l2:/dev/video0: frames=1234 codes=5 dropped=2`.
+    func status(_ text: String)
+}
+
+extension ServiceEvents {
+    public func status(_ text: String) {}
 }
 
 /// No supervisor: every event is ignored.

@@ -3,7 +3,8 @@ import Synchronization
 
 /// Turns the scan service's events into sd_notify messages.
 ///
-/// READY=1 when the source streams (again after a reload), STOPPING=1 once, RELOADING=1 on SIGHUP.
+/// READY=1 when the source streams (again after a reload), STOPPING=1 once, RELOADING=1 on SIGHUP,
+/// STATUS= whenever the scan service reports what it does (until STOPPING=1).
 /// Watchdog pings ride on delivered frames, at most every quarter of the timeout, so the pings
 /// stop when capture stalls and systemd restarts the service.
 public final class SystemdServiceEvents: ServiceEvents {
@@ -39,6 +40,11 @@ public final class SystemdServiceEvents: ServiceEvents {
             return !s.stopping
         }
         if first { _ = notifier.stopping() }
+    }
+
+    public func status(_ text: String) {
+        guard !state.withLock({ $0.stopping }) else { return }
+        _ = notifier.status(text)
     }
 
     private func ping(force: Bool) {
