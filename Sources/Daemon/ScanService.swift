@@ -212,14 +212,18 @@ public final class ScanService: Service, @unchecked Sendable {
         }
     }
 
-    /// How often STATUS= is refreshed (when it changed).
-    static let statusInterval: Duration = .seconds(2)
+    /// How often STATUS= is refreshed (when it changed) and a missing camera keeps the watchdog fed.
+    static let statusInterval: Duration = .seconds(1)
 
-    /// The STATUS= line now: `scanning SOURCE: frames=N codes=N dropped=N` (all sessions), or
-    /// `opening SOURCE` between sessions.
+    /// The STATUS= line now: `scanning SOURCE: frames=N codes=N dropped=N` (all sessions),
+    /// `waiting for SOURCE (gone N s)` while a lost camera is waited for, or `opening SOURCE`
+    /// between sessions.
     public func statusLine() -> String {
         lock.withLock {
             guard let c = current else { return "opening \(options.source)" }
+            if let since = c.session.input.missingSince {
+                return "waiting for \(c.session.input.uri) (gone \((ContinuousClock.now - since).components.seconds) s)"
+            }
             var s = totals
             s.add(c.synchronizer.statistics)
             return "scanning \(c.session.input.uri): frames=\(s.frames) codes=\(s.codes) dropped=\(s.droppedTotal)"
@@ -231,6 +235,8 @@ public final class ScanService: Service, @unchecked Sendable {
         while !Task.isCancelled {
             let line = statusLine()
             if line != last { events.status(line); last = line }
+            // Liveness while the camera is missing: its reconnect backoff ends at device.missing_timeout.
+            if line.hasPrefix("waiting for ") { events.sourceMissing() }
             do { try await Task.sleep(for: Self.statusInterval) } catch { return }
         }
     }

@@ -6,7 +6,8 @@ import Synchronization
 /// READY=1 when the source streams (again after a reload), STOPPING=1 once, RELOADING=1 on SIGHUP,
 /// STATUS= whenever the scan service reports what it does (until STOPPING=1).
 /// Watchdog pings ride on delivered frames, at most every quarter of the timeout, so the pings
-/// stop when capture stalls and systemd restarts the service.
+/// stop when capture stalls and systemd restarts the service; while a lost camera is waited
+/// for (`sourceMissing()`, up to `device.missing_timeout`) they keep going without frames.
 public final class SystemdServiceEvents: ServiceEvents {
     private let notifier: SystemdNotifier
     private let pingEvery: Duration?
@@ -29,6 +30,8 @@ public final class SystemdServiceEvents: ServiceEvents {
     }
 
     public func frameDelivered() { ping(force: false) }
+
+    public func sourceMissing() { ping(force: false) }
 
     public func reloading() { _ = notifier.reloading() }
 

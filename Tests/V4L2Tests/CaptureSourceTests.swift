@@ -231,6 +231,37 @@ import V4L2
         #expect(fake.liveDescriptors == 0 && fake.liveMappings == 0)
     }
 
+    /// While an unplugged camera is being waited for, `missingSince` says since when; a camera
+    /// missing longer than `missingTimeout` ends `next()` with an error naming device.missing_timeout.
+    @Test func aCameraMissingLongerThanTheMissingTimeoutEndsTheSource() throws {
+        let fake = FakeV4L2Kernel(script: [.frame, .unplug(missingOpens: .max)])
+        var configuration = V4L2CaptureSource.Configuration.fast
+        configuration.missingTimeout = .milliseconds(300)
+        let source = try V4L2CaptureSource(path: "/dev/video0", configuration: configuration, kernel: fake, logger: LogRecorder().logger)
+        try source.start()
+        #expect(source.missingSince == nil)
+        let reader = SourceThread { try readEvents(source, count: 10) }
+        #expect(fake.wait { $0.backoffSleeps >= 1 })
+        let since = try #require(source.missingSince, "an unplugged camera is reported missing")
+        let outcome = try #require(reader.wait(), "next() kept waiting past the missing timeout")
+        let elapsed = ContinuousClock.now - since
+        #expect(elapsed >= .milliseconds(300) && elapsed < .seconds(5))
+        #expect(throws: IOError.self) { try outcome.get() }
+        if case .failure(let error) = outcome { #expect("\(error)".contains("device.missing_timeout")) }
+        source.stop()
+        #expect(fake.liveDescriptors == 0 && fake.liveMappings == 0)
+    }
+
+    /// A replugged camera is no longer missing.
+    @Test func aReplugClearsMissingSince() throws {
+        let fake = FakeV4L2Kernel(script: [.frame, .unplug(missingOpens: 3), .frame])
+        let source = try V4L2CaptureSource(path: "/dev/video0", configuration: .fast, kernel: fake, logger: LogRecorder().logger)
+        try source.start()
+        #expect(try readEvents(source, count: 2).count == 2)
+        #expect(source.missingSince == nil)
+        source.stop()
+    }
+
     @Test func stopDuringPollReturnsPromptly() throws {
         let fake = FakeV4L2Kernel(script: [.frame], afterScript: .stall)
         let source = try V4L2CaptureSource(path: "/dev/video0", configuration: .fast, kernel: fake, logger: LogRecorder().logger)
