@@ -132,7 +132,10 @@ import V4L2
         let recorder = LogRecorder()
         let source = try V4L2CaptureSource(path: "/dev/video0", configuration: configuration, kernel: fake, logger: recorder.logger)
         try source.start()
-        let sequence = try readEvents(source, count: 5).map(\.sequenceNumber)
+        // Each frame is released before the next is read, as the scanners do: libv4l2 frees the
+        // stalled device's buffers only once none is mapped, and the reopen needs them freed.
+        var sequence: [UInt64] = []
+        while sequence.count < 5, let event = try source.next() { sequence.append(event.sequenceNumber) }
         #expect(sequence == [0, 1, 0, 1, 2])
         #expect(fake.openCount == 2)
         #expect(source.openCount == 2)
@@ -250,6 +253,30 @@ import V4L2
         if case .failure(let error) = outcome { #expect("\(error)".contains("device.missing_timeout")) }
         source.stop()
         #expect(fake.liveDescriptors == 0 && fake.liveMappings == 0)
+    }
+
+    /// Stopping frees the driver's buffers: they are unmapped before VIDIOC_REQBUFS 0, which
+    /// libv4l2 refuses while any is mapped; with a frame still lent out, when it is released.
+    @Test func stopUnmapsBeforeFreeingTheBuffers() throws {
+        let fake = FakeV4L2Kernel(script: [.frame, .frame])
+        do {
+            let source = try V4L2CaptureSource(path: "/dev/video0", configuration: .fast, kernel: fake, logger: LogRecorder().logger)
+            try source.start()
+            #expect(try readEvents(source, count: 1).count == 1)
+            source.stop()
+            #expect(fake.liveMappings == 0)
+        }
+        do {
+            let source = try V4L2CaptureSource(path: "/dev/video0", configuration: .fast, kernel: fake, logger: LogRecorder().logger)
+            try source.start()
+            let lent = try source.next()                // a frame still held while stopping
+            source.stop()
+            #expect(fake.liveMappings > 0)
+            _ = lent
+        }
+        #expect(fake.liveMappings == 0 && fake.liveDescriptors == 0)
+        #expect(fake.refusedBufferFrees == 0, "VIDIOC_REQBUFS 0 issued while buffers were mapped")
+        #expect(fake.violations.isEmpty)
     }
 
     /// A replugged camera is no longer missing.
