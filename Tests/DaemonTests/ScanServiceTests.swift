@@ -85,4 +85,54 @@ private final class OutputFile {
         let codes = out.lines.filter { $0.contains("\"type\":\"code\"") }
         #expect(codes.count == 3 && codes.allSatisfy { $0.contains("after-hup") }, "lines: \(out.lines)")
     }
+
+    /// A reload whose source opens but fails before streaming (a malformed header) returns to the
+    /// previous configuration instead of ending the service.
+    @Test func aReloadedSourceThatFailsToStartFallsBackToThePreviousOne() async throws {
+        var fds: [Int32] = [0, 0]
+        #expect(pipe(&fds) == 0)
+        var writeEndOpen = true
+        defer { close(fds[0]); if writeEndOpen { close(fds[1]) } }
+        func send(_ bytes: [UInt8]) { _ = bytes.withUnsafeBytes { write(fds[1], $0.baseAddress, $0.count) } }
+        send(Array("YUV4MPEG2 W160 H120 F10:1 Ip A1:1 Cmono\n".utf8))
+        let broken = try TemporaryFile(contents: Array("not a y4m header\n".utf8), suffix: ".y4m")
+        let out = try OutputFile()
+        let writer = LineWriter(fileDescriptor: out.fd, name: "out", capacity: 64, overflow: .wait)
+        let log = LogLines()
+        let logger = Logger(label: "test") { _ in LogLines.Handler(lines: log) }
+        let service = ScanService(options: options(source: "y4m:/proc/self/fd/\(fds[0])"), writer: writer, logger: logger) { _ in }
+        let task = Task { try await service.run() }
+        while !log.contains("y4m input opened") { try await Task.sleep(for: .milliseconds(20)) }
+        service.reload(options(source: broken.path))
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !log.contains("returning to the previous configuration") && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(log.contains("returning to the previous configuration"), "log: \(log.all)")
+        // The previous source is opened again: it reads a new stream from the pipe.
+        send(try y4m(frames: 3, text: "fallback"))
+        close(fds[1]); writeEndOpen = false
+        await #expect(throws: Never.self) { try await task.value }
+        let codes = out.lines.filter { $0.contains("\"type\":\"code\"") }
+        // A live pipe: frames that arrive together may be dropped as late; at least one is scanned.
+        #expect(!codes.isEmpty && codes.allSatisfy { $0.contains("fallback") }, "lines: \(out.lines) log: \(log.all)")
+    }
+}
+
+/// Log messages, for waiting on what the service did.
+private final class LogLines: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [String] = []
+    var all: [String] { lock.withLock { lines } }
+    func contains(_ text: String) -> Bool { all.contains { $0.contains(text) } }
+    struct Handler: LogHandler {
+        let lines: LogLines
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+        func log(event: LogEvent) { lines.lock.withLock { lines.lines.append("\(event.message)") } }
+    }
 }
