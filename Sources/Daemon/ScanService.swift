@@ -274,7 +274,7 @@ private final class Flag: @unchecked Sendable {
 }
 
 /// Serial delivery from the synchronizer: duplicate suppression, then the results handler.
-/// The synchronizer calls `deliver` under its lock, one collection at a time, in order.
+/// The synchronizer calls `deliver` from one thread at a time (outside its lock), in order.
 final class Delivery: @unchecked Sendable {
     private let handler: any ResultsHandler
     private let events: any ServiceEvents
