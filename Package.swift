@@ -101,7 +101,8 @@ let package = Package(
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "TestSupport"]),
         .testTarget(name: "ResultsTests", dependencies: ["Results", "SystemCalls", "TestSupport"]),
         .testTarget(name: "DaemonTests", dependencies: [
-            "Daemon", "TestSupport", .product(name: "Configuration", package: "swift-configuration"),
+            "Daemon", "Results", "TestSupport", .product(name: "Configuration", package: "swift-configuration"),
+            .product(name: "Logging", package: "swift-log"), .product(name: "SystemPackage", package: "swift-system"),
         ]),
         .testTarget(name: "syncscanTests", dependencies: ["syncscan", "TestSupport"]),
     ],

@@ -10,9 +10,16 @@ import ZXing
 ///
 /// Stops when the source ends (a file), on graceful shutdown (SIGTERM/SIGINT: frames in flight
 /// are finished and flushed), or on failure (source error, stdout gone) — then it throws so the
-/// process exits non-zero. `reload(_:)` applies new options: scanner settings and duplicate
-/// window in place on the following frames; a changed source, device or frame policy restarts
-/// the session. A summary line goes to stderr at the end in every case.
+/// process exits non-zero. `reload(_:)` applies new options: scanner settings, duplicate window
+/// and output queue size in place on the following frames; a changed source, device or frame
+/// policy restarts the session. A summary line goes to stderr at the end in every case.
+///
+/// A reload never ends the service by itself. Its new source is checked first
+/// (`SourceFactory.checkOpenable`): one that cannot be opened is logged and the running session
+/// keeps going on the running configuration. If the reopened source still fails before it
+/// streams, the failure is logged and the previous configuration is reopened; only when that
+/// fails too does the service end, non-zero, with the error. (A `y4m:-` stream cannot be read
+/// again from its middle, so for it that second failure is the usual outcome.)
 public final class ScanService: Service, @unchecked Sendable {
     private let writer: LineWriter
     private let logger: Logger
@@ -23,11 +30,15 @@ public final class ScanService: Service, @unchecked Sendable {
     /// The running session's parts; `nil` between sessions.
     private var current: (session: CaptureSession, synchronizer: DataOutputSynchronizer, metadata: MetadataOutput, delivery: Delivery)?
     private var restartRequested = false
+    /// The options before a restart-requiring reload, until the restarted session streams.
+    private var fallbackOptions: PipelineOptions?
     /// Counts of the sessions that have ended (a reload that reopens the source starts a new one).
     private var totals = CaptureStatistics()
     private var totalEmitted = 0
     /// The latest session's handler: finished (flushed) once, when the service ends.
     private var lastHandler: JSONLinesResultsHandler?
+    /// Test seam: runs after a session's parts are made, just before they become `current`.
+    var sessionWillPublish: (@Sendable () -> Void)?
 
     /// - Parameters:
     ///   - writer: where JSON lines go (stdout in the daemon).
@@ -44,11 +55,25 @@ public final class ScanService: Service, @unchecked Sendable {
 
     public func run() async throws {
         let statsTask = Task { await self.reportStatsPeriodically() }
+        let statusTask = Task { await self.reportStatusPeriodically() }
         var failure: (any Error)?
         while true {
-            let options = lock.withLock { restartRequested = false; return self.options }
+            let (options, fallback) = lock.withLock { () -> (PipelineOptions, PipelineOptions?) in
+                restartRequested = false
+                defer { fallbackOptions = nil }
+                return (self.options, fallbackOptions)
+            }
             do {
                 try await runSession(options)
+            } catch let error as SessionError {
+                guard !error.streamed, let fallback, !Task.isShuttingDownGracefully else {
+                    failure = error.underlying
+                    break
+                }
+                logger.error("the reloaded source failed to open; returning to the previous configuration",
+                             metadata: ["source": "\(options.source)", "error": "\(error.underlying)"])
+                lock.withLock { if !restartRequested { self.options = fallback } }
+                continue
             } catch {
                 failure = error
                 break
@@ -58,9 +83,10 @@ public final class ScanService: Service, @unchecked Sendable {
             logger.notice("restarting capture with the reloaded configuration")
         }
         statsTask.cancel()
+        statusTask.cancel()
         events.stopping()
         if let handler = lock.withLock({ lastHandler }) {
-            do { try handler.finish() } catch { failure = failure ?? error }
+            do { try await Self.onOwnThread { try handler.finish() } } catch { failure = failure ?? error }
         }
         let (finalTotals, emitted) = lock.withLock { (totals, totalEmitted) }
         summary(Self.summaryLine(finalTotals, emitted: emitted, linesDropped: writer.droppedLines))
@@ -82,12 +108,22 @@ public final class ScanService: Service, @unchecked Sendable {
         let session = CaptureSession(input: source, videoDataOutput: options.configuration.videoDataOutput,
                                      metadataOutput: metadata, logger: logger)
         let synchronizer = DataOutputSynchronizer { collection in try delivery.deliver(collection) }
-        lock.withLock { current = (session, synchronizer, metadata, delivery) }
+        sessionWillPublish?()
+        // A reload that came before `current` was set has nothing to stop: honour it by not starting.
+        let superseded = lock.withLock {
+            if !restartRequested { current = (session, synchronizer, metadata, delivery) }
+            return restartRequested
+        }
+        if superseded { return }
         let limit = options.frameLimit
         let result: Result<Void, any Error>
+        let streamed = Flag()
         do {
             try await withGracefulShutdownHandler {
-                _ = try await session.run(synchronizer: synchronizer, frameLimit: limit, onStreaming: { events.streaming() })
+                _ = try await session.run(synchronizer: synchronizer, frameLimit: limit, onStreaming: {
+                    streamed.set()
+                    events.streaming()
+                })
             } onGracefulShutdown: {
                 events.stopping()
                 session.stop()
@@ -101,19 +137,41 @@ public final class ScanService: Service, @unchecked Sendable {
             totalEmitted += delivery.emitted
             current = nil
         }
-        try result.get()
+        if case .failure(let error) = result { throw SessionError(underlying: error, streamed: streamed.isSet) }
+    }
+
+    /// A session's failure, and whether its source had streamed (a reload falls back only when not).
+    private struct SessionError: Error {
+        var underlying: any Error
+        var streamed: Bool
     }
 
     /// Applies `new` options: in place when only scanning settings changed, else by restarting capture.
+    ///
+    /// When the new source cannot be opened nothing is applied: the reason is logged and the
+    /// running session goes on.
     public func reload(_ new: PipelineOptions) {
         events.reloading()
         defer { events.reloaded() }
+        let old = lock.withLock { options }
+        if old.needsRestart(for: new) {
+            do {
+                try SourceFactory.checkOpenable(new, logger: logger)
+            } catch {
+                logger.error("reloaded configuration not applied: its source cannot be opened; keeping the running configuration",
+                             metadata: ["source": "\(new.source)", "error": "\(error)"])
+                return
+            }
+        }
+        writer.setCapacity(new.configuration.output.queueLines)
         let needsRestart: Bool = lock.withLock {
             let old = options
             options = new
             current?.delivery.setWindow(MediaTime(seconds: new.duplicateWindow))
             current?.metadata.settings = new.configuration.metadataSettings
-            return old.needsRestart(for: new)
+            let restart = old.needsRestart(for: new)
+            if restart && fallbackOptions == nil { fallbackOptions = old }
+            return restart
         }
         if needsRestart {
             logger.notice("reloaded configuration changes the source or capture settings; reopening")
@@ -124,6 +182,7 @@ public final class ScanService: Service, @unchecked Sendable {
             session?.stop()
         } else {
             logger.notice("reloaded configuration applied in place", metadata: [
+                "output.queue_lines": "\(new.configuration.output.queueLines)",
                 "symbologies": "\(new.configuration.scanner.symbologies.map(\.rawValue).sorted().joined(separator: ","))",
             ])
         }
@@ -142,6 +201,44 @@ public final class ScanService: Service, @unchecked Sendable {
         return "stats: frames=\(stats.frames) scanned=\(stats.scanned) dropped=\(stats.droppedTotal) (\(reasons)) "
             + "repeated_seq=\(stats.repeatedSequenceNumbers) codes=\(stats.codes) \(scan) output_lines_dropped=\(writer.droppedLines)"
             + " decoder_failures=\(failures?.count ?? 0)" + (failures?.last.map { " (last: \($0))" } ?? "")
+    }
+
+    /// Runs blocking `body` (waiting for a slow stdout reader) on a thread of its own, off the concurrency pool.
+    private static func onOwnThread(_ body: @escaping @Sendable () throws -> Void) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let thread = Thread { continuation.resume(with: Result { try body() }) }
+            thread.name = "syncscan-finish"
+            thread.start()
+        }
+    }
+
+    /// How often STATUS= is refreshed (when it changed) and a missing camera keeps the watchdog fed.
+    static let statusInterval: Duration = .seconds(1)
+
+    /// The STATUS= line now: `scanning SOURCE: frames=N codes=N dropped=N` (all sessions),
+    /// `waiting for SOURCE (gone N s)` while a lost camera is waited for, or `opening SOURCE`
+    /// between sessions.
+    public func statusLine() -> String {
+        lock.withLock {
+            guard let c = current else { return "opening \(options.source)" }
+            if let since = c.session.input.missingSince {
+                return "waiting for \(c.session.input.uri) (gone \((ContinuousClock.now - since).components.seconds) s)"
+            }
+            var s = totals
+            s.add(c.synchronizer.statistics)
+            return "scanning \(c.session.input.uri): frames=\(s.frames) codes=\(s.codes) dropped=\(s.droppedTotal)"
+        }
+    }
+
+    private func reportStatusPeriodically() async {
+        var last = ""
+        while !Task.isCancelled {
+            let line = statusLine()
+            if line != last { events.status(line); last = line }
+            // Liveness while the camera is missing: its reconnect backoff ends at device.missing_timeout.
+            if line.hasPrefix("waiting for ") { events.sourceMissing() }
+            do { try await Task.sleep(for: Self.statusInterval) } catch { return }
+        }
     }
 
     private func reportStatsPeriodically() async {
@@ -168,8 +265,16 @@ public final class ScanService: Service, @unchecked Sendable {
     }
 }
 
+/// A flag set once, from any thread.
+private final class Flag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    func set() { lock.withLock { value = true } }
+    var isSet: Bool { lock.withLock { value } }
+}
+
 /// Serial delivery from the synchronizer: duplicate suppression, then the results handler.
-/// The synchronizer calls `deliver` under its lock, one collection at a time, in order.
+/// The synchronizer calls `deliver` from one thread at a time (outside its lock), in order.
 final class Delivery: @unchecked Sendable {
     private let handler: any ResultsHandler
     private let events: any ServiceEvents

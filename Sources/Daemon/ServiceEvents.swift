@@ -9,6 +9,16 @@ public protocol ServiceEvents: Sendable {
     func reloaded()
     /// Shutdown has begun (STOPPING=1).
     func stopping()
+    /// What the service is doing now, one line (STATUS=), e.g. `scanning v4l2:/dev/video0: frames=1234 codes=5 dropped=2`.
+    func status(_ text: String)
+    /// The source's device is gone and being waited for: the service is alive though no frames
+    /// flow (drives the watchdog then, up to `device.missing_timeout`).
+    func sourceMissing()
+}
+
+extension ServiceEvents {
+    public func status(_ text: String) {}
+    public func sourceMissing() {}
 }
 
 /// No supervisor: every event is ignored.

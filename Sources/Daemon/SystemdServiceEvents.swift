@@ -3,9 +3,11 @@ import Synchronization
 
 /// Turns the scan service's events into sd_notify messages.
 ///
-/// READY=1 when the source streams (again after a reload), STOPPING=1 once, RELOADING=1 on SIGHUP.
+/// READY=1 when the source streams (again after a reload), STOPPING=1 once, RELOADING=1 on SIGHUP,
+/// STATUS= whenever the scan service reports what it does (until STOPPING=1).
 /// Watchdog pings ride on delivered frames, at most every quarter of the timeout, so the pings
-/// stop when capture stalls and systemd restarts the service.
+/// stop when capture stalls and systemd restarts the service; while a lost camera is waited
+/// for (`sourceMissing()`, up to `device.missing_timeout`) they keep going without frames.
 public final class SystemdServiceEvents: ServiceEvents {
     private let notifier: SystemdNotifier
     private let pingEvery: Duration?
@@ -29,6 +31,8 @@ public final class SystemdServiceEvents: ServiceEvents {
 
     public func frameDelivered() { ping(force: false) }
 
+    public func sourceMissing() { ping(force: false) }
+
     public func reloading() { _ = notifier.reloading() }
 
     public func reloaded() { _ = notifier.ready() }
@@ -39,6 +43,11 @@ public final class SystemdServiceEvents: ServiceEvents {
             return !s.stopping
         }
         if first { _ = notifier.stopping() }
+    }
+
+    public func status(_ text: String) {
+        guard !state.withLock({ $0.stopping }) else { return }
+        _ = notifier.status(text)
     }
 
     private func ping(force: Bool) {

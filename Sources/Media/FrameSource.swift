@@ -31,4 +31,11 @@ public protocol FrameSource: AnyObject, Sendable {
     func next() throws -> SourceEvent?
     /// Ends streaming and releases kernel resources; safe to call more than once, from any thread.
     func stop()
+    /// Since when the source's device is gone and being waited for (a camera's reconnect backoff);
+    /// `nil` when it is not. Any thread.
+    var missingSince: ContinuousClock.Instant? { get }
+}
+
+extension FrameSource {
+    public var missingSince: ContinuousClock.Instant? { nil }
 }

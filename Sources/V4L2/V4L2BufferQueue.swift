@@ -10,6 +10,11 @@ import SystemPackage
 /// keeps the queue — and so its mapping and the device — alive until released; `retire()` stops
 /// streaming and turns every later requeue into a no-op, so a frame released after a reopen
 /// never touches the new device.
+///
+/// The driver's buffers are freed (VIDIOC_REQBUFS 0) only after every mapping is gone: libv4l2
+/// refuses REQBUFS while a buffer is mapped (`v4l2_check_buffer_change_ok`, EBUSY). `retire()`
+/// unmaps and frees at once when no frame is lent out; otherwise `deinit` does, once the last
+/// lent frame is released.
 public final class V4L2BufferQueue: @unchecked Sendable {
     public let device: V4L2Device
     /// Which open of the device this queue belongs to (1 for the first), for logs.
@@ -18,6 +23,8 @@ public final class V4L2BufferQueue: @unchecked Sendable {
     private let logger: Logger
     private struct State {
         var retired = false
+        /// The mappings were unmapped (by `retire()`, with no frame lent out).
+        var unmapped = false
         /// Buffers the driver holds (queued, being filled or done and not yet dequeued).
         var inKernel: Set<Int> = []
     }
@@ -58,10 +65,25 @@ public final class V4L2BufferQueue: @unchecked Sendable {
     }
 
     deinit {
+        let (retired, unmapped) = state.withLock { ($0.retired, $0.unmapped) }
+        guard !unmapped else { return }
+        unmapAll()
+        if retired { freeBuffers() }
+    }
+
+    private func unmapAll() {
         for m in mappings {
             if case .failure(let errno) = device.kernel.unmap(m.baseAddress!, length: m.count) {
                 logger.debug("munmap of a capture buffer failed", metadata: ["device": "\(device.path)", "errno": "\(errno)"])
             }
+        }
+    }
+
+    /// VIDIOC_REQBUFS 0, after `unmapAll()`; a refusal is logged (closing the device frees them too).
+    private func freeBuffers() {
+        if case .failure(let errno) = device.kernel.requestBuffers(device.descriptor, count: 0) {
+            logger.debug("VIDIOC_REQBUFS 0 failed; the buffers are freed when the device closes",
+                         metadata: ["device": "\(device.path)", "call": "VIDIOC_REQBUFS", "errno": "\(errno)"])
         }
     }
 
@@ -107,15 +129,21 @@ public final class V4L2BufferQueue: @unchecked Sendable {
         }
     }
 
-    /// Stops streaming (VIDIOC_STREAMOFF) and frees the driver's buffers (VIDIOC_REQBUFS 0,
-    /// so a new open may allocate); mappings stay valid until `deinit`. Idempotent.
+    /// Stops streaming (VIDIOC_STREAMOFF); with no frame lent out, unmaps the buffers and frees
+    /// them (VIDIOC_REQBUFS 0, so a new open may allocate), else leaves that to `deinit`, when the
+    /// last lent frame is released (its mapping stays valid until then). Idempotent.
     public func retire() {
         state.withLock { state in
             guard !state.retired else { return }
             state.retired = true
+            let lentOut = mappings.count - state.inKernel.count
             state.inKernel.removeAll()
             _ = device.kernel.streamOff(device.descriptor)
-            _ = device.kernel.requestBuffers(device.descriptor, count: 0)
+            if lentOut == 0 {
+                unmapAll()
+                freeBuffers()
+                state.unmapped = true
+            }
         }
     }
 }

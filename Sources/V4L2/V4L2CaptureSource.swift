@@ -41,6 +41,8 @@ public final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
         public var reconnectBackoffMaximum: Duration
         /// Retries of a busy (EBUSY) or forbidden (EACCES) device before giving up with an error.
         public var busyRetryLimit: Int
+        /// How long a lost camera is waited for before `next()` throws; `nil` waits for ever.
+        public var missingTimeout: Duration? = .seconds(300)
 
         public init(width: Int? = nil, height: Int? = nil, framesPerSecond: Double? = nil, pixelFormat: PixelFormat? = nil,
                     maximumWidth: Int = 1280, maximumHeight: Int = 720, bufferCount: Int = 4,
@@ -83,6 +85,7 @@ public final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
                 return "reconnect backoff \(reconnectBackoffInitial)…\(reconnectBackoffMaximum) must be positive and initial ≤ maximum"
             }
             if busyRetryLimit < 0 { return "busy retry limit \(busyRetryLimit) must be ≥ 0" }
+            if let t = missingTimeout, t <= .zero { return "missing timeout \(t) must be positive" }
             return nil
         }
     }
@@ -119,6 +122,8 @@ public final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
         var busy = false
         var stream: Stream?
         var opens = 0
+        /// When the camera was lost, while it is being waited for.
+        var missingSince: ContinuousClock.Instant?
     }
     private let control = Mutex(Control())
 
@@ -152,6 +157,10 @@ public final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
 
     /// The format negotiated on the current open, `nil` while not streaming.
     public var currentFormat: NegotiatedFormat? { control.withLock { $0.stream?.format } }
+
+    /// Since when a lost camera is being waited for (reopen backoff); `nil` while streaming, and
+    /// while a present camera is reopened after a stall.
+    public var missingSince: ContinuousClock.Instant? { control.withLock { $0.missingSince } }
 
     /// How many times the device was opened successfully (1 after `start()`; +1 per reopen).
     public var openCount: Int { control.withLock { $0.opens } }
@@ -254,6 +263,7 @@ public final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
     /// Drops a stream that failed; the next `next()` iteration reopens with backoff.
     private func lose(_ stream: Stream, _ error: IOError) {
         logger.warning("camera lost; reopening it", metadata: ["device": "\(path)", "error": "\(error)"])
+        control.withLock { $0.missingSince = $0.missingSince ?? .now }
         drop(stream)
     }
 
@@ -268,7 +278,9 @@ public final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
             attempt += 1
             let error: IOError
             do {
-                return try openStream(reopen: !initial)
+                let stream = try openStream(reopen: !initial)
+                control.withLock { $0.missingSince = nil }
+                return stream
             } catch let e {
                 error = e
             }
@@ -285,6 +297,14 @@ public final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
                 }
             default:
                 if initial { throw error }
+                if let limit = configuration.missingTimeout,
+                   let since = control.withLock({ $0.missingSince }), ContinuousClock.now - since >= limit {
+                    var final = error
+                    final.message = "camera missing for \(since.duration(to: .now)) (longer than device.missing_timeout \(limit)); "
+                        + "giving up so the supervisor can act: " + error.message
+                    logger.error("camera missing too long; giving up", metadata: ["device": "\(path)", "error": "\(final)"])
+                    throw final
+                }
             }
             logger.warning("cannot open the camera; retrying", metadata: [
                 "device": "\(path)", "attempt": "\(attempt)", "retryIn": "\(delay)", "error": "\(error)",

@@ -51,6 +51,13 @@ public final class Y4MSource: FrameSource, @unchecked Sendable {
         state = Mutex(State(live: kind?.isLive ?? false))
     }
 
+    /// Opens `path` as `start()` would and closes it again, reading nothing: whether a reload
+    /// may switch to it. `-` (standard input) always passes.
+    /// - Throws: the `IOError` `start()` would throw for a path that cannot be opened or is a directory.
+    public static func checkOpenable(path: String) throws(IOError) {
+        _ = try Y4MChannel(path: path)
+    }
+
     /// Whether frames arrive in real time (any input but a regular file or block device).
     ///
     /// Known from `stat(2)` of the path before `start()`, from `fstat(2)` of the descriptor after.

@@ -79,3 +79,33 @@ private func dropped(_ seq: UInt64, _ reason: DroppedReason) -> SynchronizedData
         #expect(recorder.collections.map(\.sequenceNumber) == Array(0..<2000))
     }
 }
+
+/// Delivery runs outside the synchronizer's lock: a delivery blocked on a slow reader holds up
+/// neither the statistics nor another thread opening and filling slots; order is kept.
+@Suite struct DataOutputSynchronizerBlockedDeliveryTests {
+    @Test func statisticsAndFillsProceedWhileADeliveryIsBlocked() {
+        let recorder = CollectionRecorder()
+        let entered = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        let sync = DataOutputSynchronizer { c in
+            if c.sequenceNumber == 0 { entered.signal(); release.wait() }
+            recorder.append(c)
+        }
+        Thread { sync.open(0, with: scanned(0)) }.start()   // delivers seq 0, which blocks
+        #expect(entered.wait(timeout: .now() + 5) == .success)
+        let readDone = DispatchSemaphore(value: 0)
+        Thread {
+            _ = sync.statistics
+            sync.open(1); sync.fill(scanned(1))               // queued behind the blocked delivery
+            _ = sync.pendingCount
+            readDone.signal()
+        }.start()
+        let unblocked = readDone.wait(timeout: .now() + 2) == .success
+        #expect(unblocked, "statistics/open/fill waited for the blocked delivery")
+        release.signal()
+        if !unblocked { _ = readDone.wait(timeout: .now() + 5) }
+        let deadline = Date() + 5
+        while recorder.collections.count < 2 && Date() < deadline { usleep(10_000) }
+        #expect(recorder.collections.map(\.sequenceNumber) == [0, 1])
+        #expect(sync.statistics.frames == 2)
+    }
+}

@@ -92,6 +92,7 @@ func expectConfigurationError(file: String?, environment: [String: String] = [:]
           max_width: 1920
           max_height: 1080
           buffers: 6
+          missing_timeout: 45
         always_discard_late_video_frames: false
         scanning_threads: 2
         symbologies:
@@ -120,7 +121,9 @@ func expectConfigurationError(file: String?, environment: [String: String] = [:]
         """)
         let c = try await SyncscanConfiguration.load(file: file.path, environment: [:])
         #expect(c.source == "/dev/video2")
-        #expect(c.device == .init(width: 640, height: 480, framesPerSecond: 7.5, pixelFormat: .yuyv, maximumWidth: 1920, maximumHeight: 1080, bufferCount: 6))
+        var device = V4L2CaptureSource.Configuration(width: 640, height: 480, framesPerSecond: 7.5, pixelFormat: .yuyv, maximumWidth: 1920, maximumHeight: 1080, bufferCount: 6)
+        device.missingTimeout = .seconds(45)
+        #expect(c.device == device)
         #expect(c.alwaysDiscardLateVideoFrames == false)
         #expect(c.videoDataOutput.alwaysDiscardsLateVideoFrames == false)
         #expect(c.scanningThreads == 2)
@@ -220,7 +223,7 @@ func expectConfigurationError(file: String?, environment: [String: String] = [:]
     @Test func unknownKeyNamesFileLineAndSuggestion() async throws {
         let file = try TemporaryConfigFile("source: /dev/video0\ndevice:\n  widht: 640\n")
         let lines = await expectConfigurationError(file: file.path)
-        #expect(lines == ["\(file.path):3: device.widht: unknown key \"widht\" (did you mean \"width\"?) (known: width, height, fps, fourcc, max_width, max_height, buffers)"])
+        #expect(lines == ["\(file.path):3: device.widht: unknown key \"widht\" (did you mean \"width\"?) (known: width, height, fps, fourcc, max_width, max_height, buffers, missing_timeout)"])
     }
 
     @Test func unknownSymbologyNamesItsIndexAndLine() async throws {

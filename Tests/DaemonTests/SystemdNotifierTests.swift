@@ -178,3 +178,20 @@ let quietLogger = Logger(label: "syncscan.test.notifier") { _ in SwiftLogNoOpLog
         }
     }
 }
+
+@Suite struct SystemdServiceEventsTests {
+    /// A missing camera keeps the watchdog fed (no frames flow then) and its STATUS= goes out;
+    /// nothing is sent after STOPPING=1.
+    @Test func aMissingSourcePingsTheWatchdogAndStatusIsSent() throws {
+        let listener = try NotifySocketListener()
+        let notifier = SystemdNotifier(environment: ["NOTIFY_SOCKET": listener.notifySocket, "WATCHDOG_USEC": "1000000"],
+                                       logger: quietLogger)
+        let events = SystemdServiceEvents(notifier: notifier)
+        events.sourceMissing()
+        events.status("waiting for v4l2:/dev/video0 (gone 3 s)")
+        events.stopping()
+        events.sourceMissing()
+        events.status("late")
+        #expect(listener.receivedMessages() == ["WATCHDOG=1", "STATUS=waiting for v4l2:/dev/video0 (gone 3 s)", "STOPPING=1"])
+    }
+}

@@ -132,7 +132,10 @@ import V4L2
         let recorder = LogRecorder()
         let source = try V4L2CaptureSource(path: "/dev/video0", configuration: configuration, kernel: fake, logger: recorder.logger)
         try source.start()
-        let sequence = try readEvents(source, count: 5).map(\.sequenceNumber)
+        // Each frame is released before the next is read, as the scanners do: libv4l2 frees the
+        // stalled device's buffers only once none is mapped, and the reopen needs them freed.
+        var sequence: [UInt64] = []
+        while sequence.count < 5, let event = try source.next() { sequence.append(event.sequenceNumber) }
         #expect(sequence == [0, 1, 0, 1, 2])
         #expect(fake.openCount == 2)
         #expect(source.openCount == 2)
@@ -229,6 +232,61 @@ import V4L2
             #expect(try outcome.get().count == 1)
         }
         #expect(fake.liveDescriptors == 0 && fake.liveMappings == 0)
+    }
+
+    /// While an unplugged camera is being waited for, `missingSince` says since when; a camera
+    /// missing longer than `missingTimeout` ends `next()` with an error naming device.missing_timeout.
+    @Test func aCameraMissingLongerThanTheMissingTimeoutEndsTheSource() throws {
+        let fake = FakeV4L2Kernel(script: [.frame, .unplug(missingOpens: .max)])
+        var configuration = V4L2CaptureSource.Configuration.fast
+        configuration.missingTimeout = .milliseconds(300)
+        let source = try V4L2CaptureSource(path: "/dev/video0", configuration: configuration, kernel: fake, logger: LogRecorder().logger)
+        try source.start()
+        #expect(source.missingSince == nil)
+        let reader = SourceThread { try readEvents(source, count: 10) }
+        #expect(fake.wait { $0.backoffSleeps >= 1 })
+        let since = try #require(source.missingSince, "an unplugged camera is reported missing")
+        let outcome = try #require(reader.wait(), "next() kept waiting past the missing timeout")
+        let elapsed = ContinuousClock.now - since
+        #expect(elapsed >= .milliseconds(300) && elapsed < .seconds(5))
+        #expect(throws: IOError.self) { try outcome.get() }
+        if case .failure(let error) = outcome { #expect("\(error)".contains("device.missing_timeout")) }
+        source.stop()
+        #expect(fake.liveDescriptors == 0 && fake.liveMappings == 0)
+    }
+
+    /// Stopping frees the driver's buffers: they are unmapped before VIDIOC_REQBUFS 0, which
+    /// libv4l2 refuses while any is mapped; with a frame still lent out, when it is released.
+    @Test func stopUnmapsBeforeFreeingTheBuffers() throws {
+        let fake = FakeV4L2Kernel(script: [.frame, .frame])
+        do {
+            let source = try V4L2CaptureSource(path: "/dev/video0", configuration: .fast, kernel: fake, logger: LogRecorder().logger)
+            try source.start()
+            #expect(try readEvents(source, count: 1).count == 1)
+            source.stop()
+            #expect(fake.liveMappings == 0)
+        }
+        do {
+            let source = try V4L2CaptureSource(path: "/dev/video0", configuration: .fast, kernel: fake, logger: LogRecorder().logger)
+            try source.start()
+            let lent = try source.next()                // a frame still held while stopping
+            source.stop()
+            #expect(fake.liveMappings > 0)
+            _ = lent
+        }
+        #expect(fake.liveMappings == 0 && fake.liveDescriptors == 0)
+        #expect(fake.refusedBufferFrees == 0, "VIDIOC_REQBUFS 0 issued while buffers were mapped")
+        #expect(fake.violations.isEmpty)
+    }
+
+    /// A replugged camera is no longer missing.
+    @Test func aReplugClearsMissingSince() throws {
+        let fake = FakeV4L2Kernel(script: [.frame, .unplug(missingOpens: 3), .frame])
+        let source = try V4L2CaptureSource(path: "/dev/video0", configuration: .fast, kernel: fake, logger: LogRecorder().logger)
+        try source.start()
+        #expect(try readEvents(source, count: 2).count == 2)
+        #expect(source.missingSince == nil)
+        source.stop()
     }
 
     @Test func stopDuringPollReturnsPromptly() throws {

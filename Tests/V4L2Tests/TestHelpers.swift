@@ -49,7 +49,7 @@ extension V4L2CaptureSource.Configuration {
     }
 }
 
-/// Reads `count` events, releasing each frame's buffer at once (as a session that drops it would).
+/// Reads `count` events; their frames (and buffers) are held until the array is released.
 func readEvents(_ source: V4L2CaptureSource, count: Int) throws -> [SourceEvent] {
     var events: [SourceEvent] = []
     while events.count < count, let event = try source.next() { events.append(event) }

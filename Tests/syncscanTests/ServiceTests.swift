@@ -62,6 +62,26 @@ private func pause(_ seconds: Double) { usleep(UInt32(seconds * 1_000_000)) }
         #expect(codes.count >= i / 2, "frames scanned with their code: \(codes.count) of \(i)")
     }
 
+    /// STATUS= tells `systemctl status` what the service does: the source and its counts while scanning.
+    @Test func statusLineShowsTheSourceAndCountsWhileScanning() throws {
+        let listener = try NotifySocketListener()
+        let stream = Y4MStream(width: 160, height: 120)
+        let frame = try qrFrames(1, prefix: "status").map(stream.frame)[0]
+        let daemon = try RunningDaemon(["run", "--source", "y4m:-", "--duplicate-window", "0"],
+                                       environment: ["NOTIFY_SOCKET": listener.path])
+        daemon.feed(stream.header)
+        for _ in 0..<60 { daemon.feed(frame); pause(0.05) }   // 3 s at 20 fps
+        pause(2.5)
+        daemon.send(SIGTERM)
+        #expect(daemon.wait() == 0, "stderr: \(daemon.stderr)")
+        let statuses = listener.messages.flatMap { $0.text.split(separator: "\n") }.filter { $0.hasPrefix("STATUS=") }
+        let scanning = statuses.filter { $0.hasPrefix("STATUS=scanning y4m:-: frames=") }
+        #expect(!scanning.isEmpty, "STATUS lines: \(statuses)")
+        // The latest one counts every frame fed and the codes found in them.
+        #expect(scanning.last.map { $0.contains("frames=60 ") && $0.contains("codes=60") && $0.contains("dropped=0") } == true,
+                "STATUS lines: \(statuses)")
+    }
+
     /// SIGHUP with a new symbology set applies to the following frames; a broken file keeps the old config.
     @Test func sighupReloadsTheConfigurationAndABrokenFileKeepsTheOldOne() throws {
         let config = try TemporaryFile(contents: Array("symbologies: [qrcode]\nduplicate_suppression:\n  enabled: false\n".utf8), suffix: ".yaml")
@@ -133,6 +153,45 @@ private func pause(_ seconds: Double) { usleep(UInt32(seconds * 1_000_000)) }
         #expect(fromFile.count == 5 && fromFile.allSatisfy { $0["text"] as? String == "after-reopen-0" })
         #expect(fromPipe.count + fromFile.count == codes.count)
         #expect(daemon.stderr.contains("reopening"), "stderr: \(daemon.stderr)")
+    }
+
+    /// Reloads that cannot be applied (an invalid source, an invalid device setting, a source that
+    /// cannot be opened) each say why, naming the key or the source, and the running session keeps
+    /// scanning; a later SIGTERM exits 0.
+    @Test func aReloadThatCannotBeAppliedKeepsTheRunningSession() throws {
+        let base = "source: y4m:-\nduplicate_suppression:\n  enabled: false\n"
+        let config = try TemporaryFile(contents: Array(base.utf8), suffix: ".yaml")
+        let stream = Y4MStream(width: 160, height: 120)
+        let frame = try qrFrames(1, prefix: "kept").map(stream.frame)[0]
+        let daemon = try RunningDaemon(["run", "--config", config.path, "--emit-frames"])
+        daemon.feed(stream.header)
+        var sent = 0
+        func feed(for seconds: Double) {
+            let until = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+            while ContinuousClock.now < until { daemon.feed(frame); sent += 1; pause(0.05) }
+        }
+        feed(for: 1)
+        let missing = "/nonexistent-\(UUID().uuidString.prefix(8))/in.y4m"
+        var marks: [Int] = []
+        for broken in ["source: foo\n", "source: y4m:-\ndevice:\n  buffers: 1\n", "source: \(missing)\n"] {
+            try Data((broken + "duplicate_suppression:\n  enabled: false\n").utf8).write(to: URL(fileURLWithPath: config.path))
+            daemon.send(SIGHUP)
+            marks.append(sent)
+            feed(for: 1.5)
+        }
+        daemon.send(SIGTERM)
+        let status = daemon.wait()
+
+        #expect(status == 0, "stderr: \(daemon.stderr)")
+        let codes = daemon.stdoutLines.compactMap { $0 }.filter { $0["type"] as? String == "code" }
+        func seq(_ o: [String: Any]) -> Int { (o["frame"] as? [String: Any])?["seq"] as? Int ?? -1 }
+        for mark in marks {
+            #expect(codes.contains { seq($0) >= mark + 8 }, "codes after the reload at seq \(mark): \(codes.map(seq).suffix(5))")
+        }
+        #expect(codes.allSatisfy { $0["source"] as? String == "y4m:-" })
+        let stderr = daemon.stderr
+        #expect(stderr.contains("\"foo\"") && stderr.contains("device.buffers"), "stderr: \(stderr)")
+        #expect(stderr.contains(missing) && stderr.contains("keeping"), "stderr: \(stderr)")
     }
 
     /// A stdout reader stopped for 10 s does not stall capture; memory stays bounded; after SIGCONT

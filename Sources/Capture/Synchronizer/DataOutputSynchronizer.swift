@@ -10,6 +10,11 @@ import Media
 /// order however the scans finish, and every sequence number comes out exactly once. The
 /// number of open slots is bounded by the frames in flight plus the drops behind the oldest.
 ///
+/// Delivery runs outside the lock, so a slow delivery (a stdout reader that does not keep up)
+/// holds up neither `statistics` nor the threads opening and filling slots. One thread delivers
+/// at a time: collections that leave the head while it delivers wait in an outbox, and it
+/// delivers them, in order, before it returns.
+///
 /// This is also the pipeline's ledger: `statistics` counts what came out.
 public final class DataOutputSynchronizer: @unchecked Sendable {
     public typealias Delivery = @Sendable (SynchronizedDataCollection) throws -> Void
@@ -21,6 +26,10 @@ public final class DataOutputSynchronizer: @unchecked Sendable {
     private var headSequence: UInt64?
     private var stats = CaptureStatistics()
     private var firstDeliveryError: (any Error)?
+    /// Collections that left the head, in order, not yet handed to `deliver`.
+    private var outbox: [SynchronizedDataCollection] = []
+    /// Whether a thread is running `deliverOutbox()`.
+    private var delivering = false
     private let deliver: Delivery
 
     /// - Parameter deliver: called serially, in sequence order, once per frame. An error it throws
@@ -32,24 +41,28 @@ public final class DataOutputSynchronizer: @unchecked Sendable {
     /// Opens the slot for the next sequence number; `collection` fills it now (a drop), `nil`
     /// leaves it for `fill`. Sequence numbers must arrive consecutively.
     public func open(_ sequenceNumber: UInt64, with collection: SynchronizedDataCollection? = nil) {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
         if headSequence == nil { headSequence = sequenceNumber }
         precondition(sequenceNumber == headSequence! + UInt64(slots.count - head),
                      "sequence \(sequenceNumber) opened out of order")
         slots.append(collection)
-        drainLocked()
+        let mustDeliver = drainLocked()
+        lock.unlock()
+        if mustDeliver { deliverOutbox() }
     }
 
     /// Fills the open slot of `collection.sequenceNumber`.
     public func fill(_ collection: SynchronizedDataCollection) {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
         guard let base = headSequence, collection.sequenceNumber >= base else {
             preconditionFailure("sequence \(collection.sequenceNumber) filled but never opened")
         }
         let index = head + Int(collection.sequenceNumber - base)
         precondition(index < slots.count && slots[index] == nil, "sequence \(collection.sequenceNumber) filled twice")
         slots[index] = collection
-        drainLocked()
+        let mustDeliver = drainLocked()
+        lock.unlock()
+        if mustDeliver { deliverOutbox() }
     }
 
     /// Counts a frame the source delivered under the previous frame's number: it has no slot of
@@ -71,25 +84,49 @@ public final class DataOutputSynchronizer: @unchecked Sendable {
         return firstDeliveryError
     }
 
-    /// Slots opened and not yet delivered.
+    /// Slots opened and not yet handed to delivery (the outbox included).
     public var pendingCount: Int {
         lock.lock(); defer { lock.unlock() }
-        return slots.count - head
+        return slots.count - head + outbox.count
     }
 
-    private func drainLocked() {
+    /// Moves the filled head slots to the outbox; true when the caller must deliver it (no thread is).
+    private func drainLocked() -> Bool {
         while head < slots.count, let collection = slots[head] {
             slots[head] = nil
             head += 1
             headSequence! += 1
             stats.record(collection)
-            if firstDeliveryError == nil {
-                do { try deliver(collection) } catch { firstDeliveryError = error }
-            }
+            if firstDeliveryError == nil { outbox.append(collection) }
         }
         if head > 256 && head * 2 > slots.count {
             slots.removeFirst(head)
             head = 0
+        }
+        guard !delivering, !outbox.isEmpty else { return false }
+        delivering = true
+        return true
+    }
+
+    /// Delivers the outbox, without the lock, until it is empty; then another thread may deliver.
+    private func deliverOutbox() {
+        while true {
+            lock.lock()
+            guard !outbox.isEmpty, firstDeliveryError == nil else {
+                outbox.removeAll()
+                delivering = false
+                lock.unlock()
+                return
+            }
+            let batch = outbox
+            outbox.removeAll(keepingCapacity: true)
+            lock.unlock()
+            for collection in batch {
+                do { try deliver(collection) } catch {
+                    lock.withLock { firstDeliveryError = error }
+                    break
+                }
+            }
         }
     }
 }

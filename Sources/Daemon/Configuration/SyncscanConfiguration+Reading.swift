@@ -55,6 +55,7 @@ extension SyncscanConfiguration {
         if let v = keys.int("device.max_height", in: sizes) { device.maximumHeight = v }
         if let v = keys.int("device.buffers", in: V4L2CaptureSource.Configuration.bufferCountRange,
                             " (streaming needs 2; V4L2 allows at most 32)") { device.bufferCount = v }
+        if let v = keys.double("device.missing_timeout", in: 1...86_400, " (seconds a lost camera is waited for)") { device.missingTimeout = .seconds(v) }
 
         alwaysDiscardLateVideoFrames = keys.bool("always_discard_late_video_frames")
         let threads = "auto or an integer from 1 to 64"

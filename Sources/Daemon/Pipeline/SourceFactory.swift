@@ -1,6 +1,11 @@
 import Capture
+#if canImport(Glibc)
+import Glibc
+#endif
 import Logging
 import Media
+import SystemCalls
+import SystemPackage
 import Y4M
 
 /// Opens the frame source a URI names.
@@ -15,6 +20,25 @@ public enum SourceFactory {
             return Y4MSource(path: path, logger: logger)
         case .v4l2(let devicePath):
             return try makeCameraSource(path: devicePath, device: options.configuration.device, logger: logger)
+        }
+    }
+
+    /// Checks, without disturbing a running session, that `options.source` can be opened.
+    ///
+    /// A Y4M input is opened and closed again (without blocking, a FIFO with no writer too);
+    /// a camera node must exist and be readable and writable (`access(2)`): it is not opened,
+    /// since the running session may hold it.
+    /// - Throws: what `makeSource` throws, or the `IOError` of the failed `open`/`access`.
+    public static func checkOpenable(_ options: PipelineOptions, logger: Logger) throws {
+        _ = try makeSource(options, logger: logger)
+        switch try SourceURI(parsing: options.source) {
+        case .y4m(let path):
+            try Y4MSource.checkOpenable(path: path)
+        case .v4l2(let devicePath):
+            if access(devicePath, R_OK | W_OK) != 0 {
+                let errno = Errno(rawValue: Glibc.errno)
+                throw IOError(call: "access", message: "\(devicePath): cannot open the camera; plug it in or name another device", errno: errno)
+            }
         }
     }
 }

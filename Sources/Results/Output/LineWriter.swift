@@ -23,7 +23,7 @@ public final class LineWriter: @unchecked Sendable {
     private var failure: IOError?
     private var _dropped = 0
     private let fd: FileDescriptor
-    private let capacity: Int
+    private var _capacity: Int
     private var overflow: OverflowPolicy
     private let name: String
 
@@ -33,7 +33,7 @@ public final class LineWriter: @unchecked Sendable {
     public init(fileDescriptor: FileDescriptor, name: String, capacity: Int, overflow: OverflowPolicy) {
         self.fd = fileDescriptor
         self.name = name
-        self.capacity = max(1, capacity)
+        self._capacity = max(1, capacity)
         self.overflow = overflow
         let thread = Thread { [self] in self.drain() }
         thread.name = "syncscan-output"
@@ -46,7 +46,7 @@ public final class LineWriter: @unchecked Sendable {
         condition.lock(); defer { condition.unlock() }
         while true {
             if let failure { throw failure }
-            if pendingLocked < capacity { break }
+            if pendingLocked < _capacity { break }
             if overflow == .drop { _dropped += 1; return }
             // Waiting: `setOverflowPolicy` or the writer thread wakes us.
             condition.wait()
@@ -60,6 +60,18 @@ public final class LineWriter: @unchecked Sendable {
     public func setOverflowPolicy(_ policy: OverflowPolicy) {
         condition.withLock {
             overflow = policy
+            condition.broadcast()
+        }
+    }
+
+    /// Lines that may wait to be written.
+    public var capacity: Int { condition.withLock { _capacity } }
+
+    /// Changes how many lines may wait from now on (a reloaded `output.queue_lines`); lines
+    /// already queued beyond a smaller capacity are still written.
+    public func setCapacity(_ capacity: Int) {
+        condition.withLock {
+            _capacity = max(1, capacity)
             condition.broadcast()
         }
     }

@@ -142,6 +142,7 @@ public final class FakeV4L2Kernel: V4L2Kernel, @unchecked Sendable {
     private var _backoffSleeps = 0
     private var _maximumOpen = 0
     private var _violations: [String] = []
+    private var _refusedBufferFrees = 0
     private var _setFormatRequests: [V4L2PixelFormat] = []
     private var _frameIntervalRequests: [V4L2Fraction] = []
     private var _delivered: [Delivery] = []
@@ -225,6 +226,9 @@ public final class FakeV4L2Kernel: V4L2Kernel, @unchecked Sendable {
     public var liveMappings: Int { locked { mappings.count } }
     /// Misuse the driver saw: unknown descriptors, double QBUF, bad munmap…
     public var violations: [String] { locked { _violations } }
+    /// VIDIOC_REQBUFS calls refused because buffers of the descriptor were still mapped
+    /// (libv4l2's `v4l2_check_buffer_change_ok` returns EBUSY then).
+    public var refusedBufferFrees: Int { locked { _refusedBufferFrees } }
     /// Every VIDIOC_S_FMT request, as asked.
     public var setFormatRequests: [V4L2PixelFormat] { locked { _setFormatRequests } }
     /// Every VIDIOC_S_PARM request.
@@ -398,6 +402,8 @@ public final class FakeV4L2Kernel: V4L2Kernel, @unchecked Sendable {
                 if let errno = takeInjected(.requestBuffers) { return .failure(errno) }
                 if let owner = bufferOwner, owner != fd { return .failure(.resourceBusy) }
                 if file.streaming && count > 0 { return .failure(.resourceBusy) }
+                // libv4l2 refuses to change the buffers while any of them is mapped.
+                if !file.mapped.isEmpty { _refusedBufferFrees += 1; return .failure(.resourceBusy) }
                 var file = file
                 file.streaming = false
                 file.order = []

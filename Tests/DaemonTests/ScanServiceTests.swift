@@ -1,0 +1,138 @@
+@testable import Daemon
+import Foundation
+import Logging
+import Results
+import Synchronization
+import SystemPackage
+import TestSupport
+import Testing
+
+/// A mono Y4M stream of `frames` 160x120 frames, each with the QR code `text`.
+private func y4m(frames: Int, text: String) throws -> [UInt8] {
+    var f = GreyFrame(width: 160, height: 120)
+    f.draw(try ModuleMatrix.qrCode(text), centerX: 80, centerY: 60, moduleSize: 3)
+    var out = Array("YUV4MPEG2 W160 H120 F10:1 Ip A1:1 Cmono\n".utf8)
+    for _ in 0..<frames {
+        out += Array("FRAME\n".utf8)
+        for row in 0..<120 { out += f.bytes[(row * f.bytesPerLine)..<(row * f.bytesPerLine + 160)] }
+    }
+    return out
+}
+
+private func options(source: String, queueLines: Int = 64) -> PipelineOptions {
+    var c = SyncscanConfiguration()
+    c.source = source
+    c.duplicateSuppression.enabled = false
+    c.statsIntervalSeconds = 0
+    c.scanningThreads = 1
+    c.output.queueLines = queueLines
+    return PipelineOptions(c)
+}
+
+/// A file the writer appends lines to, and its lines.
+private final class OutputFile {
+    let file: TemporaryFile
+    let fd: FileDescriptor
+    init() throws {
+        file = try TemporaryFile(contents: [], suffix: ".jsonl")
+        fd = try FileDescriptor.open(file.path, .writeOnly, options: .append)
+    }
+    var lines: [String] {
+        String(decoding: FileManager.default.contents(atPath: file.path) ?? Data(), as: UTF8.self).split(separator: "\n").map(String.init)
+    }
+    deinit { try? fd.close() }
+}
+
+@Suite(.serialized) struct ScanServiceTests {
+    /// `output.queue_lines` changed by a reload resizes the output queue.
+    @Test func reloadingQueueLinesResizesTheOutputQueue() throws {
+        let out = try OutputFile()
+        let writer = LineWriter(fileDescriptor: out.fd, name: "out", capacity: 64, overflow: .drop)
+        let service = ScanService(options: options(source: "y4m:-"), writer: writer, logger: Logger(label: "test")) { _ in }
+        service.reload(options(source: "y4m:-", queueLines: 7))
+        #expect(writer.capacity == 7)
+        try writer.finish()
+    }
+
+    /// A SIGHUP that lands after a session's parts are made but before the session is published
+    /// is not lost: that session does not run, and the reloaded source is opened instead.
+    @Test func aReloadBeforeTheSessionIsPublishedIsHonoured() async throws {
+        // The first source is a pipe that stays open with no frames: a session on it never ends by itself.
+        var fds: [Int32] = [0, 0]
+        #expect(pipe(&fds) == 0)
+        var writeEndOpen = true
+        defer { close(fds[0]); if writeEndOpen { close(fds[1]) } }
+        let header = Array("YUV4MPEG2 W160 H120 F10:1 Ip A1:1 Cmono\n".utf8)
+        _ = header.withUnsafeBytes { write(fds[1], $0.baseAddress, $0.count) }
+        let file = try TemporaryFile(contents: try y4m(frames: 3, text: "after-hup"), suffix: ".y4m")
+        let out = try OutputFile()
+        let writer = LineWriter(fileDescriptor: out.fd, name: "out", capacity: 64, overflow: .wait)
+        let service = ScanService(options: options(source: "y4m:/proc/self/fd/\(fds[0])"), writer: writer,
+                                  logger: Logger(label: "test")) { _ in }
+        let reloaded = options(source: file.path)
+        let hooked = Mutex(false)
+        service.sessionWillPublish = {
+            if !hooked.withLock({ h in defer { h = true }; return h }) { service.reload(reloaded) }
+        }
+        let done = Mutex(false)
+        let task = Task { defer { done.withLock { $0 = true } }; try await service.run() }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !done.withLock({ $0 }) && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        let lost = !done.withLock { $0 }
+        #expect(!lost, "the reload was lost: the first session still runs")
+        if lost { close(fds[1]); writeEndOpen = false }   // end the first session's stream so the test ends
+        try await task.value
+        let codes = out.lines.filter { $0.contains("\"type\":\"code\"") }
+        #expect(codes.count == 3 && codes.allSatisfy { $0.contains("after-hup") }, "lines: \(out.lines)")
+    }
+
+    /// A reload whose source opens but fails before streaming (a malformed header) returns to the
+    /// previous configuration instead of ending the service.
+    @Test func aReloadedSourceThatFailsToStartFallsBackToThePreviousOne() async throws {
+        var fds: [Int32] = [0, 0]
+        #expect(pipe(&fds) == 0)
+        var writeEndOpen = true
+        defer { close(fds[0]); if writeEndOpen { close(fds[1]) } }
+        func send(_ bytes: [UInt8]) { _ = bytes.withUnsafeBytes { write(fds[1], $0.baseAddress, $0.count) } }
+        send(Array("YUV4MPEG2 W160 H120 F10:1 Ip A1:1 Cmono\n".utf8))
+        let broken = try TemporaryFile(contents: Array("not a y4m header\n".utf8), suffix: ".y4m")
+        let out = try OutputFile()
+        let writer = LineWriter(fileDescriptor: out.fd, name: "out", capacity: 64, overflow: .wait)
+        let log = LogLines()
+        let logger = Logger(label: "test") { _ in LogLines.Handler(lines: log) }
+        let service = ScanService(options: options(source: "y4m:/proc/self/fd/\(fds[0])"), writer: writer, logger: logger) { _ in }
+        let task = Task { try await service.run() }
+        while !log.contains("y4m input opened") { try await Task.sleep(for: .milliseconds(20)) }
+        service.reload(options(source: broken.path))
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !log.contains("returning to the previous configuration") && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(log.contains("returning to the previous configuration"), "log: \(log.all)")
+        // The previous source is opened again: it reads a new stream from the pipe.
+        send(try y4m(frames: 3, text: "fallback"))
+        close(fds[1]); writeEndOpen = false
+        await #expect(throws: Never.self) { try await task.value }
+        let codes = out.lines.filter { $0.contains("\"type\":\"code\"") }
+        // A live pipe: frames that arrive together may be dropped as late; at least one is scanned.
+        #expect(!codes.isEmpty && codes.allSatisfy { $0.contains("fallback") }, "lines: \(out.lines) log: \(log.all)")
+    }
+}
+
+/// Log messages, for waiting on what the service did.
+private final class LogLines: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [String] = []
+    var all: [String] { lock.withLock { lines } }
+    func contains(_ text: String) -> Bool { all.contains { $0.contains(text) } }
+    struct Handler: LogHandler {
+        let lines: LogLines
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+        func log(event: LogEvent) { lines.lock.withLock { lines.lines.append("\(event.message)") } }
+    }
+}
