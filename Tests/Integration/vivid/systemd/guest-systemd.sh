@@ -309,7 +309,8 @@ backtrace_ok() { journalctl -u $U -o cat --no-pager --after-cursor="$cur" | grep
 check "systemd: SIGSEGV prints a Swift backtrace (Thread N crashed: + frames) to the journal (MemoryDenyWriteExecute on)" \
   "$(journalctl -u $U -o cat --no-pager --after-cursor="$cur" | grep -v '^{' | head -3 | tr '\n' ' ')" \
   backtrace_ok
-check "systemd: restarted after the crash" "$(state)" running
+check "systemd: the SIGSEGVed process ends and the unit restarts it (new MainPID, NRestarts+1)" "was $P; $(state)" \
+  running_restarted $((n0 + 1)) "$P"
 timeout 60 systemctl stop $U
 vivid_feed_stop
 mkdir -p /job/faults; cp /tmp/f-* /job/faults/ 2>/dev/null
