@@ -5,7 +5,10 @@
 #   scripts/test-vivid.sh --stand-in      check the harness only (v4l2-ctl capture + host zbarimg)
 #   scripts/test-vivid.sh --check DIR     re-run only the host-side checks on a kept results DIR
 # Options: --frames N (per format, default 240), --formats "YUYV GREY", --keep (keep the results
-# directory even on success).
+# directory even on success), --no-systemd (skip the second boot), --systemd-only (skip the first).
+# The second boot (Tests/Integration/vivid/systemd/) runs systemd as PID 1 with the tree of
+# `make install DESTDIR=...` (release build on the host; SYNCSCAN_STAGE=DIR reuses a staged tree)
+# and checks the syncscan@video0 unit, unplug under systemd, and vivid's kernel fault injection.
 # Environment: SYNCSCAN_BIN (use this binary, skip the build), SYNCSCAN_SCRATCH (swift build
 # --scratch-path, default .build), plus vm.sh's (SYNCSCAN_VIVID_CACHE, VM_VERBOSE, ...).
 #
@@ -21,7 +24,7 @@ VIVID=$ROOT/Tests/Integration/vivid
 say() { echo "[test-vivid] $*" >&2; }
 die() { say "error: $*"; echo "0 passed, 1 failed"; exit 1; }
 
-MODE=syncscan FRAMES=240 FORMATS="YUYV GREY" KEEP=0 CHECK_DIR= W=640 H=480 CREATED=0
+MODE=syncscan FRAMES=240 FORMATS="YUYV GREY" KEEP=0 CHECK_DIR= W=640 H=480 CREATED=0 SYSTEMD=1 PLAIN=1
 PAYLOADS=(syncscan-vivid-A syncscan-vivid-B syncscan-vivid-C)
 # Frames per payload in the feed; different lengths so a steady scan rate cannot alias onto one.
 REPEATS=(10 12 14)
@@ -32,7 +35,9 @@ while [ $# -gt 0 ]; do
     --frames) FRAMES=${2:?}; shift 2 ;;
     --formats) FORMATS=${2:?}; shift 2 ;;
     --keep) KEEP=1; shift ;;
-    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --no-systemd) SYSTEMD=0; shift ;;
+    --systemd-only) PLAIN=0; shift ;;
+    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
 done
@@ -63,7 +68,7 @@ if [ -z "$CHECK_DIR" ]; then
   T=$(mktemp -d /tmp/syncscan-vivid-test.XXXXXX)
   CREATED=1
   BIN=-
-  if [ $MODE = syncscan ]; then
+  if [ $MODE = syncscan ] && [ $PLAIN = 1 ]; then
     if [ -n "${SYNCSCAN_BIN:-}" ]; then
       BIN=$(realpath "$SYNCSCAN_BIN") || die "SYNCSCAN_BIN=$SYNCSCAN_BIN does not exist"
     else
@@ -80,7 +85,9 @@ if [ -z "$CHECK_DIR" ]; then
   for i in "${!PAYLOADS[@]}"; do
     qrencode -o "$T/qr-$i.png" -s 6 -m 4 "${PAYLOADS[$i]}" || die "qrencode failed"
   done
-  for f in $FORMATS; do
+  FEED_FORMATS=$FORMATS
+  [ $MODE = syncscan ] && [ $SYSTEMD = 1 ] && ! grep -qw YUYV <<< "$FORMATS" && FEED_FORMATS="$FORMATS YUYV"
+  for f in $FEED_FORMATS; do
     for i in "${!PAYLOADS[@]}"; do
       ffmpeg -loglevel error -y -i "$T/qr-$i.png" -vf "pad=$W:$H:(ow-iw)/2:(oh-ih)/2:white" \
         -pix_fmt "$(ffmpeg_pix_fmt "$f")" -f rawvideo "$T/frame-$i.raw" || die "ffmpeg failed"
@@ -93,13 +100,45 @@ if [ -z "$CHECK_DIR" ]; then
   # (scripts/test.sh builds it first); SYNCSCAN_XCTEST names another bundle.
   XCTEST=${SYNCSCAN_XCTEST:-${SYNCSCAN_SCRATCH:-$ROOT/.build}/debug/syncscanPackageTests.xctest}
   if [ $MODE = syncscan ] && [ -x "$XCTEST" ]; then realpath "$XCTEST" > "$T/xctest"; fi
-  say "booting the vivid VM ($MODE, formats: $FORMATS, $FRAMES frames each; results in $T)"
-  t0=$(date +%s.%N)
-  # shellcheck disable=SC2086
-  "$VIVID/vm.sh" --no-loop --share "$T" --timeout "${SYNCSCAN_VIVID_TIMEOUT:-900}" -- \
-    bash "$VIVID/guest-run.sh" "$MODE" "$BIN" "$T" "$FRAMES" "$W" "$H" $FORMATS 2>&1 | sed 's/^/  vm| /' >&2
-  vm_rc=${PIPESTATUS[0]}
-  VM_SECONDS=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+  printf 'PLAIN=%q SYSTEMD=%q\n' "$PLAIN" "$SYSTEMD" >> "$T/params"
+  vm_rc=0
+  if [ $PLAIN = 1 ]; then
+    say "booting the vivid VM ($MODE, formats: $FORMATS, $FRAMES frames each; results in $T)"
+    t0=$(date +%s.%N)
+    # shellcheck disable=SC2086
+    "$VIVID/vm.sh" --no-loop --share "$T" --timeout "${SYNCSCAN_VIVID_TIMEOUT:-900}" -- \
+      bash "$VIVID/guest-run.sh" "$MODE" "$BIN" "$T" "$FRAMES" "$W" "$H" $FORMATS 2>&1 | sed 's/^/  vm| /' >&2
+    vm_rc=${PIPESTATUS[0]}
+    VM_SECONDS=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+  fi
+  if [ $MODE = syncscan ] && [ $SYSTEMD = 1 ]; then
+    # systemd as PID 1 with the installed tree (make install DESTDIR=..., release, built here)
+    t0=$(date +%s.%N)
+    STAGE=${SYNCSCAN_STAGE:-}
+    if [ -z "$STAGE" ]; then
+      STAGE=$T/stage
+      say "make install DESTDIR=$STAGE (release build)"
+      make -C "$ROOT" install DESTDIR="$STAGE" SWIFT_SCRATCH="${SYNCSCAN_SCRATCH:-$ROOT/.build}" >&2 \
+        || { say "make install failed"; echo "FAIL systemd: make install DESTDIR=... (release build)" > "$T/systemd-results.txt"; STAGE=; }
+    fi
+    if [ -n "$STAGE" ]; then
+      say "booting the systemd vivid VM (results in $T/sysvm/job)"
+      if "$VIVID/systemd/build.sh" "$T/sysvm" "$STAGE" "$T/feed-YUYV.raw" >&2; then
+        TIMEOUT=${SYNCSCAN_VIVID_TIMEOUT:-900} "$VIVID/systemd/boot.sh" "$T/sysvm"
+        sys_rc=$?
+        cp "$T/sysvm/job/results.txt" "$T/systemd-results.txt" 2>/dev/null || : > "$T/systemd-results.txt"
+        if [ $sys_rc != 0 ]; then
+          say "the systemd VM did not finish: $(cat "$T/sysvm/job/failed" 2>/dev/null); console tail:"
+          tail -30 "$T/sysvm/run/console.log" | tr -d '\r' >&2
+          echo "FAIL systemd: the VM ran the test script to the end (boot.sh exit $sys_rc)" >> "$T/systemd-results.txt"
+        fi
+      else
+        echo "FAIL systemd: build.sh prepared the VM" > "$T/systemd-results.txt"
+      fi
+      rm -rf "$T/sysvm/layer" "$T/sysvm/vmlinux" "$T/sysvm/initramfs.cpio" "$T/stage"
+    fi
+    SYS_SECONDS=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+  fi
   CHECK_DIR=$T
 else
   [ -f "$CHECK_DIR/params" ] || die "$CHECK_DIR/params missing: not a results directory of this script"
@@ -116,14 +155,18 @@ check() {  # check NAME DETAIL COMMAND... : pass when COMMAND succeeds
   if "$@"; then PASSED=$((PASSED + 1)); echo "ok   $name"
   else FAILED=$((FAILED + 1)); echo "FAIL $name${detail:+ ($detail)}"; fi
 }
+PLAIN=${PLAIN:-1} SYSTEMD=${SYSTEMD:-0}
+if [ "$PLAIN" = 0 ]; then FORMATS=; fi
+[ "$PLAIN" = 0 ] || {
 check "VM booted and the guest script ran (exit 0)" "vm.sh exit $vm_rc" test "$vm_rc" = 0
 check "v4l2-ctl --list-devices in the VM shows vivid's /dev/video0" "$(tr '\n\t' ' ' < "$D/list-devices.txt" 2>/dev/null)" \
   grep -qs $'^\t/dev/video0$' "$D/list-devices.txt"
 
+}
 EXPECTED_JSON=$(printf '%s\n' "${PAYLOADS[@]}" | jq -R . | jq -sc .)
 SUMMARY=()
 
-if [ "$MODE" = syncscan ]; then
+if [ "$MODE" = syncscan ] && [ "$PLAIN" = 1 ]; then
   check "syncscan devices and devices --json exit 0" "exit statuses: $(tr '\n' ' ' < "$D/devices.rc" 2>/dev/null)" \
     test "$(tr -d '\n' < "$D/devices.rc" 2>/dev/null)" = 00
   check "syncscan devices (text) names /dev/video0" "" grep -qs /dev/video0 "$D/devices.txt"
@@ -210,9 +253,23 @@ for f in $FORMATS; do
   fi
 done
 
-if [ -s "$D/xctest" ]; then
+if [ "$PLAIN" = 1 ] && [ -s "$D/xctest" ]; then
   check "V4L2 real-device Swift tests pass in the VM (RealDeviceTests)" "$(grep -a 'Test run with' "$D/xctest.out" 2>/dev/null | tail -1)" \
     sh -c 'test "$(cat "$1/xctest.rc" 2>/dev/null)" = 0 && grep -aq "Test run with 2 tests in 1 suite passed" "$1/xctest.out"' _ "$D"
+fi
+# the systemd boot's checks: its guest script printed one "ok   NAME" / "FAIL NAME (detail)" line each
+if [ -f "$D/systemd-results.txt" ]; then
+  echo "--- systemd boot (systemd as PID 1, make install tree, kernel faults; ${SYS_SECONDS:-?}s):"
+  while IFS= read -r l; do
+    case $l in
+      "ok   "*) PASSED=$((PASSED + 1)); echo "$l" ;;
+      "FAIL "*) FAILED=$((FAILED + 1)); echo "$l" ;;
+      *) [ "${VERBOSE_SYSTEMD:-1}" = 1 ] && echo "$l" ;;
+    esac
+  done < "$D/systemd-results.txt"
+  grep -qE '^(ok   |FAIL )' "$D/systemd-results.txt" || { FAILED=$((FAILED + 1)); echo "FAIL systemd: the guest script reported no checks"; }
+elif [ "$MODE" = syncscan ] && [ "$SYSTEMD" = 1 ]; then
+  FAILED=$((FAILED + 1)); echo "FAIL systemd: no results from the systemd boot"
 fi
 echo "--- summary ($MODE): VM run ${VM_SECONDS}s (boot + setup + captures + power-off), results in $D"
 for s in "${SUMMARY[@]}"; do echo "  $s"; done

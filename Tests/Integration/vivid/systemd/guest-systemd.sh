@@ -1,0 +1,318 @@
+#!/bin/bash
+# guest-systemd.sh - runs as root INSIDE the systemd VM (vtest.service), output -> /job/results.txt.
+# One line per check: "ok   NAME" or "FAIL NAME (detail)"; other lines are information ("  ...").
+# scripts/test-vivid.sh counts the ok/FAIL lines. Part 1: the installed syncscan@video0 unit under
+# a real systemd; part 2: unplug three ways under systemd; part 3: vivid's kernel fault injection
+# with `syncscan run --emit-frames` (the frame ledger).
+export PATH=/usr/local/bin:/usr/local/sbin:/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 HOME=/tmp
+U=syncscan@video0.service
+CFG=/etc/syncscan/video0.yaml
+PAYLOADS="syncscan-vivid-A syncscan-vivid-B syncscan-vivid-C"
+up() { cut -d' ' -f1 /proc/uptime; }
+info() { echo "  [$(up)] $*"; }
+check() {  # check NAME DETAIL COMMAND...
+  local name=$1 detail=$2; shift 2
+  if "$@"; then echo "ok   $name"; else echo "FAIL $name${detail:+ ($detail)}"; fi
+}
+prop() { timeout 20 systemctl show -p "$1" --value $U; }
+mainpid() { prop MainPID; }
+state() { systemctl show $U -p ActiveState -p SubState -p Result -p NRestarts -p MainPID -p StatusText --no-pager | tr '\n' ' '; }
+journal() { journalctl -u $U -o cat --no-pager "$@"; }
+# wait_for SECONDS COMMAND...: poll every 0.5 s
+wait_for() {  # by the clock: each systemctl/journalctl call itself takes 0.2-2 s under TCG
+  local end; end=$(awk -v u="$(up)" -v s="$1" 'BEGIN {print u + s}'); shift
+  while awk -v u="$(up)" -v e="$end" 'BEGIN {exit !(u < e)}'; do "$@" && return 0; sleep 0.5; done; "$@"
+}
+running() { [ "$(prop ActiveState)/$(prop SubState)" = active/running ]; }
+running_restarted() { running && [ "$(prop NRestarts)" -ge "$1" ] && [ "$(mainpid)" != "$2" ] && [ "$(mainpid)" != 0 ]; }
+jcount() { journal | grep -c -- "$1"; }
+# codes for the fed payloads in the journal since cursor $1 (JSON lines of type code)
+codes_since() { journalctl -u $U -o cat --no-pager --after-cursor="$1" | grep '^{"type":"code"' | grep -cE 'syncscan-vivid-[ABC]'; }
+cursor() { journalctl -u $U -n 0 --show-cursor --no-pager 2>/dev/null | sed -n 's/^-- cursor: //p'; }
+[ -n "$(cursor)" ] || cursor() { journalctl -n 0 --show-cursor --no-pager | sed -n 's/^-- cursor: //p'; }
+
+source /opt/vtest/loop.sh
+feed_on() { vivid_loop_setup YUYV 640 480 2>&1 | sed 's/^/  /'; vivid_feed_start /tmp/feed.raw; }
+# After a replug the daemon may already stream again (capture busy, controls and timings at
+# defaults): then turn the loop on and match the output to the capture's current DV timings.
+feed_resume() {
+  vivid_feed_stop
+  if vivid_loop_setup YUYV 640 480 2>/dev/null; then info "loop set up again"; else
+    v4l2-ctl -d /dev/video0 -c loop_video=1 -c osd_text_mode=2 2>&1 | sed 's/^/  v4l2-ctl: /'
+    local wh idx
+    wh=$(v4l2-ctl -d /dev/video0 --get-dv-timings | awk '/Active width/ {w = $3} /Active height/ {h = $3} END {print w, h}')
+    idx=$(v4l2-ctl -d /dev/video0 --list-dv-timings | awk -v w="${wh% *}" -v h="${wh#* }" '
+      /Index:/ { i = $2 } /Active width:/ { aw = $3 } /Active height:/ { ah = $3 }
+      /Frame format: progressive/ && aw == w && ah == h { print i; exit }')
+    v4l2-ctl -d /dev/video1 --set-dv-bt-timings index="${idx:-0}" -x width=640,height=480,pixelformat=YUYV 2>&1 | sed 's/^/  v4l2-ctl: /'
+    info "capture busy (the daemon streams again): loop_video=1, output at the capture's timings ($wh, index ${idx:-?})"
+  fi
+  vivid_feed_start /tmp/feed.raw || info "feeder did not start"
+}
+
+info "test script start"
+timeout 120 systemctl is-system-running --wait >/dev/null; info "system: $(systemctl is-system-running)"
+timeout 20 systemctl --failed --no-legend --no-pager | sed 's/^/  failed unit: /'
+udevadm settle -t 10; info "$(ls -l /dev/video0 /dev/media0 | tr '\n' ' ')"
+cp /job/feed.raw /tmp/feed.raw
+# The test's configuration: the installed video0.yaml, asking for the loop's format and size.
+cat > $CFG <<'YAML'
+source: /dev/video0
+device:
+  fourcc: YUYV
+  width: 640
+  height: 480
+  buffers: 4
+symbologies: [qrcode]
+duplicate_suppression:
+  enabled: false
+stats_interval_seconds: 10
+log_level: info
+YAML
+# A short watchdog for the test (the unit's WatchdogSec=30s would make the stall test slow).
+mkdir -p /etc/systemd/system/$U.d
+printf '[Service]\nWatchdogSec=10s\nRestartSec=2s\n' > /etc/systemd/system/$U.d/test.conf
+systemctl daemon-reload
+feed_on || info "feeder did not start"
+
+# ================================================================ part 1: the unit
+t0=$(up); timeout 90 systemctl start $U; src=$?
+info "systemctl start rc=$src in $(awk -v a=$t0 -v b=$(up) 'BEGIN{print b-a}') s; $(state)"
+check "systemd: systemctl start $U reaches READY (active/running)" "rc $src; $(state)" running
+P1=$(mainpid)
+check "systemd: systemctl status shows a STATUS= line" "StatusText='$(prop StatusText)'" \
+  sh -c "systemctl status $U --no-pager | grep -q '^ *Status: \"'"
+systemctl status $U --no-pager -n 0 | sed 's/^/  | /'
+seen_all() { local p; for p in $PAYLOADS; do journal | grep '^{"type":"code"' | grep -q "\"text\":\"$p\"" 2>/dev/null || return 1; done; }
+wait_for 60 seen_all
+got=$(journal | grep '^{"type":"code"' | grep -oE '"text":"[^"]*"' | sort | uniq -c | tr '\n' ' ')
+check "systemd: the fed payloads appear in journalctl -u $U -o cat as JSON code lines" "$got" seen_all
+info "payloads in the journal: $got"
+check "systemd: every journal line on stdout parses as JSON (jq)" "" \
+  sh -c "journalctl -u $U -o cat --no-pager | grep '^{' | jq -e . >/dev/null"
+
+# sandbox
+ST=$(grep -E '^(Uid|Gid|Groups|NoNewPrivs|Seccomp):' /proc/$P1/status | tr -s '\t ' ' ' | tr '\n' ';')
+info "process $P1: $ST"
+uid=$(awk '/^Uid:/ {print $2}' /proc/$P1/status); gid=$(awk '/^Gid:/ {print $2}' /proc/$P1/status)
+groups=$(awk '/^Groups:/ {$1=""; print}' /proc/$P1/status | xargs)
+dyn_user() {
+  [ -n "$uid" ] && [ "$uid" -ge 61184 ] && [ "$uid" -le 65519 ] &&
+    [ "$(echo $groups | tr ' ' '\n' | grep -vx "$gid" | xargs)" = "$(getent group video | cut -d: -f3)" ]
+}
+check "systemd: runs as a dynamic user (UID 61184-65519) with only the video group added" "$ST" dyn_user
+fds=$(ls -l /proc/$P1/fd 2>/dev/null | grep -o '/dev/[a-z0-9]*' | sort -u | xargs)
+check "systemd: the daemon has /dev/video0 open" "open devices: $fds" sh -c "echo '$fds' | grep -qw /dev/video0"
+# a probe in the unit's own cgroup (device policy) with the daemon's credentials
+CG=/sys/fs/cgroup$(awk -F: '$1 == 0 {print $3}' /proc/$P1/cgroup)
+probe() { sh -c 'echo $$ > "$1/cgroup.procs" && exec setpriv --reuid "$2" --regid "$3" --groups "$4" --no-new-privs sh -c "exec 3<>$5" 2>&1' _ "$CG" "$uid" "$gid" "$(echo $groups | tr ' ' ',')" "$1"; }
+media=$(probe /dev/media0); mrc=$?
+video=$(probe /dev/video0); vrc=$?
+info "probe in $CG as $uid ($groups): open /dev/media0 -> rc $mrc $media; /dev/video0 -> rc $vrc $video; $(ls -l /dev/media0)"
+check "systemd: cannot open /dev/media0 (device policy), while a probe in the same cgroup opens /dev/video0" \
+  "media0: rc $mrc $media; video0: rc $vrc $video" test "$mrc" != 0 -a "$vrc" = 0
+links=$(nsenter -t $P1 -n ip -o link 2>&1 | awk -F': ' '{print $2}' | xargs)
+check "systemd: no network (only lo in its namespace)" "links: $links" test "$links" = lo
+
+# reload: changed symbology (applied in place), then a broken file (must keep running)
+c0=$(jcount 'reloaded configuration applied in place')
+sed -i 's/^symbologies: .*/symbologies: [qrcode, ean13]/' $CFG
+timeout 60 systemctl reload $U; rrc=$?
+wait_for 10 sh -c "[ \$(journalctl -u $U -o cat --no-pager | grep -c 'reloaded configuration applied in place') -gt $c0 ]"
+line=$(journal | grep 'reloaded configuration applied in place' | tail -1)
+info "reload rc=$rrc: $line"
+reload_ok() { [ "$rrc" = 0 ] && grep -q 'ean13,qrcode' <<< "$line" && [ "$(mainpid)" = "$P1" ]; }
+check "systemd: systemctl reload applies a changed symbology (log line names ean13,qrcode)" "rc $rrc; last line: $line" reload_ok
+cp $CFG /tmp/good.yaml
+sed -i 's|^source: .*|source: foo|' $CFG
+c1=$(journal | grep -c '^{"type":"code"')
+timeout 60 systemctl reload $U; brc=$?
+sleep 4
+c2=$(journal | grep -c '^{"type":"code"')
+info "broken reload rc=$brc; $(state); code lines $c1 -> $c2"
+journal | tail -8 | grep -v '^{' | sed 's/^/  | /'
+broken_ok() { running && [ "$(mainpid)" = "$P1" ] && [ "$c2" -gt "$c1" ]; }
+check "systemd: reload with a broken file (source: foo) keeps the daemon running, same PID, still scanning" \
+  "rc $brc; $(state); code lines $c1 -> $c2" \
+  broken_ok
+cp /tmp/good.yaml $CFG; timeout 60 systemctl reload $U; sleep 1
+# a well-formed file whose camera does not exist: the reload must not lose the running session
+sed -i 's|^source: .*|source: /dev/video9|' $CFG
+c1=$(journal | grep -c '^{"type":"code"')
+timeout 60 systemctl reload $U; brc=$?
+sleep 6
+c2=$(journal | grep -c '^{"type":"code"')
+info "reload to a missing camera rc=$brc; $(state); code lines $c1 -> $c2"
+journal | grep -v '^{' | tail -5 | sed 's/^/  | /'
+check "systemd: reload to a missing camera (source: /dev/video9) keeps scanning /dev/video0 in the same process" \
+  "rc $brc; $(state); code lines $c1 -> $c2" broken_ok
+cp /tmp/good.yaml $CFG; timeout 60 systemctl reload $U; sleep 1
+if ! running || [ "$(mainpid)" != "$P1" ]; then
+  info "restarting the unit after the broken reloads (a manual restart resets NRestarts)"
+  systemctl reset-failed $U; timeout 90 systemctl restart $U
+fi
+
+# watchdog: SIGSTOP -> Watchdog timeout -> killed -> restarted
+n0=$(prop NRestarts); P=$(mainpid); wd=$(prop WatchdogUSec)
+info "watchdog test: WatchdogUSec=$wd NRestarts=$n0 MainPID=$P"
+t0=$(up); kill -STOP "$P"
+wait_for 60 running_restarted $((n0 + 1)) "$P"
+info "after $(awk -v a=$t0 -v b=$(up) 'BEGIN{print b-a}') s: $(state)"
+journal | grep -iE 'watchdog' | tail -3 | sed 's/^/  | /'
+journalctl -u $U --no-pager -o cat | grep -E 'Watchdog timeout|watchdog' | tail -3 | sed 's/^/  | /'
+wd_ok() { [ "$(prop NRestarts)" = $((n0 + 1)) ] && journalctl -u $U --no-pager | grep -q 'Watchdog timeout' && running; }
+check "systemd: a SIGSTOPped daemon is killed by the watchdog and restarted (NRestarts=$((n0 + 1)))" "$(state)" wd_ok
+check "systemd: NRestarts = 1 after the watchdog restart (first restart of this boot)" "NRestarts=$(prop NRestarts)" test "$(prop NRestarts)" = 1
+
+# ================================================================ part 2: unplug under systemd
+P=$(mainpid); R0=$(jcount 'camera reopened and streaming')
+unplugged_back() { [ "$(jcount 'camera reopened and streaming')" -gt "$1" ]; }
+report_unplug() {  # NAME PID_BEFORE REOPENS_BEFORE CURSOR
+  local name=$1 p=$2 r=$3 cur=$4
+  wait_for 40 unplugged_back "$r"
+  local back; back=$(cursor)   # codes counted from the reopen on
+  sleep 6
+  local codes; codes=$(codes_since "$back")
+  info "$name: $(state); reopen lines $r -> $(jcount 'camera reopened and streaming'); fed codes since: $codes"
+  journalctl -u $U -o cat --no-pager --after-cursor="$cur" | grep -v '^{' | tail -6 | sed 's/^/  | /'
+  same_process() { running && [ "$(mainpid)" = "$1" ] && unplugged_back "$2"; }
+  check "unplug ($name): service stays up and resumes in the same process (MainPID $p, reopened)" "$(state)" same_process "$p" "$r"
+  check "unplug ($name): fed payloads are scanned again afterwards" "codes since: $codes" test "$codes" -gt 0
+}
+# 1. vivid's disconnect control: the node stays; it reconnects when every fd (daemon + feeder) closes
+cur=$(cursor)
+timeout 10 v4l2-ctl -d /dev/video0 -c disconnect=1 2>&1 | sed 's/^/  v4l2-ctl: /'
+sleep 1; vivid_feed_stop
+wait_for 20 unplugged_back "$R0"; feed_resume
+report_unplug "disconnect control" "$P" "$R0" "$cur"
+# 2. platform unbind / bind: the node goes away (udev remove) and comes back at defaults
+P=$(mainpid); R0=$(jcount 'camera reopened and streaming'); cur=$(cursor)
+vivid_feed_stop
+echo vivid.0 > /sys/bus/platform/drivers/vivid/unbind; info "unbind rc=$?; $(ls /dev/video* 2>&1 | xargs)"
+sleep 4
+echo vivid.0 > /sys/bus/platform/drivers/vivid/bind; info "bind rc=$?"; udevadm settle -t 10
+sleep 2; feed_resume
+report_unplug "platform unbind+bind" "$P" "$R0" "$cur"
+# 3. module reload: rmmod refuses while any fd is open (the daemon's); record that, then unbind
+#    (the daemon closes its fd and waits), rmmod, modprobe
+P=$(mainpid); R0=$(jcount 'camera reopened and streaming'); cur=$(cursor)
+vivid_feed_stop
+busybox rmmod vivid 2>&1 | sed 's/^/  rmmod (device open): /'; info "rmmod with the daemon streaming: rc ${PIPESTATUS[0]}"
+if lsmod 2>/dev/null | grep -q '^vivid' || [ -e /sys/module/vivid ]; then
+  echo vivid.0 > /sys/bus/platform/drivers/vivid/unbind; sleep 3
+  busybox rmmod vivid; info "rmmod after unbind: rc $?"
+fi
+. /job/config; busybox modprobe vivid $VIVID_OPTS; info "modprobe rc=$?"; udevadm settle -t 10
+sleep 2; feed_resume
+report_unplug "module reload" "$P" "$R0" "$cur"
+
+# ================================================================ crash backtrace, security, stop
+info "systemd-analyze security:"
+sec=$(timeout 120 systemd-analyze security $U --no-pager 2>&1 | tail -1)
+info "$sec"
+sec_ok() { awk '{for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+$/) v = $i} END {exit !(v != "" && v + 0 <= 1.0)}' <<< "$sec"; }
+check "systemd: systemd-analyze security $U <= 1.0" "$sec" sec_ok
+P=$(mainpid)
+timeout 60 systemctl stop $U; src=$?
+info "stop rc=$src; $(systemctl show $U -p Result -p ExecMainStatus -p ExecMainCode | tr '\n' ' ')"
+journal | grep -v '^{' | tail -3 | sed 's/^/  | /'
+stop_ok() { [ "$src" = 0 ] && [ "$(prop Result)" = success ] && [ "$(prop ExecMainStatus)" = 0 ]; }
+check "systemd: systemctl stop exits cleanly (Result=success, status 0)" \
+  "rc $src; $(systemctl show $U -p Result -p ExecMainStatus | tr '\n' ' ')" \
+  stop_ok
+
+# ================================================================ part 3: kernel faults, frame ledger
+vivid_feed_stop; feed_on
+# ledger NAME FILE N: complete ledger (N frame records, seq consecutive [mod 2^32], each once)
+LEDGER_JQ='map(select(.type == "frame")) as $F
+  | [range(1; $F | length) as $i | [$F[$i - 1].seq, $F[$i].seq] | select(.[1] != .[0] + 1 and ((.[0] == 4294967295 and .[1] == 0) | not))] as $breaks
+  | {n: ($F | length), breaks: $breaks[0:3], first: $F[0].seq, last: $F[-1].seq,
+     scanned: ($F | map(select(.dropped == null)) | length),
+     reasons: ($F | map(select(.dropped != null) | .dropped) | group_by(.) | map({(.[0]): length}) | add // {})}'
+run_fault() {  # NAME FRAMES [syncscan args]: syncscan as root, ledger to /tmp/f-NAME.jsonl
+  local name=$1 n=$2; shift 2
+  # a fault on the shared device can end the feeder's output stream too: restart it
+  kill -0 "$VIVID_FEEDER_PID" 2>/dev/null || { info "feeder gone; restarting the loop"; feed_on; }
+  timeout -k 5 120 syncscan run --source /dev/video0 --fourcc YUYV --width 640 --height 480 \
+    --max-frames "$n" --emit-frames --duplicate-window 0 "$@" > /tmp/f-$name.jsonl 2> /tmp/f-$name.err
+  echo $? > /tmp/f-$name.rc
+}
+summary() { jq -sc "$LEDGER_JQ" /tmp/f-$1.jsonl 2>/dev/null; }
+fault_report() { info "$1: rc $(cat /tmp/f-$1.rc) $(summary $1); stderr: $(grep -vE '^\s*$' /tmp/f-$1.err | grep -iE 'lost|reopen|retry|error|fail|summary|frames' | tail -4 | tr '\n' ' ')"; }
+ctl() { v4l2-ctl -d /dev/video0 -c "$1" 2>&1 | sed 's/^/  v4l2-ctl: /'; }
+
+ledger_ok() {  # NAME N [extra jq condition on the summary]
+  jq -se --argjson n "$2" "$LEDGER_JQ | .n == \$n and (.breaks | length) == 0 ${3:+and ($3)}" /tmp/f-$1.jsonl >/dev/null 2>&1
+}
+exited0() { [ "$(cat /tmp/f-$1.rc)" = 0 ]; }
+# fatal streaming error mid-stream: POLLERR/EIO until STREAMOFF -> one reopen, resumes
+( sleep 4; ctl inject_fatal_streaming_error=1 ) & inj=$!; run_fault fatal 400; wait $inj
+fault_report fatal
+fatal_ledger() { exited0 fatal && ledger_ok fatal 400; }
+check "fault inject_fatal_streaming_error: exit 0, ledger complete (400 records, seq consecutive)" "$(summary fatal)" fatal_ledger
+fatal_reopen() { [ "$(grep -c 'camera reopened and streaming' /tmp/f-fatal.err)" = 1 ] && ledger_ok fatal 400 '.scanned > 0'; }
+check "fault inject_fatal_streaming_error: exactly one reopen, then frames scanned again" \
+  "lost $(grep -c 'camera lost' /tmp/f-fatal.err), reopened $(grep -c 'camera reopened' /tmp/f-fatal.err)" fatal_reopen
+# dropped buffers: kernel sequence gaps -> discontinuity records
+ctl percentage_of_dropped_buffers=50; run_fault drop 200; ctl percentage_of_dropped_buffers=0
+fault_report drop
+check "fault percentage_of_dropped_buffers=50: ledger complete, gaps recorded as discontinuity (>= 25%)" "$(summary drop)" \
+  ledger_ok drop 200 '(.reasons.discontinuity // 0) >= 50'
+# error-flagged buffer: that frame is a discontinuity, never scanned
+( sleep 3; ctl inject_v4l2_buf_flag_error=1 ) & inj=$!; run_fault bufflag 200; wait $inj
+fault_report bufflag
+no_code_from_dropped() {
+  jq -se '(map(select(.type == "frame" and .dropped != null) | .seq)) as $d
+    | all(.[] | select(.type == "code"); .frame.seq | IN($d[]) | not)' /tmp/f-$1.jsonl >/dev/null
+}
+bufflag_ok() { ledger_ok bufflag 200 && no_code_from_dropped bufflag; }
+check "fault inject_v4l2_buf_flag_error: ledger complete, no code from a dropped frame" "$(summary bufflag)" bufflag_ok
+# sequence wrap (set before STREAMON: starts at 2^32-128)
+ctl wrap_sequence_number=1; run_fault wrapseq 300; ctl wrap_sequence_number=0
+fault_report wrapseq
+# the kernel's 32-bit sequence passes 4294967295; the ledger may wrap to 0 or extend to 64 bits
+wrapped() { jq -se '[.[] | select(.type == "frame")] | any(.[]; .seq == 4294967295) and any(.[]; .dropped == null and (.seq > 4294967295 or .seq < 100000))' /tmp/f-wrapseq.jsonl >/dev/null; }
+wrapseq_ok() { ledger_ok wrapseq 300 && wrapped; }
+check "fault wrap_sequence_number: ledger complete across the 32-bit wrap, scanned after it" "$(summary wrapseq)" wrapseq_ok
+# ioctl errors once each: retried, resumes
+for e in streamon reqbufs qbuf; do
+  ctl inject_vidioc_${e}_error=1; run_fault $e 60
+  fault_report $e
+  ioctl_ok() { exited0 $1 && ledger_ok $1 60 '.scanned > 0'; }
+  check "fault inject_vidioc_${e}_error: retried, exit 0 with a complete ledger (60 records)" "$(summary $e)" ioctl_ok $e
+done
+# the same ioctl error while reopening after a fatal error (the daemon's reconnect path)
+( sleep 4; ctl inject_vidioc_streamon_error=1; ctl inject_fatal_streaming_error=1 ) & inj=$!; run_fault reopen-streamon 400; wait $inj
+fault_report reopen-streamon
+reopen_streamon_ok() { exited0 reopen-streamon && ledger_ok reopen-streamon 400 && grep -q 'camera reopened and streaming' /tmp/f-reopen-streamon.err; }
+check "fault inject_vidioc_streamon_error during a reopen (after inject_fatal_streaming_error): retried, resumes, exit 0, ledger complete" \
+  "$(summary reopen-streamon)" reopen_streamon_ok
+# 32-bit timestamp wrap (starts 16 s before 2^31 s): pts keep increasing
+ctl wrap_timestamp=2; run_fault wrapts 1500; ctl wrap_timestamp=0
+fault_report wrapts
+pts_increasing() { jq -se '[.[] | select(.type == "frame" and .dropped == null) | .pts] | . as $p | length > 1 and all(range(1; length); $p[.] > $p[. - 1])' /tmp/f-$1.jsonl >/dev/null; }
+wrapts_ok() { ledger_ok wrapts 1500 && pts_increasing wrapts; }
+check "fault wrap_timestamp=2 (32-bit): ledger complete, pts strictly increasing across the wrap" "$(summary wrapts)" wrapts_ok
+
+# ================================================================ crash backtrace (last: it is slow under TCG)
+# the crash test with the unit's own WatchdogSec (the test's 10 s would kill a slow backtracer)
+printf '[Service]\nRestartSec=2s\n' > /etc/systemd/system/$U.d/test.conf
+systemctl daemon-reload; vivid_feed_stop; feed_on; timeout 90 systemctl start $U; info "restarted with WatchdogUSec=$(prop WatchdogUSec): $(state)"
+n0=$(prop NRestarts); P=$(mainpid); cur=$(cursor)
+kill -SEGV "$P"; info "sent SIGSEGV to $P"
+for k in 1 2 3 4 5 6; do
+  running_restarted $((n0 + 1)) "$P" && break
+  sleep 10; info "after SIGSEGV: $(timeout 10 systemctl show $U -p ActiveState -p SubState -p Result | tr '\n' ' '); $(ps -eo pid,stat,etime,time,args | grep -E '[s]yncscan run|[s]wift-backtrace' | cut -c1-100 | tr '\n' ';')"
+done
+journalctl -u $U -o cat --no-pager --after-cursor="$cur" | grep -v '^{' | head -30 | sed 's/^/  | /'
+backtrace_ok() { journalctl -u $U -o cat --no-pager --after-cursor="$cur" | grep -qE '^Thread [0-9]+.*crashed:'; }
+check "systemd: SIGSEGV prints a Swift backtrace (Thread N crashed: + frames) to the journal (MemoryDenyWriteExecute on)" \
+  "$(journalctl -u $U -o cat --no-pager --after-cursor="$cur" | grep -v '^{' | head -3 | tr '\n' ' ')" \
+  backtrace_ok
+check "systemd: the SIGSEGVed process ends and the unit restarts it (new MainPID, NRestarts+1)" "was $P; $(state)" \
+  running_restarted $((n0 + 1)) "$P"
+timeout 60 systemctl stop $U
+vivid_feed_stop
+mkdir -p /job/faults; cp /tmp/f-* /job/faults/ 2>/dev/null
+journalctl -u $U --no-pager -o short-monotonic > /job/journal.txt 2>&1
+info "done"
