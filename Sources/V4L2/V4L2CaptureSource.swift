@@ -14,7 +14,8 @@ import SystemPackage
 /// Faults: an unplug (ENODEV, EIO, POLLERR) tears the stream down and reopens the path with
 /// capped exponential backoff until the device is back; a stall (no buffer for
 /// `stallTimeoutFrameIntervals` frame intervals, after `gracePeriod` from opening) reopens once;
-/// EBUSY/EACCES is retried `busyRetryLimit` times, then thrown. `stop()` interrupts both a poll
+/// EBUSY/EACCES, and at the first open a failure to set up streaming once the format is agreed
+/// (REQBUFS, QBUF, STREAMON), are retried `busyRetryLimit` times, then thrown. `stop()` interrupts both a poll
 /// and a backoff sleep at once (an eventfd in the poll set).
 public final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
     /// What to ask the camera for and how to ride out faults.
@@ -39,7 +40,8 @@ public final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
         /// First wait before reopening a lost device; doubles per failed attempt up to the maximum.
         public var reconnectBackoffInitial: Duration
         public var reconnectBackoffMaximum: Duration
-        /// Retries of a busy (EBUSY) or forbidden (EACCES) device before giving up with an error.
+        /// Retries of a busy (EBUSY) or forbidden (EACCES) device, or of a failed streaming setup at
+        /// the first open, before giving up with an error.
         public var busyRetryLimit: Int
         /// How long a lost camera is waited for before `next()` throws; `nil` waits for ever.
         public var missingTimeout: Duration? = .seconds(300)
@@ -287,6 +289,16 @@ public final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
             switch error.code {
             case .notSupported, .invalidArgument:
                 throw error
+            case _ where initial && Self.streamingSetupCalls.contains(error.call):
+                // The node opened and took the format; the driver then failed to set up streaming
+                // (buffers, queueing, stream on). Drivers do that transiently; retry it like a busy device.
+                busyFailures += 1
+                if busyFailures > configuration.busyRetryLimit {
+                    var final = error
+                    final.message = "gave up after \(busyFailures) attempts to start streaming: " + error.message
+                    logger.error("camera cannot start streaming; giving up", metadata: ["device": "\(path)", "error": "\(final)"])
+                    throw final
+                }
             case .busy, .permissionDenied:
                 busyFailures += 1
                 if busyFailures > configuration.busyRetryLimit {
@@ -314,6 +326,10 @@ public final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
         }
         return nil
     }
+
+    /// The calls that set up streaming once the format is agreed; a failure of one at the first
+    /// open is retried (up to `busyRetryLimit`), not taken as a wrong device or setting.
+    static let streamingSetupCalls: Set<String> = ["VIDIOC_REQBUFS", "VIDIOC_QUERYBUF", "mmap", "VIDIOC_QBUF", "VIDIOC_STREAMON"]
 
     /// Waits `duration` unless `stop()` comes first; `false` if it did.
     private func sleep(_ duration: Duration) -> Bool {

@@ -95,6 +95,25 @@ private func expectLedgerComplete(_ collections: [SynchronizedDataCollection], f
         #expect(source.liveBuffers == 0)
     }
 
+    /// vivid's `wrap_timestamp`: a 64-bit nanosecond clock wraps from 2^63 − 1 to −2^63, then a
+    /// clock reset runs it back; presentation times start at zero and keep the source's steps.
+    @Test func presentationTimesStartAtZeroAndKeepIncreasingAcrossAClockWrapAndAReset() async throws {
+        let step: Int64 = 16_683_350
+        var raw = Int64.max - 3 * step
+        var steps: [ScriptedFrameSource.Step] = []
+        for seq in UInt64(0)..<10 {
+            if seq == 7 { raw = Int64.min }                      // the clock is reset, back past the wrap
+            steps.append(.frame(seq, pts: MediaTime(nanoseconds: raw)))
+            raw = raw &+ step                                    // wraps after frame 3
+        }
+        let (out, _) = try await run(ScriptedFrameSource(steps: steps, isLive: false, width: 32, height: 32))
+        expectLedgerComplete(out, first: 0, last: 9)
+        let times = out.compactMap { $0.video.presentationTime?.nanoseconds }
+        #expect(times == (0..<10).map { Int64($0) * step })
+        #expect(out.allSatisfy { $0.video.frame?.presentationTime == $0.video.presentationTime })
+        #expect(out.allSatisfy { $0.metadata?.presentationTime == $0.video.presentationTime })
+    }
+
     @Test func framesBeforeASourceErrorAreDeliveredThenTheErrorIsThrown() async throws {
         let steps = ScriptedFrameSource.frames(5) + [.fail("frame 5 truncated")]
         let source = ScriptedFrameSource(steps: steps, isLive: false)

@@ -170,6 +170,45 @@ import V4L2
         source.stop()
     }
 
+    /// vivid's `inject_vidioc_{streamon,reqbufs,qbuf}_error` make one call fail with EINVAL (or EIO).
+    @Test(arguments: [
+        (FakeV4L2Kernel.Call.streamOn, Errno.invalidArgument), (.requestBuffers, .invalidArgument),
+        (.queueBuffer, .invalidArgument), (.streamOn, .ioError),
+    ])
+    func aStreamingSetupFailureAtTheFirstOpenIsRetried(call: FakeV4L2Kernel.Call, errno: Errno) throws {
+        let fake = FakeV4L2Kernel()
+        fake.inject(errno, into: call, times: 1)
+        let recorder = LogRecorder()
+        let source = try V4L2CaptureSource(path: "/dev/video0", configuration: .fast, kernel: fake, logger: recorder.logger)
+        try source.start()
+        #expect(try source.next()?.frame != nil)
+        #expect(fake.streamOnCount == 1 && fake.openCount == 2 && source.openCount == 1)
+        let warnings = recorder.messages(at: .warning)
+        #expect(warnings.count == 1 && warnings.first?.hasPrefix("cannot open the camera; retrying") == true)
+        source.stop()
+        #expect(fake.liveDescriptors == 0 && fake.liveMappings == 0 && fake.violations.isEmpty)
+    }
+
+    @Test func aStreamOnRefusedEveryTimeGivesUpWithTheCallNamed() throws {
+        let fake = FakeV4L2Kernel()
+        fake.inject(.invalidArgument, into: .streamOn, times: .max)
+        let source = try V4L2CaptureSource(path: "/dev/video0", configuration: .fast, kernel: fake, logger: LogRecorder().logger)
+        let error = try #require(throws: IOError.self) { try source.start() }
+        #expect(error.code == .refused && error.call == "VIDIOC_STREAMON")
+        #expect(error.description.contains("gave up after 3 attempts to start streaming"))
+        #expect(fake.streamOnAttempts == 3)
+        #expect(fake.liveDescriptors == 0 && fake.liveMappings == 0 && fake.violations.isEmpty)
+    }
+
+    @Test func aFormatTheDriverRefusesIsNotRetried() throws {
+        let fake = FakeV4L2Kernel()
+        fake.inject(.invalidArgument, into: .setFormat, times: .max)
+        let source = try V4L2CaptureSource(path: "/dev/video0", configuration: .fast, kernel: fake, logger: LogRecorder().logger)
+        let error = try #require(throws: IOError.self) { try source.start() }
+        #expect(error.call == "VIDIOC_S_FMT")
+        #expect(fake.openAttempts == 1)
+    }
+
     @Test func permissionDeniedAtOpenNamesTheFix() throws {
         let fake = FakeV4L2Kernel()
         fake.inject(.permissionDenied, into: .open, times: .max)

@@ -9,7 +9,8 @@ import Media
 /// scan with zbar; the synchronizer delivers from whichever thread completes the head slot.
 /// The source thread is the only one that assigns sequence numbers: a gap becomes
 /// `discontinuity` entries, a jump backwards (a reopened device) is rebased so numbers keep
-/// increasing.
+/// increasing; and the only one that assigns presentation times (`PresentationClock`: zero at
+/// the first frame, strictly increasing across clock wraps and resets).
 public final class CaptureSession: @unchecked Sendable {
     public let input: any FrameSource
     public let videoDataOutput: VideoDataOutput
@@ -99,6 +100,17 @@ public final class CaptureSession: @unchecked Sendable {
         }
 
         var ledger = SequenceLedger()
+        var clock = PresentationClock()
+        /// The session's time for the source's `pts`; a clock that stood still or ran back is logged.
+        func presentationTime(_ pts: MediaTime, seq: UInt64) -> MediaTime {
+            let resets = clock.resets
+            let time = clock.presentationTime(for: pts)
+            if clock.resets > resets {
+                logger.notice("source clock stood still or ran backwards; presentation time continues by the previous interval",
+                              metadata: ["seq": "\(seq)", "source pts": "\(pts)", "pts": "\(time)"])
+            }
+            return time
+        }
         var sourceError: (any Error)?
         var opened = 0
         let limit = frameLimit ?? Int.max
@@ -135,8 +147,9 @@ public final class CaptureSession: @unchecked Sendable {
                 case .limitReached: break reading
                 }
                 logger.debug("frame dropped by source", metadata: ["seq": "\(seq)", "reason": "\(reason)", "detail": "\(detail)"])
+                let time = pts.map { presentationTime($0, seq: seq) }
                 synchronizer.open(seq, with: SynchronizedDataCollection(
-                    video: SynchronizedVideoData(sequenceNumber: seq, presentationTime: pts, frame: nil, droppedReason: reason),
+                    video: SynchronizedVideoData(sequenceNumber: seq, presentationTime: time, frame: nil, droppedReason: reason),
                     metadata: nil))
             case .frame(var frame):
                 switch admit(frame.sequenceNumber) {
@@ -144,6 +157,7 @@ public final class CaptureSession: @unchecked Sendable {
                 case .repeated: continue reading
                 case .limitReached: break reading
                 }
+                frame.presentationTime = presentationTime(frame.presentationTime, seq: frame.sequenceNumber)
                 let info = frame.info
                 synchronizer.open(info.sequenceNumber)
                 if !queue.offer(frame, wait: waitWhenFull) {
