@@ -165,6 +165,19 @@ check "systemd: a SIGSTOPped daemon is killed by the watchdog and restarted (NRe
 check "systemd: NRestarts = 1 after the watchdog restart (first restart of this boot)" "NRestarts=$(prop NRestarts)" test "$(prop NRestarts)" = 1
 
 # ================================================================ part 2: unplug under systemd
+# The frame ledger on (a test drop-in adds --emit-frames to the unit's command line): every
+# sequence number before, across and after each unplug must come out once, in order.
+printf '[Service]\nExecStart=\nExecStart=/usr/local/bin/syncscan run --config /etc/syncscan/%%i.yaml --emit-frames\n' \
+  > /etc/systemd/system/$U.d/ledger.conf
+systemctl daemon-reload; timeout 90 systemctl restart $U; info "restarted with --emit-frames: $(state)"
+# frame records in the journal after cursor $1
+frames_after() { journalctl -u $U -o cat --no-pager --after-cursor="$1" | grep '^{"type":"frame"'; }
+ledger_journal() {
+  frames_after "$1" | jq -sc 'map(.seq) as $s | {n: length, first: $s[0], last: $s[-1],
+    breaks: [range(1; $s | length) as $i | select($s[$i] != $s[$i - 1] + 1) | [$s[$i - 1], $s[$i]]][0:3],
+    reasons: (map(select(.dropped != null) | .dropped) | group_by(.) | map({(.[0]): length}) | add // {})}'
+}
+ledger_journal_ok() { frames_after "$1" | jq -se 'map(.seq) as $s | length > 10 and all(range(1; $s | length); $s[.] == $s[. - 1] + 1)' >/dev/null; }
 P=$(mainpid); R0=$(jcount 'camera reopened and streaming')
 unplugged_back() { [ "$(jcount 'camera reopened and streaming')" -gt "$1" ]; }
 report_unplug() {  # NAME PID_BEFORE REOPENS_BEFORE CURSOR
@@ -178,6 +191,9 @@ report_unplug() {  # NAME PID_BEFORE REOPENS_BEFORE CURSOR
   same_process() { running && [ "$(mainpid)" = "$1" ] && unplugged_back "$2"; }
   check "unplug ($name): service stays up and resumes in the same process (MainPID $p, reopened)" "$(state)" same_process "$p" "$r"
   check "unplug ($name): fed payloads are scanned again afterwards" "codes since: $codes" test "$codes" -gt 0
+  info "$name: frame ledger from before the unplug: $(ledger_journal "$cur")"
+  check "unplug ($name): every sequence number from before to after the unplug reported once, in order" \
+    "$(ledger_journal "$cur")" ledger_journal_ok "$cur"
 }
 # 1. vivid's disconnect control: the node stays; it reconnects when every fd (daemon + feeder) closes
 cur=$(cursor)
@@ -205,6 +221,8 @@ fi
 . /job/config; busybox modprobe vivid $VIVID_OPTS; info "modprobe rc=$?"; udevadm settle -t 10
 sleep 2; feed_resume
 report_unplug "module reload" "$P" "$R0" "$cur"
+
+rm /etc/systemd/system/$U.d/ledger.conf; systemctl daemon-reload
 
 # ================================================================ crash backtrace, security, stop
 info "systemd-analyze security:"
@@ -293,6 +311,17 @@ fault_report wrapts
 pts_increasing() { jq -se '[.[] | select(.type == "frame" and .dropped == null) | .pts] | . as $p | length > 1 and all(range(1; length); $p[.] > $p[. - 1])' /tmp/f-$1.jsonl >/dev/null; }
 wrapts_ok() { ledger_ok wrapts 1500 && pts_increasing wrapts; }
 check "fault wrap_timestamp=2 (32-bit): ledger complete, pts strictly increasing across the wrap" "$(summary wrapts)" wrapts_ok
+# 64-bit timestamp wrap (2^63 - 16 s to -2^63 ns) with duplicate suppression on (5 s of frame
+# time): pts keep increasing, and each fed payload is reported once (the feed shows each one at
+# least every 0.6 s, so none is absent for 5 s; a clock running back would report them again)
+ctl wrap_timestamp=1; run_fault wrapts64 1500 --duplicate-window 5; ctl wrap_timestamp=0
+fault_report wrapts64
+per_payload() { jq -sc '[.[] | select(.type == "code") | .text] | group_by(.) | map({(.[0]): length}) | add // {}' /tmp/f-$1.jsonl; }
+info "wrapts64 codes per payload: $(per_payload wrapts64)"
+once_each() { jq -se '[.[] | select(.type == "code") | .text] | (length == (unique | length)) and length >= 2' /tmp/f-$1.jsonl >/dev/null; }
+wrapts64_ok() { exited0 wrapts64 && ledger_ok wrapts64 1500 && pts_increasing wrapts64 && once_each wrapts64; }
+check "fault wrap_timestamp=1 (64-bit): exit 0, ledger complete, pts strictly increasing, each payload reported once (duplicate window 5 s)" \
+  "rc $(cat /tmp/f-wrapts64.rc); $(summary wrapts64); codes $(per_payload wrapts64); $(grep -m1 'clock' /tmp/f-wrapts64.err)" wrapts64_ok
 
 # ================================================================ crash backtrace (last: it is slow under TCG)
 # the crash test with the unit's own WatchdogSec (the test's 10 s would kill a slow backtracer)
