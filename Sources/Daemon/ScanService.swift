@@ -35,8 +35,12 @@ public final class ScanService: Service, @unchecked Sendable {
     /// Counts of the sessions that have ended (a reload that reopens the source starts a new one).
     private var totals = CaptureStatistics()
     private var totalEmitted = 0
+    /// Frames whose codes went out without a snapshot because the pixel pool was full (ended sessions).
+    private var totalPixelsSkipped = 0
     /// The latest session's handler: finished (flushed) once, when the service ends.
-    private var lastHandler: JSONLinesResultsHandler?
+    private var lastHandler: (any ResultsHandler)?
+    /// Saves the frame of each code (`snapshots.directory`); shared by the sessions, like the writer.
+    private let snapshots: SnapshotResultsHandler?
     /// Test seam: runs after a session's parts are made, just before they become `current`.
     var sessionWillPublish: (@Sendable () -> Void)?
 
@@ -44,13 +48,19 @@ public final class ScanService: Service, @unchecked Sendable {
     ///   - writer: where JSON lines go (stdout in the daemon).
     ///   - events: lifecycle notifications (systemd).
     ///   - summary: receives the end-of-run summary line (the daemon writes it to stderr).
+    ///   - snapshotDirectory: where snapshots go when `snapshots.directory` is set; `nil`: that
+    ///     directory on disk (tests pass a fake: a full or read-only disk).
     public init(options: PipelineOptions, writer: LineWriter, logger: Logger, events: any ServiceEvents = NoServiceEvents(),
-                summary: @escaping @Sendable (String) -> Void) {
+                snapshotDirectory: (any SnapshotDirectory)? = nil, summary: @escaping @Sendable (String) -> Void) {
         self.options = options
         self.writer = writer
         self.logger = logger
         self.events = events
         self.summary = summary
+        self.snapshots = options.configuration.snapshots.map { settings in
+            SnapshotResultsHandler(settings: settings, directory: snapshotDirectory ?? FileSystemSnapshotDirectory(path: settings.directory),
+                                   logger: logger)
+        }
     }
 
     public func run() async throws {
@@ -85,11 +95,13 @@ public final class ScanService: Service, @unchecked Sendable {
         statsTask.cancel()
         statusTask.cancel()
         events.stopping()
-        if let handler = lock.withLock({ lastHandler }) {
+        let handler = lock.withLock { lastHandler } ?? snapshots
+        if let handler {
             do { try await Self.onOwnThread { try handler.finish() } } catch { failure = failure ?? error }
         }
-        let (finalTotals, emitted) = lock.withLock { (totals, totalEmitted) }
-        summary(Self.summaryLine(finalTotals, emitted: emitted, linesDropped: writer.droppedLines))
+        let (finalTotals, emitted, pixelsSkipped) = lock.withLock { (totals, totalEmitted, totalPixelsSkipped) }
+        summary(Self.summaryLine(finalTotals, emitted: emitted, linesDropped: writer.droppedLines)
+                + (snapshotCounts(pixelsSkipped: pixelsSkipped, withEncodeTime: true).map { " " + $0 } ?? ""))
         if let failure { throw failure }
     }
 
@@ -98,15 +110,21 @@ public final class ScanService: Service, @unchecked Sendable {
     private func runSession(_ options: PipelineOptions) async throws {
         let source = try SourceFactory.makeSource(options, logger: logger)
         // Lines wait for a slow reader only when frames wait too (a file read to its end).
-        writer.setOverflowPolicy(options.configuration.videoDataOutput.framesWait(for: source) ? .wait : .drop)
-        let handler = JSONLinesResultsHandler(writer: writer, source: source.uri, emitFrames: options.emitFrames)
+        let policy: LineWriter.OverflowPolicy = options.configuration.videoDataOutput.framesWait(for: source) ? .wait : .drop
+        writer.setOverflowPolicy(policy)
+        snapshots?.setOverflowPolicy(policy)
+        let lines = JSONLinesResultsHandler(writer: writer, source: source.uri, emitFrames: options.emitFrames)
+        // Snapshots first: a code's line names its snapshot.
+        let handler: any ResultsHandler = snapshots.map { ResultsFanOut([$0, lines]) } ?? lines
         lock.withLock { lastHandler = handler }
         let events = self.events
         let delivery = Delivery(handler: handler, window: MediaTime(seconds: options.duplicateWindow), events: events)
         let metadata = MetadataOutput(settings: options.configuration.metadataSettings,
                                       scanningThreads: options.configuration.scanningThreads)
+        // Pixel copies: the snapshot queue, one per scanning thread, and two on their way between them.
         let session = CaptureSession(input: source, videoDataOutput: options.configuration.videoDataOutput,
-                                     metadataOutput: metadata, logger: logger)
+                                     metadataOutput: metadata, pixelsRequest: handler.pixelsRequest,
+                                     pixelCopies: (snapshots?.settings.queueFrames ?? 0) + metadata.scanningThreads + 2, logger: logger)
         let synchronizer = DataOutputSynchronizer { collection in try delivery.deliver(collection) }
         sessionWillPublish?()
         // A reload that came before `current` was set has nothing to stop: honour it by not starting.
@@ -135,6 +153,7 @@ public final class ScanService: Service, @unchecked Sendable {
         lock.withLock {
             totals.add(synchronizer.statistics)
             totalEmitted += delivery.emitted
+            totalPixelsSkipped += session.pixelPool?.skipped ?? 0
             current = nil
         }
         if case .failure(let error) = result { throw SessionError(underlying: error, streamed: streamed.isSet) }
@@ -164,6 +183,9 @@ public final class ScanService: Service, @unchecked Sendable {
             }
         }
         writer.setCapacity(new.configuration.output.queueLines)
+        if new.configuration.snapshots != old.configuration.snapshots {
+            logger.notice("snapshots.* changed: snapshot settings are read at start; restart the service to apply them")
+        }
         let needsRestart: Bool = lock.withLock {
             let old = options
             options = new
@@ -190,10 +212,12 @@ public final class ScanService: Service, @unchecked Sendable {
 
     /// The stats line's content now: counts so far (all sessions), scan times, output drops.
     public func statsLine() -> String {
-        let (stats, percentiles, failures) = lock.withLock { () -> (CaptureStatistics, (p50: Double, p99: Double)?, (count: Int, last: ZXingError?)?) in
+        let (stats, percentiles, failures, pixelsSkipped) = lock.withLock {
+            () -> (CaptureStatistics, (p50: Double, p99: Double)?, (count: Int, last: ZXingError?)?, Int) in
             var s = totals
             if let c = current { s.add(c.synchronizer.statistics) }
-            return (s, current?.metadata.scanTimePercentiles(), current?.metadata.decoderFailures)
+            return (s, current?.metadata.scanTimePercentiles(), current?.metadata.decoderFailures,
+                    totalPixelsSkipped + (current?.session.pixelPool?.skipped ?? 0))
         }
         let reasons = Self.droppedBreakdown(stats)
         let milliseconds = { (seconds: Double) in DecimalText.string(seconds * 1000, fractionDigits: 1, minimumFractionDigits: 1) }
@@ -201,6 +225,16 @@ public final class ScanService: Service, @unchecked Sendable {
         return "stats: frames=\(stats.frames) scanned=\(stats.scanned) dropped=\(stats.droppedTotal) (\(reasons)) "
             + "repeated_seq=\(stats.repeatedSequenceNumbers) codes=\(stats.codes) \(scan) output_lines_dropped=\(writer.droppedLines)"
             + " decoder_failures=\(failures?.count ?? 0)" + (failures?.last.map { " (last: \($0))" } ?? "")
+            + (snapshotCounts(pixelsSkipped: pixelsSkipped, withEncodeTime: false).map { " " + $0 } ?? "")
+    }
+
+    /// `snapshots_written=N snapshots_skipped=N snapshots_failed=N` (skipped: no room in the pixel
+    /// pool or the snapshot queue), with the median encode time; `nil` without snapshots.
+    private func snapshotCounts(pixelsSkipped: Int, withEncodeTime: Bool) -> String? {
+        guard let snapshots else { return nil }
+        let encode = snapshots.medianEncodeSeconds.map { DecimalText.string($0 * 1000, fractionDigits: 2, minimumFractionDigits: 2) + "ms" } ?? "-"
+        return "snapshots_written=\(snapshots.written) snapshots_skipped=\(snapshots.skipped + pixelsSkipped) snapshots_failed=\(snapshots.failed)"
+            + (withEncodeTime ? " snapshot_encode_p50=\(encode)" : "")
     }
 
     /// Runs blocking `body` (waiting for a slow stdout reader) on a thread of its own, off the concurrency pool.
@@ -296,7 +330,8 @@ final class Delivery: @unchecked Sendable {
         if let metadata = collection.metadata {
             let fresh = lock.withLock { suppressor.filter(metadata.metadataObjects, at: metadata.presentationTime) }
             for code in fresh {
-                try handler.handle(code)
+                var delivered = DeliveredCode(code: code, pixels: collection.video.pixels)
+                try handler.handle(&delivered)
                 lock.withLock { _emitted += 1 }
             }
         }

@@ -113,15 +113,20 @@ public final class DataOutputSynchronizer: @unchecked Sendable {
         while true {
             lock.lock()
             guard !outbox.isEmpty, firstDeliveryError == nil else {
+                // Released after unlocking: a collection's pixel copy goes back to its pool's lock.
+                let discarded = outbox
                 outbox.removeAll()
                 delivering = false
                 lock.unlock()
+                withExtendedLifetime(discarded) {}
                 return
             }
             let batch = outbox
             outbox.removeAll(keepingCapacity: true)
             lock.unlock()
             for collection in batch {
+                // Out of the synchronizer: its pixel copy no longer waits for frames ahead of it.
+                collection.video.pixels?.markDelivered()
                 do { try deliver(collection) } catch {
                     lock.withLock { firstDeliveryError = error }
                     break
