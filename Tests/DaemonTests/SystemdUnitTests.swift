@@ -118,4 +118,14 @@ let systemdAnalyze = "/usr/bin/systemd-analyze"
             #expect(makefile.contains("PREFIX ?= /usr/local") && makefile.contains("$(LIBEXECDIR)/swift/linux/swift-backtrace-static"))
         }
     }
+    /// Snapshots under systemd go to the instance's state directory (writable under
+    /// ProtectSystem=strict, kept across restarts); the unit does not turn snapshots on.
+    @Test func theTemplateUnitGivesEachInstanceAStateDirectoryForSnapshots() throws {
+        let text = try String(contentsOf: packageRoot.appendingPathComponent("systemd/syncscan@.service"), encoding: .utf8)
+        let lines = Set(text.split(separator: "\n").map(String.init))
+        #expect(lines.isSuperset(of: ["StateDirectory=syncscan/%i", "ProtectSystem=strict"]))
+        #expect(!text.contains("SYNCSCAN_SNAPSHOTS") && !text.contains("--snapshot-dir"))
+        let example = try String(contentsOf: packageRoot.appendingPathComponent("config/video0.yaml"), encoding: .utf8)
+        #expect(example.contains("#   directory: /var/lib/syncscan/video0/snapshots"))
+    }
 }
