@@ -212,13 +212,14 @@ public final class ScanService: Service, @unchecked Sendable {
 
     /// The stats line's content now: counts so far (all sessions), scan times, output drops.
     public func statsLine() -> String {
-        let (stats, percentiles, failures, pixelsSkipped) = lock.withLock {
-            () -> (CaptureStatistics, (p50: Double, p99: Double)?, (count: Int, last: ZXingError?)?, Int) in
+        let (stats, percentiles, failures, skippedBefore, pool) = lock.withLock {
+            () -> (CaptureStatistics, (p50: Double, p99: Double)?, (count: Int, last: ZXingError?)?, Int, FramePixelPool?) in
             var s = totals
             if let c = current { s.add(c.synchronizer.statistics) }
-            return (s, current?.metadata.scanTimePercentiles(), current?.metadata.decoderFailures,
-                    totalPixelsSkipped + (current?.session.pixelPool?.skipped ?? 0))
+            return (s, current?.metadata.scanTimePercentiles(), current?.metadata.decoderFailures, totalPixelsSkipped,
+                    current?.session.pixelPool)
         }
+        let pixelsSkipped = skippedBefore + (pool?.skipped ?? 0)
         let reasons = Self.droppedBreakdown(stats)
         let milliseconds = { (seconds: Double) in DecimalText.string(seconds * 1000, fractionDigits: 1, minimumFractionDigits: 1) }
         let scan = percentiles.map { "scan_p50=\(milliseconds($0.p50))ms scan_p99=\(milliseconds($0.p99))ms" } ?? "scan_p50=- scan_p99=-"

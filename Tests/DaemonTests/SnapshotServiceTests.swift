@@ -8,8 +8,7 @@ import Testing
 
 @Suite(.serialized) struct SnapshotServiceTests {
     /// A full disk (ENOSPC from every write): the run ends normally at the end of the file, every
-    /// code line goes out (none naming a file that failed is avoided: the name is given when
-    /// queued), the failure is logged once with the path, and the summary counts it.
+    /// code line goes out, the failure is logged once with the path, and the summary counts it.
     @Test func aFullDiskNeverStopsTheLinesAndIsCountedInTheSummary() async throws {
         var frame = GreyFrame(width: 160, height: 120)
         frame.draw(try ModuleMatrix.qrCode("full disk"), centerX: 80, centerY: 60, moduleSize: 3)
