@@ -55,37 +55,16 @@ public final class JPEGEncoder {
             let chroma = planes[1]
             let (columns, rows) = ((width + 1) / 2, chroma.rows)
             let split = scratchPlanes(count: 2, bytes: columns * rows)
-            let cbFirst = format == .nv12
-            for row in 0..<rows {
-                let source = base + chroma.offset + row * chroma.bytesPerLine
-                for x in 0..<columns {
-                    let first = source.load(fromByteOffset: 2 &* x, as: UInt8.self)
-                    let second = source.load(fromByteOffset: 2 &* x &+ 1, as: UInt8.self)
-                    split[0].storeBytes(of: cbFirst ? first : second, toByteOffset: row &* columns &+ x, as: UInt8.self)
-                    split[1].storeBytes(of: cbFirst ? second : first, toByteOffset: row &* columns &+ x, as: UInt8.self)
-                }
-            }
+            TurboJPEG.splitInterleavedChroma(base + chroma.offset, columns: columns, rows: rows, bytesPerLine: chroma.bytesPerLine,
+                                             cbFirst: format == .nv12, cb: split[0], cr: split[1])
             size = try TurboJPEG.compressPlanes(handle, y: base, cb: UnsafeRawPointer(split[0]), cr: UnsafeRawPointer(split[1]),
                                                 width: width, lumaBytesPerLine: bytesPerLine, chromaBytesPerLine: columns,
                                                 height: height, subsampling: subsampling, quality: quality, into: output).get()
         case .yuyv, .uyvy:
             let columns = (width + 1) / 2
             let split = scratchPlanes(count: 3, bytes: max(width * height, columns * height))
-            let (lumaOffset, cbOffset, crOffset) = format == .yuyv ? (0, 1, 3) : (1, 0, 2)
-            for row in 0..<height {
-                let source = base + row * bytesPerLine
-                for x in 0..<width {
-                    split[0].storeBytes(of: source.load(fromByteOffset: 2 &* x &+ lumaOffset, as: UInt8.self),
-                                        toByteOffset: row &* width &+ x, as: UInt8.self)
-                }
-                for pair in 0..<columns {
-                    // An odd width's last pixel has no Cr byte within the row: neutral chroma.
-                    let cb = source.load(fromByteOffset: 4 &* pair &+ cbOffset, as: UInt8.self)
-                    let cr = 4 &* pair &+ crOffset < 2 &* width ? source.load(fromByteOffset: 4 &* pair &+ crOffset, as: UInt8.self) : 128
-                    split[1].storeBytes(of: cb, toByteOffset: row &* columns &+ pair, as: UInt8.self)
-                    split[2].storeBytes(of: cr, toByteOffset: row &* columns &+ pair, as: UInt8.self)
-                }
-            }
+            TurboJPEG.splitPacked422(base, width: width, height: height, bytesPerLine: bytesPerLine,
+                                     offsets: format == .yuyv ? (0, 1, 3) : (1, 0, 2), y: split[0], cb: split[1], cr: split[2])
             size = try TurboJPEG.compressPlanes(handle, y: UnsafeRawPointer(split[0]), cb: UnsafeRawPointer(split[1]),
                                                 cr: UnsafeRawPointer(split[2]), width: width, lumaBytesPerLine: width,
                                                 chromaBytesPerLine: columns, height: height, subsampling: subsampling,

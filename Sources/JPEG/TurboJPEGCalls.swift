@@ -40,6 +40,23 @@ enum TurboJPEG {
         return status == 0 ? .success(Int(size)) : .failure(JPEGError(call: "tjCompressFromYUVPlanes", reason: reason(handle)))
     }
 
+    /// Splits packed 4:2:2 rows into Y (`width` per row), Cb and Cr (`(width + 1) / 2` per row) planes.
+    static func splitPacked422(_ source: UnsafeRawPointer, width: Int, height: Int, bytesPerLine: Int,
+                               offsets: (luma: Int, cb: Int, cr: Int), y: UnsafeMutableRawPointer,
+                               cb: UnsafeMutableRawPointer, cr: UnsafeMutableRawPointer) {
+        cturbojpeg_split_packed422(source.assumingMemoryBound(to: UInt8.self), Int32(width), Int32(height), Int32(bytesPerLine),
+                                   Int32(offsets.luma), Int32(offsets.cb), Int32(offsets.cr), y.assumingMemoryBound(to: UInt8.self),
+                                   cb.assumingMemoryBound(to: UInt8.self), cr.assumingMemoryBound(to: UInt8.self))
+    }
+
+    /// Splits interleaved chroma rows (CbCr when `cbFirst`, else CrCb) into Cb and Cr planes of `columns` per row.
+    static func splitInterleavedChroma(_ source: UnsafeRawPointer, columns: Int, rows: Int, bytesPerLine: Int, cbFirst: Bool,
+                                       cb: UnsafeMutableRawPointer, cr: UnsafeMutableRawPointer) {
+        cturbojpeg_split_interleaved_chroma(source.assumingMemoryBound(to: UInt8.self), Int32(columns), Int32(rows),
+                                            Int32(bytesPerLine), cbFirst ? 1 : 0, cb.assumingMemoryBound(to: UInt8.self),
+                                            cr.assumingMemoryBound(to: UInt8.self))
+    }
+
     /// `tjGetErrorStr2(handle)`.
     private static func reason(_ handle: tjhandle?) -> String {
         cturbojpeg_error(handle).map { String(cString: $0) } ?? "no reason given"

@@ -38,7 +38,7 @@ public struct SnapshotFileError: Error, Sendable, Hashable, CustomStringConverti
 public protocol SnapshotDirectory: Sendable {
     /// The directory's path, for messages.
     var path: String { get }
-    /// Creates the directory when missing, removes temporary files a previous run left, and
+    /// Creates the directory (and missing parents), removes temporary files a previous run left, and
     /// lists the snapshots in it (names `isSnapshotName`).
     func prepare() -> Result<[StoredSnapshot], SnapshotFileError>
     /// Writes `jpeg` to a temporary name, then renames it to `name`: a reader never sees half a file.
@@ -73,8 +73,13 @@ public struct FileSystemSnapshotDirectory: SnapshotDirectory {
     private func file(_ name: String) -> String { path.hasSuffix("/") ? path + name : path + "/" + name }
 
     public func prepare() -> Result<[StoredSnapshot], SnapshotFileError> {
-        if case .failure(let errno) = valueOrErrno({ mkdir(path, 0o755) }), errno != .fileExists {
-            return .failure(SnapshotFileError(call: "mkdir", path: path, errno: errno))
+        // Each missing component, as `mkdir -p`.
+        var prefix = path.hasPrefix("/") ? "/" : ""
+        for component in path.split(separator: "/") {
+            prefix += prefix.isEmpty || prefix.hasSuffix("/") ? component : "/" + component
+            if case .failure(let errno) = valueOrErrno({ mkdir(prefix, 0o755) }), errno != .fileExists {
+                return .failure(SnapshotFileError(call: "mkdir", path: prefix, errno: errno))
+            }
         }
         guard let stream = opendir(path) else {
             return .failure(SnapshotFileError(call: "opendir", path: path, errno: Errno(rawValue: Glibc.errno)))
