@@ -40,6 +40,23 @@ import Testing
         #expect(directory.writes == 12)
     }
 
+    @Test func aReloadThatChangesSnapshotSettingsSaysARestartAppliesThem() throws {
+        var configuration = SyncscanConfiguration()
+        configuration.source = "y4m:-"
+        let out = try TemporaryFile(contents: [], suffix: ".jsonl")
+        let fd = try FileDescriptor.open(out.path, .writeOnly, options: .append)
+        defer { try? fd.close() }
+        let writer = LineWriter(fileDescriptor: fd, name: "out", capacity: 8, overflow: .drop)
+        let log = RecordedLog()
+        let service = ScanService(options: PipelineOptions(configuration), writer: writer, logger: log.logger) { _ in }
+        service.reload(PipelineOptions(configuration))
+        #expect(log.lines(containing: "snapshots.* changed").isEmpty)
+        configuration.snapshots = SnapshotSettings(directory: "/tmp/later")
+        service.reload(PipelineOptions(configuration))
+        #expect(log.lines(containing: "snapshots.* changed").count == 1, "\(log.all)")
+        try writer.finish()
+    }
+
     @Test func snapshotKeysAreReadAndCheckedAndOffWithoutADirectory() async throws {
         let none = try await SyncscanConfiguration.load(file: nil, environment: ["SYNCSCAN_SNAPSHOTS_QUALITY": "70"])
         #expect(none.snapshots == nil)
