@@ -90,7 +90,8 @@ let package = Package(
         ]),
 
         // Test support: fakes and fixture frames (real QR codes from qrencode).
-        .target(name: "TestSupport", dependencies: ["Media", "V4L2", "Capture"], path: "Tests/Support"),
+        .target(name: "TestSupport", dependencies: ["Media", "V4L2", "Capture", .product(name: "Logging", package: "swift-log")],
+                path: "Tests/Support"),
 
         .testTarget(name: "SystemCallsTests", dependencies: ["SystemCalls"]),
         .testTarget(name: "MediaTests", dependencies: ["Media", "TestSupport"]),

@@ -124,29 +124,23 @@ info "reload rc=$rrc: $line"
 reload_ok() { [ "$rrc" = 0 ] && grep -q 'ean13,qrcode' <<< "$line" && [ "$(mainpid)" = "$P1" ]; }
 check "systemd: systemctl reload applies a changed symbology (log line names ean13,qrcode)" "rc $rrc; last line: $line" reload_ok
 cp $CFG /tmp/good.yaml
-sed -i 's|^source: .*|source: foo|' $CFG
-c1=$(journal | grep -c '^{"type":"code"')
-timeout 60 systemctl reload $U; brc=$?
-sleep 4
-c2=$(journal | grep -c '^{"type":"code"')
-info "broken reload rc=$brc; $(state); code lines $c1 -> $c2"
-journal | tail -8 | grep -v '^{' | sed 's/^/  | /'
 broken_ok() { running && [ "$(mainpid)" = "$P1" ] && [ "$c2" -gt "$c1" ]; }
-check "systemd: reload with a broken file (source: foo) keeps the daemon running, same PID, still scanning" \
-  "rc $brc; $(state); code lines $c1 -> $c2" \
-  broken_ok
-cp /tmp/good.yaml $CFG; timeout 60 systemctl reload $U; sleep 1
+# reload_kept NAME SOURCE WAIT: reload with `source: SOURCE`; the running session must go on
+reload_kept() {
+  sed -i "s|^source: .*|source: $2|" $CFG
+  c1=$(journal | grep -c '^{"type":"code"')
+  timeout 60 systemctl reload $U; local rc=$?
+  sleep "$3"
+  c2=$(journal | grep -c '^{"type":"code"')
+  info "reload ($1) rc=$rc; $(state); code lines $c1 -> $c2"
+  journal | grep -v '^{' | tail -5 | sed 's/^/  | /'
+  check "systemd: reload $1 (source: $2) keeps scanning /dev/video0 in the same process" \
+    "rc $rc; $(state); code lines $c1 -> $c2" broken_ok
+  cp /tmp/good.yaml $CFG; timeout 60 systemctl reload $U; sleep 1
+}
+reload_kept "with a broken file" foo 4
 # a well-formed file whose camera does not exist: the reload must not lose the running session
-sed -i 's|^source: .*|source: /dev/video9|' $CFG
-c1=$(journal | grep -c '^{"type":"code"')
-timeout 60 systemctl reload $U; brc=$?
-sleep 6
-c2=$(journal | grep -c '^{"type":"code"')
-info "reload to a missing camera rc=$brc; $(state); code lines $c1 -> $c2"
-journal | grep -v '^{' | tail -5 | sed 's/^/  | /'
-check "systemd: reload to a missing camera (source: /dev/video9) keeps scanning /dev/video0 in the same process" \
-  "rc $brc; $(state); code lines $c1 -> $c2" broken_ok
-cp /tmp/good.yaml $CFG; timeout 60 systemctl reload $U; sleep 1
+reload_kept "to a missing camera" /dev/video9 6
 if ! running || [ "$(mainpid)" != "$P1" ]; then
   info "restarting the unit after the broken reloads (a manual restart resets NRestarts)"
   systemctl reset-failed $U; timeout 90 systemctl restart $U
