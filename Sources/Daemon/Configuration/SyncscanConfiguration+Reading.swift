@@ -110,5 +110,10 @@ extension SyncscanConfiguration {
         if let v = keys.double("stats_interval_seconds", in: 0...86_400, " (0 turns statistics off)") { statsIntervalSeconds = v }
         if let v: Logger.Level = keys.choice("log_level", "log level") { logLevel = v }
         if let v = keys.int("output.queue_lines", in: 1...1_048_576) { output.queueLines = v }
+        if let v = keys.string("metrics.textfile", "a file path ending in .prom") {
+            if v.hasSuffix(".prom") && !v.hasSuffix("/.prom") { metricsTextfile = v } else {
+                keys.problem("metrics.textfile", "\"\(v)\" does not end in .prom, and node_exporter's textfile collector reads only *.prom files")
+            }
+        }
     }
 }

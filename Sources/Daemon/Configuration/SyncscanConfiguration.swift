@@ -48,6 +48,8 @@ public struct SyncscanConfiguration: Sendable, Hashable {
     public var statsIntervalSeconds = 60.0
     public var logLevel = Logger.Level.info
     public var output = Output()
+    /// The node_exporter textfile (`*.prom`) written every stats interval and at exit; `nil`: none.
+    public var metricsTextfile: String?
 
     /// The defaults: `/dev/video0`, zbar, QR codes only, whole frame, a scanning thread per processor.
     public init() {}
