@@ -94,6 +94,7 @@ public final class ScanService: Service, @unchecked Sendable {
         }
         statsTask.cancel()
         statusTask.cancel()
+        await statsTask.value  // its last metrics write comes before the final one, never after
         events.stopping()
         if let handler = lock.withLock({ lastHandler }) {
             do { try await Self.onOwnThread { try handler.finish() } } catch { failure = failure ?? error }
