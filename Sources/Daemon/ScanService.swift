@@ -4,6 +4,8 @@ import Logging
 import Media
 import Results
 import ServiceLifecycle
+import SystemPackage
+import V4L2
 import ZXing
 
 /// The daemon's one long-running job: a capture session from the source to the results handler.
@@ -37,6 +39,13 @@ public final class ScanService: Service, @unchecked Sendable {
     private var totalEmitted = 0
     /// Frames whose codes went out without a snapshot because the pixel pool was full (ended sessions).
     private var totalPixelsSkipped = 0
+    private var totalReopens = 0
+    /// Whether the running session's source has streamed (set by its `onStreaming`).
+    private var currentStreamed = false
+    /// The metrics of the current source (a reload to another source starts new series).
+    private var metrics: ServiceMetrics
+    /// Made on the first write of a `metrics.textfile`.
+    private var textfileWriter: MetricsTextfileWriter?
     /// The latest session's handler: finished (flushed) once, when the service ends.
     private var lastHandler: (any ResultsHandler)?
     /// Saves the frame of each code (`snapshots.directory`); shared by the sessions, like the writer.
@@ -61,6 +70,7 @@ public final class ScanService: Service, @unchecked Sendable {
             SnapshotResultsHandler(settings: settings, directory: snapshotDirectory ?? FileSystemSnapshotDirectory(path: settings.directory),
                                    logger: logger)
         }
+        self.metrics = ServiceMetrics(source: (try? SourceURI(parsing: options.source))?.description ?? options.source)
     }
 
     public func run() async throws {
@@ -94,14 +104,17 @@ public final class ScanService: Service, @unchecked Sendable {
         }
         statsTask.cancel()
         statusTask.cancel()
+        await statsTask.value  // its last metrics write comes before the final one, never after
         events.stopping()
         let handler = lock.withLock { lastHandler } ?? snapshots
         if let handler {
             do { try await Self.onOwnThread { try handler.finish() } } catch { failure = failure ?? error }
         }
-        let (finalTotals, emitted, pixelsSkipped) = lock.withLock { (totals, totalEmitted, totalPixelsSkipped) }
-        summary(Self.summaryLine(finalTotals, emitted: emitted, linesDropped: writer.droppedLines)
+        let final = counters()
+        let pixelsSkipped = lock.withLock { totalPixelsSkipped }
+        summary(Self.summaryLine(final.statistics, emitted: final.codesEmitted, linesDropped: final.outputLinesDropped)
                 + (snapshotCounts(pixelsSkipped: pixelsSkipped, withEncodeTime: true).map { " " + $0 } ?? ""))
+        if let textfile = publishMetrics(final) { try? await Self.onOwnThread { textfile.finish() } }
         if let failure { throw failure }
     }
 
@@ -119,8 +132,9 @@ public final class ScanService: Service, @unchecked Sendable {
         lock.withLock { lastHandler = handler }
         let events = self.events
         let delivery = Delivery(handler: handler, window: MediaTime(seconds: options.duplicateWindow), events: events)
-        let metadata = MetadataOutput(settings: options.configuration.metadataSettings,
-                                      scanningThreads: options.configuration.scanningThreads)
+        let metrics = serviceMetrics(for: source.uri)
+        let metadata = MetadataOutput(settings: options.configuration.metadataSettings, scanningThreads: options.configuration.scanningThreads,
+                                      scanTimeObserver: { metrics.recordScanDuration($0) })
         // Pixel copies: the snapshot queue, one per scanning thread, and two on their way between them.
         let session = CaptureSession(input: source, videoDataOutput: options.configuration.videoDataOutput,
                                      metadataOutput: metadata, pixelsRequest: handler.pixelsRequest,
@@ -138,8 +152,9 @@ public final class ScanService: Service, @unchecked Sendable {
         let streamed = Flag()
         do {
             try await withGracefulShutdownHandler {
-                _ = try await session.run(synchronizer: synchronizer, frameLimit: limit, onStreaming: {
+                _ = try await session.run(synchronizer: synchronizer, frameLimit: limit, onStreaming: { [self] in
                     streamed.set()
+                    lock.withLock { currentStreamed = true }
                     events.streaming()
                 })
             } onGracefulShutdown: {
@@ -150,11 +165,14 @@ public final class ScanService: Service, @unchecked Sendable {
         } catch {
             result = .failure(error)
         }
+        let (statistics, emitted, reopens) = (synchronizer.statistics, delivery.emitted, Self.reopens(of: source))
         lock.withLock {
-            totals.add(synchronizer.statistics)
-            totalEmitted += delivery.emitted
+            totals.add(statistics)
+            totalEmitted += emitted
+            totalReopens += reopens
             totalPixelsSkipped += session.pixelPool?.skipped ?? 0
             current = nil
+            currentStreamed = false
         }
         if case .failure(let error) = result { throw SessionError(underlying: error, streamed: streamed.isSet) }
     }
@@ -238,6 +256,50 @@ public final class ScanService: Service, @unchecked Sendable {
             + (withEncodeTime ? " snapshot_encode_p50=\(encode)" : "")
     }
 
+    /// The counts now, over every session: what the summary line and the metrics file show.
+    public func counters() -> ServiceCounters {
+        var counters = ServiceCounters()
+        let (running, streamed) = lock.withLock {
+            (counters.statistics, counters.codesEmitted, counters.deviceReopens) = (totals, totalEmitted, totalReopens)
+            return (current, currentStreamed)
+        }
+        if let running {  // its counts are added to the totals only when it ends
+            counters.statistics.add(running.synchronizer.statistics)
+            counters.codesEmitted += running.delivery.emitted
+            counters.deviceReopens += Self.reopens(of: running.session.input)
+            counters.streaming = streamed && running.session.input.missingSince == nil
+        }
+        counters.outputLinesDropped = writer.droppedLines
+        return counters
+    }
+
+    /// A camera's opens past its first; 0 for other sources.
+    private static func reopens(of source: any FrameSource) -> Int {
+        max(0, ((source as? V4L2CaptureSource)?.openCount ?? 0) - 1)
+    }
+
+    /// The metrics labelled `source`: the current ones, or new ones starting from the counts now.
+    private func serviceMetrics(for source: String) -> ServiceMetrics {
+        let current = lock.withLock { metrics }
+        if current.source == source { return current }
+        let new = ServiceMetrics(source: source, baseline: counters())
+        lock.withLock { metrics = new }
+        return new
+    }
+
+    /// Brings the metrics up to `counters` and, with `metrics.textfile` set, hands the file's new
+    /// content to the textfile writer's thread; returns that writer.
+    @discardableResult
+    private func publishMetrics(_ counters: ServiceCounters) -> MetricsTextfileWriter? {
+        let (metrics, path, existing) = lock.withLock { (self.metrics, options.configuration.metricsTextfile, textfileWriter) }
+        metrics.update(counters, textfileWriteFailures: existing?.failures ?? 0)
+        guard let path else { return existing }
+        let textfile = existing ?? MetricsTextfileWriter(logger: logger)
+        if existing == nil { lock.withLock { textfileWriter = textfile } }
+        textfile.submit(metrics.render(), to: FilePath(path))
+        return textfile
+    }
+
     /// Runs blocking `body` (waiting for a slow stdout reader) on a thread of its own, off the concurrency pool.
     private static func onOwnThread(_ body: @escaping @Sendable () throws -> Void) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
@@ -285,6 +347,7 @@ public final class ScanService: Service, @unchecked Sendable {
             }
             do { try await Task.sleep(for: .seconds(interval)) } catch { return }
             logger.notice("\(statsLine())")
+            publishMetrics(counters())
         }
     }
 

@@ -286,20 +286,14 @@ public final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
             } catch let e {
                 error = e
             }
+            // A busy device, or at the first open a driver that took the format but failed to set up
+            // streaming (buffers, queueing, stream on): transient; retried, up to a limit.
+            let transient = error.code == .busy || error.code == .permissionDenied
+                || (initial && Self.streamingSetupCalls.contains(error.call))
             switch error.code {
             case .notSupported, .invalidArgument:
                 throw error
-            case _ where initial && Self.streamingSetupCalls.contains(error.call):
-                // The node opened and took the format; the driver then failed to set up streaming
-                // (buffers, queueing, stream on). Drivers do that transiently; retry it like a busy device.
-                busyFailures += 1
-                if busyFailures > configuration.busyRetryLimit {
-                    var final = error
-                    final.message = "gave up after \(busyFailures) attempts to start streaming: " + error.message
-                    logger.error("camera cannot start streaming; giving up", metadata: ["device": "\(path)", "error": "\(final)"])
-                    throw final
-                }
-            case .busy, .permissionDenied:
+            case _ where transient:
                 busyFailures += 1
                 if busyFailures > configuration.busyRetryLimit {
                     var final = error

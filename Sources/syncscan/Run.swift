@@ -66,6 +66,9 @@ extension Syncscan {
         @Option(help: "Snapshots kept in the directory (oldest deleted first; 0: no limit). [default: 10000]")
         var snapshotMaxFiles: Int?
 
+        @Option(help: "Write Prometheus metrics to this node_exporter textfile (*.prom), replaced atomically every stats interval and at exit. [default: none]")
+        var metricsFile: String?
+
         @Flag(help: "Also write one {\"type\":\"frame\"} record per frame: scanned or dropped, and why.")
         var emitFrames = false
 
@@ -94,6 +97,7 @@ extension Syncscan {
                 "device.buffers": buffers.map(ConfigContent.int),
                 "snapshots.directory": snapshotDir.map(ConfigContent.string),
                 "snapshots.max_files": snapshotMaxFiles.map(ConfigContent.int),
+                "metrics.textfile": metricsFile.map(ConfigContent.string),
             ]
             if let duplicateWindow {
                 o["duplicate_suppression.enabled"] = .bool(duplicateWindow > 0)

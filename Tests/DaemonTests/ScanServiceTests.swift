@@ -98,8 +98,8 @@ private final class OutputFile {
         let broken = try TemporaryFile(contents: Array("not a y4m header\n".utf8), suffix: ".y4m")
         let out = try OutputFile()
         let writer = LineWriter(fileDescriptor: out.fd, name: "out", capacity: 64, overflow: .wait)
-        let log = LogLines()
-        let logger = Logger(label: "test") { _ in LogLines.Handler(lines: log) }
+        let log = LogRecorder()
+        let logger = log.logger
         let service = ScanService(options: options(source: "y4m:/proc/self/fd/\(fds[0])"), writer: writer, logger: logger) { _ in }
         let task = Task { try await service.run() }
         while !log.contains("y4m input opened") { try await Task.sleep(for: .milliseconds(20)) }
@@ -108,31 +108,13 @@ private final class OutputFile {
         while !log.contains("returning to the previous configuration") && ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))
         }
-        #expect(log.contains("returning to the previous configuration"), "log: \(log.all)")
+        #expect(log.contains("returning to the previous configuration"), "log: \(log.all.map(\.message))")
         // The previous source is opened again: it reads a new stream from the pipe.
         send(try y4m(frames: 3, text: "fallback"))
         close(fds[1]); writeEndOpen = false
         await #expect(throws: Never.self) { try await task.value }
         let codes = out.lines.filter { $0.contains("\"type\":\"code\"") }
         // A live pipe: frames that arrive together may be dropped as late; at least one is scanned.
-        #expect(!codes.isEmpty && codes.allSatisfy { $0.contains("fallback") }, "lines: \(out.lines) log: \(log.all)")
-    }
-}
-
-/// Log messages, for waiting on what the service did.
-private final class LogLines: @unchecked Sendable {
-    private let lock = NSLock()
-    private var lines: [String] = []
-    var all: [String] { lock.withLock { lines } }
-    func contains(_ text: String) -> Bool { all.contains { $0.contains(text) } }
-    struct Handler: LogHandler {
-        let lines: LogLines
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .trace
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-        func log(event: LogEvent) { lines.lock.withLock { lines.lines.append("\(event.message)") } }
+        #expect(!codes.isEmpty && codes.allSatisfy { $0.contains("fallback") }, "lines: \(out.lines) log: \(log.all.map(\.message))")
     }
 }

@@ -102,6 +102,25 @@ let systemdAnalyze = "/usr/bin/systemd-analyze"
         }
     }
 
+    /// Each unit with `systemd/metrics.conf` added (a drop-in's [Service] section appended, as
+    /// systemd merges it) still verifies cleanly and rates ≤ 1.0, and writes only the textfile directory.
+    @Test func theMetricsDropInKeepsEachUnitVerifiedAndExposureAtMostOne() throws {
+        let units = try VerifiableUnits()
+        let dropIn = try String(contentsOf: packageRoot.appendingPathComponent("systemd/metrics.conf"), encoding: .utf8)
+        #expect(dropIn.contains("ReadWritePaths=-/var/lib/prometheus/node-exporter\n"))
+        #expect(dropIn.contains("Environment=SYNCSCAN_METRICS_TEXTFILE=/var/lib/prometheus/node-exporter/%N.prom\n"))
+        for (shipped, copy) in units.units {
+            try (try String(contentsOf: copy, encoding: .utf8) + "\n" + dropIn).write(to: copy, atomically: true, encoding: .utf8)
+            let verify = try runCommand(systemdAnalyze, ["verify", copy.path], in: units.directory)
+            #expect(verify.status == 0 && verify.stderr == "" && verify.stdout == "", "\(shipped) + metrics.conf: \(verify.stderr)\(verify.stdout)")
+            let result = try runCommand(systemdAnalyze, ["security", "--offline=yes", "--no-pager", copy.path], in: units.directory)
+            let line = result.stdout.split(separator: "\n").first { $0.contains("Overall exposure level for") }
+            let exposure = try #require(line.flatMap { $0.split(separator: ":").last?.split(separator: " ").first.flatMap { Double($0) } },
+                                        "no exposure level for \(shipped) + metrics.conf in:\n\(result.stdout)\n\(result.stderr)")
+            #expect(exposure <= 1.0, "\(shipped) + metrics.conf exposure \(exposure)")
+        }
+    }
+
     @Test func unitsKeepTheCameraReachableAndTheCrashHelperWhereMakeInstallsIt() throws {
         let makefile = try String(contentsOf: packageRoot.appendingPathComponent("Makefile"), encoding: .utf8)
         for (shipped, _) in VerifiableUnits.shipped {

@@ -5,6 +5,16 @@ import V4L2
 
 /// The real libv4l2 path, on what this machine has (no V4L2 devices): a non-V4L2 node.
 @Suite struct SystemKernelTests {
+    /// vivid's `wrap_timestamp=1`: the nanosecond clock passes 2^63 and `tv_sec` turns to
+    /// −9223372037; the conversion must not trap and the step across must be the real one.
+    @Test func aTimestampAcrossTheSixtyFourBitWrapConvertsWithoutTrappingAndKeepsItsStep() {
+        let before = V4L2DequeuedBuffer.timestamp(seconds: 9_223_372_036, microseconds: 838_000)
+        let after = V4L2DequeuedBuffer.timestamp(seconds: -9_223_372_037, microseconds: 161_907)
+        #expect(before.nanoseconds == 9_223_372_036_838_000_000)
+        #expect(after.nanoseconds &- before.nanoseconds == 33_458_616)
+        #expect(V4L2DequeuedBuffer.timestamp(seconds: 12, microseconds: 345_678).nanoseconds == 12_345_678_000)
+    }
+
     @Test func aNodeThatIsNotAV4L2DeviceIsRefusedByName() throws {
         let source = try V4L2CaptureSource(path: "/dev/null", configuration: .fast, logger: LogRecorder().logger)
         let error = try #require(throws: IOError.self) { try source.start() }

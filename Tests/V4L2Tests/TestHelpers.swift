@@ -5,42 +5,6 @@ import Synchronization
 import TestSupport
 import V4L2
 
-/// Log lines a source wrote, for asserting on what it told the operator.
-final class LogRecorder: Sendable {
-    struct Entry: Sendable {
-        var level: Logger.Level
-        var message: String
-        var metadata: [String: String]
-    }
-    private let entries = Mutex<[Entry]>([])
-
-    var all: [Entry] { entries.withLock { $0 } }
-
-    func messages(at level: Logger.Level) -> [String] { all.filter { $0.level == level }.map(\.message) }
-
-    var logger: Logger {
-        var logger = Logger(label: "v4l2-test") { _ in Handler(recorder: self) }
-        logger.logLevel = .trace
-        return logger
-    }
-
-    fileprivate func append(_ entry: Entry) { entries.withLock { $0.append(entry) } }
-
-    private struct Handler: LogHandler {
-        let recorder: LogRecorder
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .trace
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-        func log(event: LogEvent) {
-            recorder.append(Entry(level: event.level, message: "\(event.message)",
-                                  metadata: (event.metadata ?? [:]).mapValues { "\($0)" }))
-        }
-    }
-}
-
 extension V4L2CaptureSource.Configuration {
     /// Millisecond backoffs and no stall detection, so fault tests run fast.
     static var fast: Self {

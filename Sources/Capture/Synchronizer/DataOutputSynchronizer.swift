@@ -143,6 +143,8 @@ public struct CaptureStatistics: Sendable, Hashable {
     public var scanned = 0
     public var dropped: [DroppedReason: Int] = [:]
     public var codes = 0
+    /// `codes` by symbology (the values add up to `codes`).
+    public var codesBySymbology: [Symbology: Int] = [:]
     /// Frames the source delivered under an already used sequence number (left out of the ledger).
     public var repeatedSequenceNumbers = 0
 
@@ -157,6 +159,7 @@ public struct CaptureStatistics: Sendable, Hashable {
         codes += other.codes
         repeatedSequenceNumbers += other.repeatedSequenceNumbers
         for (reason, n) in other.dropped { dropped[reason, default: 0] += n }
+        for (symbology, n) in other.codesBySymbology { codesBySymbology[symbology, default: 0] += n }
     }
 
     mutating func record(_ c: SynchronizedDataCollection) {
@@ -165,7 +168,10 @@ public struct CaptureStatistics: Sendable, Hashable {
             dropped[reason, default: 0] += 1
         } else {
             scanned += 1
-            codes += c.metadata?.metadataObjects.count ?? 0
+            for code in c.metadata?.metadataObjects ?? [] {
+                codes += 1
+                codesBySymbology[code.symbology, default: 0] += 1
+            }
         }
     }
 }

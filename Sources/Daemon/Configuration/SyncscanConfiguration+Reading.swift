@@ -124,5 +124,10 @@ extension SyncscanConfiguration {
             if directory.isEmpty { keys.problem("snapshots.directory", "must name a directory; remove the key to save no snapshots") }
             else { snapshots = shots }
         }
+        if let v = keys.string("metrics.textfile", "a file path ending in .prom") {
+            if v.hasSuffix(".prom") && !v.hasSuffix("/.prom") { metricsTextfile = v } else {
+                keys.problem("metrics.textfile", "\"\(v)\" does not end in .prom, and node_exporter's textfile collector reads only *.prom files")
+            }
+        }
     }
 }

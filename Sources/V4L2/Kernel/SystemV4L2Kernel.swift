@@ -116,9 +116,9 @@ public struct SystemV4L2Kernel: V4L2Kernel {
     public func dequeueBuffer(_ fd: CInt) -> Result<V4L2DequeuedBuffer, Errno> {
         var b = buffer(index: 0)
         return valueOrErrno { system_dqbuf(fd, &b) }.map { _ in
-            let ns = Int64(b.timestamp.tv_sec) * 1_000_000_000 + Int64(b.timestamp.tv_usec) * 1_000
+            let timestamp = V4L2DequeuedBuffer.timestamp(seconds: Int64(b.timestamp.tv_sec), microseconds: Int64(b.timestamp.tv_usec))
             return V4L2DequeuedBuffer(index: Int(b.index), bytesUsed: Int(b.bytesused), flags: b.flags,
-                                      sequence: b.sequence, timestamp: MediaTime(nanoseconds: ns))
+                                      sequence: b.sequence, timestamp: timestamp)
         }
     }
 

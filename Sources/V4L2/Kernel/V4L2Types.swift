@@ -229,6 +229,14 @@ public struct V4L2DequeuedBuffer: Sendable, Hashable {
     }
 
     public var hasErrorFlag: Bool { flags & Self.errorFlag != 0 }
+
+    /// A VIDIOC_DQBUF `struct timeval` in nanoseconds, modulo 2^64 like the kernel's own `u64`
+    /// nanosecond clock: never traps, so a clock that wraps (vivid's `wrap_timestamp=1` goes from
+    /// 2^63 − 1 ns to −2^63 ns, whose `tv_sec` times 10^9 is below `Int64.min`) stays a step
+    /// the capture session can measure.
+    public static func timestamp(seconds: Int64, microseconds: Int64) -> MediaTime {
+        MediaTime(nanoseconds: seconds &* 1_000_000_000 &+ microseconds &* 1_000)
+    }
 }
 
 /// What `poll` found on the device and the wake-up descriptor.

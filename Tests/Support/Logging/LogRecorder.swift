@@ -1,0 +1,43 @@
+import Logging
+import Synchronization
+
+/// Log lines a component wrote, for asserting on (or waiting for) what it told the operator.
+public final class LogRecorder: Sendable {
+    public struct Entry: Sendable {
+        public var level: Logger.Level
+        public var message: String
+        public var metadata: [String: String]
+    }
+    private let entries = Mutex<[Entry]>([])
+
+    public init() {}
+
+    public var all: [Entry] { entries.withLock { $0 } }
+
+    /// Whether any message so far contains `text`.
+    public func contains(_ text: String) -> Bool { all.contains { $0.message.contains(text) } }
+
+    public func messages(at level: Logger.Level) -> [String] { all.filter { $0.level == level }.map(\.message) }
+
+    public var logger: Logger {
+        var logger = Logger(label: "test") { _ in Handler(recorder: self) }
+        logger.logLevel = .trace
+        return logger
+    }
+
+    fileprivate func append(_ entry: Entry) { entries.withLock { $0.append(entry) } }
+
+    private struct Handler: LogHandler {
+        let recorder: LogRecorder
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+        func log(event: LogEvent) {
+            recorder.append(Entry(level: event.level, message: "\(event.message)",
+                                  metadata: (event.metadata ?? [:]).mapValues { "\($0)" }))
+        }
+    }
+}
