@@ -351,7 +351,9 @@ check "systemd: SIGSEGV prints a Swift backtrace (Thread N crashed: + frames) to
 # returns, and nothing faults again (a real fault re-executes the faulting instruction and dies).
 # The second SIGSEGV stands in for that re-fault; then the unit must restart the daemon.
 if [ "$(mainpid)" = "$P" ]; then
-  wait_for 30 sh -c "! pgrep -f swift-backtrace >/dev/null"
+  # (the bracket keeps this sh's own command line from matching)
+  wait_for 30 sh -c "! pgrep -f 'swift-backtrac[e]' >/dev/null"
+  info "the runtime's timing: $(journalctl -u $U -o cat --no-pager --after-cursor="$cur" | grep -m1 'Backtrace took')"
   info "process $P still running after its backtrace (kill(2) is not a fault); sending SIGSEGV again"
   kill -SEGV "$P"
 fi
