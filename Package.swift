@@ -24,6 +24,7 @@ let package = Package(
         .systemLibrary(name: "CZBar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
         .systemLibrary(name: "CV4L2", pkgConfig: "libv4l2", providers: [.apt(["libv4l-dev"])]),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+        .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
         // zxing-cpp is C++ only: a C face (include/czxing.h) over it in one .cpp (apt: libzxing-dev).
         .target(name: "CZXing", linkerSettings: [.linkedLibrary("ZXing")]),
 
@@ -51,6 +52,11 @@ let package = Package(
             "CTurboJPEG", "Media",
         ]),
 
+        // An MQTT broker connection through libmosquitto (one client, driven by its owner's thread).
+        .target(name: "MQTT", dependencies: [
+            "CMosquitto",
+        ]),
+
         // The inputs, peers behind Media's `FrameSource`: a camera through libv4l2, and a
         // YUV4MPEG2 file or pipe read through swift-system (no C, no Glibc).
         .target(name: "V4L2", dependencies: [
@@ -72,14 +78,14 @@ let package = Package(
 
         // Results handlers: where matched code + frame pairs go (JSON lines on stdout, JPEG snapshots).
         .target(name: "Results", dependencies: [
-            "Capture", "Media", "ZBar", "SystemCalls", "JPEG",
+            "Capture", "Media", "ZBar", "SystemCalls", "JPEG", "MQTT",
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
         ]),
 
         // The service: configuration, systemd notify, signals, stats.
         .target(name: "Daemon", dependencies: [
-            "Capture", "Results", "V4L2", "Y4M", "Media", "ZBar", "ZXing", "SystemCalls",
+            "Capture", "Results", "V4L2", "Y4M", "Media", "ZBar", "ZXing", "SystemCalls", "MQTT",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -107,6 +113,7 @@ let package = Package(
         .testTarget(name: "ZBarTests", dependencies: ["ZBar", "TestSupport"]),
         .testTarget(name: "ZXingTests", dependencies: ["ZXing", "TestSupport", "Media"]),
         .testTarget(name: "JPEGTests", dependencies: ["JPEG", "TestSupport", "Media"]),
+        .testTarget(name: "MQTTTests", dependencies: ["MQTT", "TestSupport"]),
         .testTarget(name: "V4L2Tests", dependencies: ["V4L2", "SystemCalls", "TestSupport"]),
         .testTarget(name: "Y4MTests", dependencies: ["Y4M", "Capture", "SystemCalls", "TestSupport"]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "TestSupport"]),
@@ -114,7 +121,7 @@ let package = Package(
             "Results", "Capture", "Media", "SystemCalls", "TestSupport", .product(name: "SystemPackage", package: "swift-system"),
         ]),
         .testTarget(name: "DaemonTests", dependencies: [
-            "Daemon", "Results", "TestSupport", .product(name: "Configuration", package: "swift-configuration"),
+            "Daemon", "Results", "MQTT", "TestSupport", .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "Logging", package: "swift-log"), .product(name: "SystemPackage", package: "swift-system"),
         ]),
         .testTarget(name: "syncscanTests", dependencies: ["syncscan", "TestSupport"]),

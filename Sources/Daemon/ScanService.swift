@@ -50,6 +50,9 @@ public final class ScanService: Service, @unchecked Sendable {
     private var lastHandler: (any ResultsHandler)?
     /// Saves the frame of each code (`snapshots.directory`); shared by the sessions, like the writer.
     private let snapshots: SnapshotResultsHandler?
+    /// Publishes each code, the status and the counters to a broker (`mqtt.url`); shared by the
+    /// sessions, like the writer: one connection for the whole run.
+    private let mqtt: MQTTResultsHandler?
     /// Test seam: runs after a session's parts are made, just before they become `current`.
     var sessionWillPublish: (@Sendable () -> Void)?
 
@@ -70,7 +73,12 @@ public final class ScanService: Service, @unchecked Sendable {
             SnapshotResultsHandler(settings: settings, directory: snapshotDirectory ?? FileSystemSnapshotDirectory(path: settings.directory),
                                    logger: logger)
         }
-        self.metrics = ServiceMetrics(source: (try? SourceURI(parsing: options.source))?.description ?? options.source)
+        let sourceURI = (try? SourceURI(parsing: options.source))?.description ?? options.source
+        self.metrics = ServiceMetrics(source: sourceURI)
+        self.mqtt = options.configuration.mqtt.map { settings in
+            MQTTResultsHandler(settings: settings, source: sourceURI, hostname: Self.shortHostname(),
+                               password: Self.readPassword(settings, logger: logger), logger: logger)
+        }
     }
 
     public func run() async throws {
@@ -106,14 +114,16 @@ public final class ScanService: Service, @unchecked Sendable {
         statusTask.cancel()
         await statsTask.value  // its last metrics write comes before the final one, never after
         events.stopping()
-        let handler = lock.withLock { lastHandler } ?? snapshots
+        let unused: [any ResultsHandler] = [snapshots as (any ResultsHandler)?, mqtt].compactMap { $0 }
+        let handler = lock.withLock { lastHandler } ?? (unused.isEmpty ? nil : ResultsFanOut(unused))
         if let handler {
             do { try await Self.onOwnThread { try handler.finish() } } catch { failure = failure ?? error }
         }
         let final = counters()
         let pixelsSkipped = lock.withLock { totalPixelsSkipped }
         summary(Self.summaryLine(final.statistics, emitted: final.codesEmitted, linesDropped: final.outputLinesDropped)
-                + (snapshotCounts(pixelsSkipped: pixelsSkipped, withEncodeTime: true).map { " " + $0 } ?? ""))
+                + (snapshotCounts(pixelsSkipped: pixelsSkipped, withEncodeTime: true).map { " " + $0 } ?? "")
+                + (mqttCounts().map { " " + $0 } ?? ""))
         if let textfile = publishMetrics(final) { try? await Self.onOwnThread { textfile.finish() } }
         if let failure { throw failure }
     }
@@ -126,9 +136,12 @@ public final class ScanService: Service, @unchecked Sendable {
         let policy: LineWriter.OverflowPolicy = options.configuration.videoDataOutput.framesWait(for: source) ? .wait : .drop
         writer.setOverflowPolicy(policy)
         snapshots?.setOverflowPolicy(policy)
-        let lines = JSONLinesResultsHandler(writer: writer, source: source.uri, emitFrames: options.emitFrames)
-        // Snapshots first: a code's line names its snapshot.
-        let handler: any ResultsHandler = snapshots.map { ResultsFanOut([$0, lines]) } ?? lines
+        mqtt?.setOverflowPolicy(policy)
+        let lines = options.configuration.output.stdout
+            ? JSONLinesResultsHandler(writer: writer, source: source.uri, emitFrames: options.emitFrames) : nil
+        // Snapshots first: a code's line (and its MQTT message) names its snapshot.
+        let parts: [any ResultsHandler] = [snapshots as (any ResultsHandler)?, lines, mqtt].compactMap { $0 }
+        let handler: any ResultsHandler = parts.count == 1 ? parts[0] : ResultsFanOut(parts)
         lock.withLock { lastHandler = handler }
         let events = self.events
         let delivery = Delivery(handler: handler, window: MediaTime(seconds: options.duplicateWindow), events: events)
@@ -155,6 +168,7 @@ public final class ScanService: Service, @unchecked Sendable {
                 _ = try await session.run(synchronizer: synchronizer, frameLimit: limit, onStreaming: { [self] in
                     streamed.set()
                     lock.withLock { currentStreamed = true }
+                    mqtt?.markOnline()
                     events.streaming()
                 })
             } onGracefulShutdown: {
@@ -245,6 +259,45 @@ public final class ScanService: Service, @unchecked Sendable {
             + "repeated_seq=\(stats.repeatedSequenceNumbers) codes=\(stats.codes) \(scan) output_lines_dropped=\(writer.droppedLines)"
             + " decoder_failures=\(failures?.count ?? 0)" + (failures?.last.map { " (last: \($0))" } ?? "")
             + (snapshotCounts(pixelsSkipped: pixelsSkipped, withEncodeTime: false).map { " " + $0 } ?? "")
+            + (mqttCounts().map { " " + $0 } ?? "")
+    }
+
+    /// `mqtt_published=N mqtt_queued=N mqtt_dropped=N`; `nil` without `mqtt.url`.
+    private func mqttCounts() -> String? {
+        guard let mqtt else { return nil }
+        return "mqtt_published=\(mqtt.published) mqtt_queued=\(mqtt.queued) mqtt_dropped=\(mqtt.dropped)"
+    }
+
+    /// The counters as one JSON object, for `<prefix>/stats`.
+    private func statsJSON(_ c: ServiceCounters) -> [UInt8] {
+        let s = c.statistics
+        var fields = ["\"frames\":\(s.frames)", "\"scanned\":\(s.scanned)", "\"dropped\":\(s.droppedTotal)"]
+        fields += DroppedReason.allCases.map { "\"dropped_\($0.rawValue)\":\(s.dropped[$0, default: 0])" }
+        fields += ["\"codes_found\":\(s.codes)", "\"codes_emitted\":\(c.codesEmitted)", "\"output_lines_dropped\":\(c.outputLinesDropped)",
+                   "\"device_reopens\":\(c.deviceReopens)", "\"streaming\":\(c.streaming)"]
+        if let mqtt {
+            fields += ["\"mqtt_published\":\(mqtt.published)", "\"mqtt_queued\":\(mqtt.queued)", "\"mqtt_dropped\":\(mqtt.dropped)"]
+        }
+        return Array(("{" + fields.joined(separator: ",") + "}").utf8)
+    }
+
+    /// This machine's host name up to its first dot, for the default topic prefix.
+    static func shortHostname() -> String {
+        let name = ProcessInfo.processInfo.hostName
+        return name.split(separator: ".").first.map(String.init) ?? (name.isEmpty ? "localhost" : name)
+    }
+
+    /// The first line of `mqtt.password_file`; `nil` (logged) when it cannot be read.
+    static func readPassword(_ settings: MQTTSettings, logger: Logger) -> String? {
+        guard let path = settings.passwordFile else { return nil }
+        do {
+            let text = try String(contentsOfFile: path, encoding: .utf8)
+            return text.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
+        } catch {
+            logger.error("mqtt.password_file cannot be read; connecting without a password (the broker will likely refuse)",
+                         metadata: ["file": "\(path)", "error": "\(error)"])
+            return nil
+        }
     }
 
     /// `snapshots_written=N snapshots_skipped=N snapshots_failed=N` (skipped: no room in the pixel
@@ -347,7 +400,9 @@ public final class ScanService: Service, @unchecked Sendable {
             }
             do { try await Task.sleep(for: .seconds(interval)) } catch { return }
             logger.notice("\(statsLine())")
-            publishMetrics(counters())
+            let counters = counters()
+            mqtt?.publishStats(statsJSON(counters))
+            publishMetrics(counters)
         }
     }
 

@@ -3,6 +3,7 @@ import Configuration
 import Foundation
 import Logging
 import Media
+import MQTT
 import Results
 import SystemPackage
 import V4L2
@@ -111,6 +112,8 @@ extension SyncscanConfiguration {
         if let v = keys.double("stats_interval_seconds", in: 0...86_400, " (0 turns statistics off)") { statsIntervalSeconds = v }
         if let v: Logger.Level = keys.choice("log_level", "log level") { logLevel = v }
         if let v = keys.int("output.queue_lines", in: 1...1_048_576) { output.queueLines = v }
+        if let v = keys.bool("output.stdout") { output.stdout = v }
+        readMQTT(&keys)
 
         // Snapshots: every key is read (so each is known) whether or not a directory is set.
         let directory = keys.string("snapshots.directory")
@@ -128,6 +131,41 @@ extension SyncscanConfiguration {
             if v.hasSuffix(".prom") && !v.hasSuffix("/.prom") { metricsTextfile = v } else {
                 keys.problem("metrics.textfile", "\"\(v)\" does not end in .prom, and node_exporter's textfile collector reads only *.prom files")
             }
+        }
+    }
+
+    /// `mqtt.*`: every key is read (so each is known) whether or not `mqtt.url` is set.
+    private mutating func readMQTT(_ keys: inout ConfigurationKeyReader) {
+        let urlText = keys.string("mqtt.url", "mqtt://HOST:PORT or mqtts://HOST:PORT")
+        var url: MQTTBrokerURL?
+        if let urlText {
+            do { url = try MQTTBrokerURL(parsing: urlText) } catch { keys.problem("mqtt.url", "\(error)") }
+        }
+        var settings = MQTTSettings(url: url ?? (try! MQTTBrokerURL(parsing: "mqtt://localhost")))
+        if let v = keys.string("mqtt.topic_prefix") {
+            if v.isEmpty || v.hasSuffix("/") || v.hasPrefix("/") || v.contains("+") || v.contains("#") {
+                keys.problem("mqtt.topic_prefix", "\"\(v)\" is not a topic prefix: no leading or trailing /, no + or # wildcards (e.g. syncscan/dock1/video0)")
+            } else { settings.topicPrefix = v }
+        }
+        if let v = keys.string("mqtt.client_id") {
+            if v.isEmpty || v.utf8.count > 65535 { keys.problem("mqtt.client_id", "must be 1 to 65535 bytes; remove the key for syncscan-<hostname>-<source>") }
+            else { settings.clientID = v }
+        }
+        if let v = keys.int("mqtt.qos", in: 0...2, " (MQTT QoS: 0 at most once, 1 at least once, 2 exactly once)") { settings.qos = v }
+        if let v = keys.int("mqtt.keepalive_seconds", in: 5...65535) { settings.keepaliveSeconds = v }
+        settings.username = keys.string("mqtt.username")
+        settings.passwordFile = keys.string("mqtt.password_file", "a file path")
+        if settings.passwordFile != nil && settings.username == nil {
+            keys.problem("mqtt.password_file", "needs mqtt.username too")
+        }
+        settings.caFile = keys.string("mqtt.ca_file", "a file path")
+        if let v = keys.int("mqtt.queue_messages", in: 1...10_000_000) { settings.queueMessages = v }
+        if let url, url.tls, settings.caFile == nil {
+            keys.problem("mqtt.url", "mqtts:// needs mqtt.ca_file (the CA certificates that verify the broker)")
+        }
+        if url != nil { mqtt = settings }
+        if !output.stdout && url == nil {
+            keys.problem("output.stdout", "false leaves no sink for the codes; set mqtt.url too, or remove output.stdout")
         }
     }
 }

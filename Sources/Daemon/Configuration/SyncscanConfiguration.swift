@@ -24,7 +24,9 @@ public struct SyncscanConfiguration: Sendable, Hashable {
     /// The results writer: lines its bounded queue holds before results are dropped (and counted).
     public struct Output: Sendable, Hashable {
         public var queueLines = 1024
-        public init(queueLines: Int = 1024) { self.queueLines = queueLines }
+        /// JSON lines on stdout; false when another sink (MQTT) is the only one.
+        public var stdout = true
+        public init(queueLines: Int = 1024, stdout: Bool = true) { (self.queueLines, self.stdout) = (queueLines, stdout) }
     }
 
     /// The frame source URI (`/dev/video0`, `y4m:PATH`, `-`); always one `SourceFactory` can open.
@@ -51,6 +53,8 @@ public struct SyncscanConfiguration: Sendable, Hashable {
     public var output = Output()
     /// JPEG snapshots of the frame each code was seen in; `nil` (no `snapshots.directory`): none.
     public var snapshots: SnapshotSettings?
+    /// Every code, the status and the counters to an MQTT broker; `nil` (no `mqtt.url`): none.
+    public var mqtt: MQTTSettings?
     /// The node_exporter textfile (`*.prom`) written every stats interval and at exit; `nil`: none.
     public var metricsTextfile: String?
 
