@@ -69,6 +69,12 @@ extension Syncscan {
         @Option(help: "Write Prometheus metrics to this node_exporter textfile (*.prom), replaced atomically every stats interval and at exit. [default: none]")
         var metricsFile: String?
 
+        @Option(help: "Also publish every code, the status and the counters to this MQTT broker: mqtt://HOST:PORT, or mqtts://HOST:PORT with mqtt.ca_file. [default: none]")
+        var mqttUrl: String?
+
+        @Option(help: "MQTT topics under this prefix: PREFIX/codes, PREFIX/status, PREFIX/stats. [default: syncscan/<hostname>/<source name>]")
+        var mqttTopicPrefix: String?
+
         @Flag(help: "Also write one {\"type\":\"frame\"} record per frame: scanned or dropped, and why.")
         var emitFrames = false
 
@@ -98,6 +104,8 @@ extension Syncscan {
                 "snapshots.directory": snapshotDir.map(ConfigContent.string),
                 "snapshots.max_files": snapshotMaxFiles.map(ConfigContent.int),
                 "metrics.textfile": metricsFile.map(ConfigContent.string),
+                "mqtt.url": mqttUrl.map(ConfigContent.string),
+                "mqtt.topic_prefix": mqttTopicPrefix.map(ConfigContent.string),
             ]
             if let duplicateWindow {
                 o["duplicate_suppression.enabled"] = .bool(duplicateWindow > 0)

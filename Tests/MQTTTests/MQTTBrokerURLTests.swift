@@ -27,12 +27,15 @@ import Testing
     }
 
     @Test func refusedConnectionIsAnErrorNamingErrno() throws {
-        // Port 1 on loopback: nothing listens, the kernel refuses at once.
-        let connection = try MQTTConnection.connect(MQTTConnection.Options(host: "127.0.0.1", port: 1)).get()
+        // Port 1 on loopback: nothing listens, the kernel refuses (at connect or in the first loops).
         var failure: MQTTError?
-        for _ in 0..<20 where failure == nil {
-            let (events, error) = connection.loop(timeoutMilliseconds: 50)
-            failure = error ?? events.compactMap { if case .disconnected(let e) = $0 { e } else { nil } }.first
+        switch MQTTConnection.connect(MQTTConnection.Options(host: "127.0.0.1", port: 1)) {
+        case .failure(let error): failure = error
+        case .success(let connection):
+            for _ in 0..<20 where failure == nil {
+                let (events, error) = connection.loop(timeoutMilliseconds: 50)
+                failure = error ?? events.compactMap { if case .disconnected(let e) = $0 { e } else { nil } }.first
+            }
         }
         let error = try #require(failure)
         #expect(error.errno == 111, "\(error)")

@@ -159,7 +159,6 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
         var backoff = 0.5
         var nextAttempt = ContinuousClock.now
         var deadline: ContinuousClock.Instant?
-        var disconnecting = false
         var refused = false
         /// Message ids of this connection → queue sequence numbers.
         var inflight: [Int32: UInt64] = [:]
@@ -192,7 +191,14 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
             let (isClosed, empty) = condition.withLock { (closed, queue.count == queueHead) }
             if isClosed {
                 if deadline == nil { deadline = ContinuousClock.now + .milliseconds(Int(drainTimeoutSeconds * 1000)) }
-                if empty || ContinuousClock.now >= deadline! || (connection == nil && disconnecting) { break }
+                if empty || ContinuousClock.now >= deadline! {
+                    // A clean DISCONNECT (the broker then discards the Will), written before the socket closes.
+                    if let client = connection {
+                        client.disconnect()
+                        _ = client.loop(timeoutMilliseconds: 10)
+                    }
+                    break
+                }
             }
             guard let client = connection else {
                 if ContinuousClock.now < nextAttempt {
@@ -233,7 +239,6 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
                 }
             }
             if let failure { lost(failure); continue }
-            if isClosed && empty && !disconnecting { client.disconnect(); disconnecting = true }
             let (events, loopFailure) = client.loop(timeoutMilliseconds: 50)
             for event in events {
                 switch event {
@@ -267,11 +272,10 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
                         condition.broadcast()
                     }
                 case .disconnected(let error):
-                    if disconnecting { connection = nil; break }
                     lost(error ?? MQTTError(call: "connection", code: 7, reason: "The connection was lost."))
                 }
             }
-            if connection == nil { if disconnecting { break } else { continue } }
+            if connection == nil { continue }
             if let loopFailure { lost(refused ? nil : loopFailure); refused = false }
         }
         connection = nil
