@@ -1,0 +1,93 @@
+import Configuration
+import Daemon
+import Foundation
+import MQTT
+import Results
+import Testing
+
+@Suite struct MQTTConfigurationTests {
+    @Test func noURLMeansNoMQTTAndStdoutOn() async throws {
+        let c = try await SyncscanConfiguration.load(file: nil, environment: [:])
+        #expect(c.mqtt == nil)
+        #expect(c.output.stdout)
+    }
+
+    @Test func everyMQTTKeyReachesTheSettings() async throws {
+        let file = try TemporaryConfigFile("""
+        output:
+          stdout: false
+        mqtt:
+          url: mqtts://broker.example:8884
+          topic_prefix: site/dock1/cam
+          client_id: dock1-cam
+          qos: 2
+          keepalive_seconds: 15
+          username: scanner
+          password_file: /etc/syncscan/mqtt-password
+          ca_file: /etc/ssl/certs/ca.pem
+          queue_messages: 50
+        """)
+        let c = try await SyncscanConfiguration.load(file: file.path, environment: [:])
+        let mqtt = try #require(c.mqtt)
+        #expect(mqtt.url == (try MQTTBrokerURL(parsing: "mqtts://broker.example:8884")))
+        #expect(mqtt.topicPrefix == "site/dock1/cam")
+        #expect(mqtt.clientID == "dock1-cam")
+        #expect(mqtt.qos == 2)
+        #expect(mqtt.keepaliveSeconds == 15)
+        #expect(mqtt.username == "scanner")
+        #expect(mqtt.passwordFile == "/etc/syncscan/mqtt-password")
+        #expect(mqtt.caFile == "/etc/ssl/certs/ca.pem")
+        #expect(mqtt.queueMessages == 50)
+        #expect(!c.output.stdout)
+    }
+
+    @Test func flagsAndEnvironmentSetTheURLAndPrefix() async throws {
+        let c = try await SyncscanConfiguration.load(file: nil, environment: ["SYNCSCAN_MQTT_QOS": "0"], overrides: [
+            "mqtt.url": ConfigValue(.string("mqtt://127.0.0.1:1999"), isSecret: false),
+            "mqtt.topic_prefix": ConfigValue(.string("a/b"), isSecret: false),
+        ])
+        #expect(c.mqtt?.url.port == 1999)
+        #expect(c.mqtt?.topicPrefix == "a/b")
+        #expect(c.mqtt?.qos == 0)
+    }
+
+    @Test func badValuesNameKeyAndLine() async throws {
+        let file = try TemporaryConfigFile("""
+        mqtt:
+          url: mqtts://broker
+          qos: 3
+          topic_prefix: syncscan/#
+          keepalive_seconds: 1
+          password_file: /run/pw
+          queue_messages: 0
+        """)
+        let lines = await expectConfigurationError(file: file.path)
+        // Sorted by line.
+        #expect(lines == [
+            "\(file.path):2: mqtt.url: mqtts:// needs mqtt.ca_file (the CA certificates that verify the broker)",
+            "\(file.path):3: mqtt.qos: 3 is out of range: must be from 0 to 2 (MQTT QoS: 0 at most once, 1 at least once, 2 exactly once)",
+            "\(file.path):4: mqtt.topic_prefix: \"syncscan/#\" is not a topic prefix: no leading or trailing /, no + or # wildcards (e.g. syncscan/dock1/video0)",
+            "\(file.path):5: mqtt.keepalive_seconds: 1 is out of range: must be from 5 to 65535",
+            "\(file.path):6: mqtt.password_file: needs mqtt.username too",
+            "\(file.path):7: mqtt.queue_messages: 0 is out of range: must be from 1 to 10000000",
+        ])
+    }
+
+    @Test func aMalformedURLSaysWhichFormsWork() async throws {
+        let file = try TemporaryConfigFile("mqtt:\n  url: tcp://broker:1883\n")
+        let lines = await expectConfigurationError(file: file.path)
+        #expect(lines == ["\(file.path):2: mqtt.url: \"tcp://broker:1883\" is not mqtt://HOST[:PORT] or mqtts://HOST[:PORT]"])
+    }
+
+    @Test func stdoutOffWithoutABrokerLeavesNoSink() async throws {
+        let file = try TemporaryConfigFile("output:\n  stdout: false\n")
+        let lines = await expectConfigurationError(file: file.path)
+        #expect(lines == ["\(file.path):2: output.stdout: false leaves no sink for the codes; set mqtt.url too, or remove output.stdout"])
+    }
+
+    @Test(arguments: [("/dev/video0", "video0"), ("v4l2:/dev/video2", "video2"), ("y4m:/data/dock.y4m", "dock"), ("y4m:-", "stdin"),
+                      ("-", "stdin"), ("y4m:/tmp/a+b#c.y4m", "a_b_c")])
+    func sourceNamesForTopics(uri: String, name: String) {
+        #expect(MQTTSettings.sourceName(uri) == name)
+    }
+}

@@ -1,0 +1,154 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A real Mosquitto broker (`mosquitto -c CONF`) on 127.0.0.1 on a free port, for tests;
+/// stopped when released. Persistence is on in its own directory, so a subscriber's session
+/// and its queued QoS 1 messages survive `stop()` + `start()` (SIGTERM saves them).
+public final class MosquittoBroker: @unchecked Sendable {
+    public let port: Int
+    public let directory: String
+    private var process: Process?
+
+    /// Starts a broker; throws when `mosquitto` is missing (apt: mosquitto) or does not listen within 5 s.
+    public init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("syncscan-mosquitto-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        port = try Self.freePort()
+        let conf = """
+        listener \(port) 127.0.0.1
+        allow_anonymous true
+        persistence true
+        persistence_location \(directory)/
+        log_dest file \(directory)/mosquitto.log
+        """
+        try conf.write(toFile: directory + "/mosquitto.conf", atomically: true, encoding: .utf8)
+        try start()
+    }
+
+    deinit {
+        stop()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// `mqtt://127.0.0.1:PORT`.
+    public var url: String { "mqtt://127.0.0.1:\(port)" }
+
+    /// Starts the broker (again) on the same port and waits until it accepts connections.
+    public func start() throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["mosquitto", "-c", directory + "/mosquitto.conf"]
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        process = p
+        let deadline = Date().addingTimeInterval(5)
+        while Date() < deadline {
+            if Self.accepts(port: port) { return }
+            if !p.isRunning { throw FixtureError.toolFailed("mosquitto exited with status \(p.terminationStatus) (apt: mosquitto)") }
+            usleep(20_000)
+        }
+        throw FixtureError.toolFailed("mosquitto does not listen on 127.0.0.1:\(port) after 5 s")
+    }
+
+    /// Stops the broker with SIGTERM (it saves its sessions) and waits for it to exit.
+    public func stop() {
+        guard let p = process else { return }
+        if p.isRunning { p.terminate() }
+        p.waitUntilExit()
+        process = nil
+    }
+
+    /// The broker's log so far.
+    public var log: String { (try? String(contentsOfFile: directory + "/mosquitto.log", encoding: .utf8)) ?? "" }
+
+    /// A TCP port on 127.0.0.1 that nothing listens on now (bound to port 0, read back, closed).
+    public static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw FixtureError.toolFailed("socket failed: errno \(errno)") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else { throw FixtureError.toolFailed("bind to a free port failed: errno \(errno)") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Whether something accepts TCP connections on 127.0.0.1:`port`.
+    static func accepts(port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+    }
+}
+
+/// `mosquitto_sub -v -t TOPIC` with a persistent QoS 1 session (`-c -i ID`) against a test
+/// broker, its lines (`TOPIC PAYLOAD`) collected in a file; reconnects by itself after the
+/// broker restarts. Stopped when released.
+public final class MosquittoSubscriber: @unchecked Sendable {
+    private let process = Process()
+    private let output: TemporaryFile
+
+    public init(broker: MosquittoBroker, topic: String = "syncscan/#") throws {
+        output = try TemporaryFile(contents: [], suffix: ".sub")
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        // stdbuf: a line per message in the file as it arrives.
+        process.arguments = ["stdbuf", "-oL", "mosquitto_sub", "-h", "127.0.0.1", "-p", "\(broker.port)", "-v", "-q", "1",
+                             "-c", "-i", "syncscan-test-\(UUID().uuidString.prefix(8))", "-t", topic]
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output.path))
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Subscribed once the broker lists the session; a short wait is enough on loopback.
+        let deadline = Date().addingTimeInterval(5)
+        while Date() < deadline && !broker.log.contains("syncscan-test-") { usleep(20_000) }
+        usleep(100_000)
+    }
+
+    deinit {
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+    }
+
+    /// Every message so far, as (topic, payload), in arrival order.
+    public var messages: [(topic: String, payload: String)] {
+        let text = (try? String(contentsOfFile: output.path, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").map { line in
+            let parts = line.split(separator: " ", maxSplits: 1)
+            return (String(parts[0]), parts.count > 1 ? String(parts[1]) : "")
+        }
+    }
+
+    /// Waits up to `seconds` until `done(messages)`; the messages then.
+    @discardableResult
+    public func wait(seconds: Double, until done: ([(topic: String, payload: String)]) -> Bool) -> [(topic: String, payload: String)] {
+        let deadline = Date().addingTimeInterval(seconds)
+        var now = messages
+        while !done(now) && Date() < deadline {
+            usleep(50_000)
+            now = messages
+        }
+        return now
+    }
+
+    /// The retained message on `topic` now (`mosquitto_sub -C 1 -W 2 --retained-only`), or nil.
+    public static func retained(on topic: String, broker: MosquittoBroker) throws -> String? {
+        let result = try ExternalTool.run("mosquitto_sub", ["-h", "127.0.0.1", "-p", "\(broker.port)", "-t", topic,
+                                                           "-C", "1", "-W", "2", "--retained-only"])
+        guard result.status == 0 else { return nil }
+        return String(decoding: result.stdout, as: UTF8.self).trimmingCharacters(in: .newlines)
+    }
+}
