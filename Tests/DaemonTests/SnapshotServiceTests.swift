@@ -26,7 +26,7 @@ import Testing
         let fd = try FileDescriptor.open(out.path, .writeOnly, options: .append)
         defer { try? fd.close() }
         let writer = LineWriter(fileDescriptor: fd, name: "out", capacity: 64, overflow: .wait)
-        let log = RecordedLog()
+        let log = LogRecorder()
         let summary = SummaryLine()
         let service = ScanService(options: PipelineOptions(configuration), writer: writer, logger: log.logger,
                                   snapshotDirectory: directory) { summary.set($0) }
@@ -34,7 +34,7 @@ import Testing
         let lines = String(decoding: FileManager.default.contents(atPath: out.path) ?? Data(), as: UTF8.self).split(separator: "\n")
         #expect(lines.count == 12 && lines.allSatisfy { $0.contains("\"text\":\"full disk\"") })
         let logged = log.lines(containing: "ENOSPC")
-        #expect(logged.count == 1 && logged.first?.contains("/var/lib/syncscan/full/") == true, "\(log.all)")
+        #expect(logged.count == 1 && logged.first?.contains("/var/lib/syncscan/full/") == true, "\(log.all.map(\.line))")
         #expect(summary.value.contains("codes_emitted=12") && summary.value.contains("snapshots_written=0")
                 && summary.value.contains("snapshots_failed=12"), "\(summary.value)")
         #expect(directory.writes == 12)
@@ -47,13 +47,13 @@ import Testing
         let fd = try FileDescriptor.open(out.path, .writeOnly, options: .append)
         defer { try? fd.close() }
         let writer = LineWriter(fileDescriptor: fd, name: "out", capacity: 8, overflow: .drop)
-        let log = RecordedLog()
+        let log = LogRecorder()
         let service = ScanService(options: PipelineOptions(configuration), writer: writer, logger: log.logger) { _ in }
         service.reload(PipelineOptions(configuration))
         #expect(log.lines(containing: "snapshots.* changed").isEmpty)
         configuration.snapshots = SnapshotSettings(directory: "/tmp/later")
         service.reload(PipelineOptions(configuration))
-        #expect(log.lines(containing: "snapshots.* changed").count == 1, "\(log.all)")
+        #expect(log.lines(containing: "snapshots.* changed").count == 1, "\(log.all.map(\.line))")
         try writer.finish()
     }
 

@@ -37,7 +37,7 @@ private final class SteppingClock: @unchecked Sendable {
         let directory = InMemorySnapshotDirectory()
         let clock = SteppingClock()
         let handler = SnapshotResultsHandler(settings: SnapshotSettings(directory: directory.path), directory: directory,
-                                             logger: RecordedLog().logger, clock: clock.now)
+                                             logger: LogRecorder().logger, clock: clock.now)
         let pool = FramePixelPool(capacity: 4)
         var names: [String] = []
         for seq in UInt64(0)..<3 {
@@ -69,7 +69,7 @@ private final class SteppingClock: @unchecked Sendable {
     func aFailingDiskIsLoggedOnceWithThePathCountedAndTheLinesKeepGoing(errno: Errno) throws {
         let directory = InMemorySnapshotDirectory(path: "/srv/snapshots")
         directory.writeFailure = errno
-        let log = RecordedLog()
+        let log = LogRecorder()
         let handler = SnapshotResultsHandler(settings: SnapshotSettings(directory: directory.path), directory: directory, logger: log.logger)
         let pool = FramePixelPool(capacity: 4)
         for seq in UInt64(0)..<5 {
@@ -80,7 +80,7 @@ private final class SteppingClock: @unchecked Sendable {
         try handler.finish()
         #expect(handler.failed == 5 && handler.written == 0)
         let logged = log.lines(containing: errno.symbol)
-        #expect(logged.count == 1, "\(log.all)")
+        #expect(logged.count == 1, "\(log.all.map(\.line))")
         #expect(logged.first?.contains("/srv/snapshots/") == true && logged.first?.contains("snapshots_failed") == true)
         #expect(directory.contents.isEmpty)
     }
@@ -91,7 +91,7 @@ private final class SteppingClock: @unchecked Sendable {
                                                   + [("notes.txt", [1])]))
         var settings = SnapshotSettings(directory: directory.path)
         settings.maxFiles = 3
-        let handler = SnapshotResultsHandler(settings: settings, directory: directory, logger: RecordedLog().logger, clock: SteppingClock().now)
+        let handler = SnapshotResultsHandler(settings: settings, directory: directory, logger: LogRecorder().logger, clock: SteppingClock().now)
         let pool = FramePixelPool(capacity: 4)
         var newest: [String] = []
         for seq in UInt64(0)..<2 {
@@ -109,7 +109,7 @@ private final class SteppingClock: @unchecked Sendable {
         let directory = InMemorySnapshotDirectory()
         var settings = SnapshotSettings(directory: directory.path)
         settings.maxBytes = 1  // smaller than any JPEG
-        let handler = SnapshotResultsHandler(settings: settings, directory: directory, logger: RecordedLog().logger, clock: SteppingClock().now)
+        let handler = SnapshotResultsHandler(settings: settings, directory: directory, logger: LogRecorder().logger, clock: SteppingClock().now)
         let pool = FramePixelPool(capacity: 4)
         var last = ""
         for seq in UInt64(0)..<3 {
@@ -127,7 +127,7 @@ private final class SteppingClock: @unchecked Sendable {
         directory.writeDelay = .milliseconds(100)
         var settings = SnapshotSettings(directory: directory.path)
         settings.queueFrames = 2
-        let handler = SnapshotResultsHandler(settings: settings, directory: directory, logger: RecordedLog().logger,
+        let handler = SnapshotResultsHandler(settings: settings, directory: directory, logger: LogRecorder().logger,
                                              overflow: .drop, clock: SteppingClock().now)
         let pool = FramePixelPool(capacity: 16)
         let start = ContinuousClock.now
@@ -147,7 +147,7 @@ private final class SteppingClock: @unchecked Sendable {
     @Test func aCodeWithoutPixelsGetsNoSnapshotField() throws {
         let directory = InMemorySnapshotDirectory()
         let handler = SnapshotResultsHandler(settings: SnapshotSettings(directory: directory.path), directory: directory,
-                                             logger: RecordedLog().logger)
+                                             logger: LogRecorder().logger)
         var delivered = DeliveredCode(code: code("none", in: try frame("none", seq: 0)), pixels: nil)
         try handler.handle(&delivered)
         try handler.finish()
@@ -157,7 +157,7 @@ private final class SteppingClock: @unchecked Sendable {
     @Test func theFanOutPassesTheSnapshotNameToTheJSONLine() throws {
         let directory = InMemorySnapshotDirectory()
         let snapshots = SnapshotResultsHandler(settings: SnapshotSettings(directory: directory.path), directory: directory,
-                                               logger: RecordedLog().logger, clock: SteppingClock().now)
+                                               logger: LogRecorder().logger, clock: SteppingClock().now)
         let out = try TemporaryFile(contents: [], suffix: ".jsonl")
         let fd = try FileDescriptor.open(out.path, .writeOnly, options: .append)
         defer { try? fd.close() }

@@ -73,7 +73,7 @@ public final class MetadataOutput: @unchecked Sendable {
 
     private let lock = NSLock()
     private var _settings: Settings
-    private var scanTimes = ScanTimeRecorder()
+    private var scanTimes = RecentDurations(capacity: 1024)
     private var failures = (count: 0, last: nil as ZXingError?)
     /// Threads scanning in parallel; each holds one `Scanner`.
     public let scanningThreads: Int
@@ -214,23 +214,4 @@ public final class MetadataOutput: @unchecked Sendable {
 private struct CodeIdentity: Hashable {
     let symbology: Symbology
     let data: [UInt8]
-}
-
-/// The most recent scan durations, for p50/p99 in the stats line.
-struct ScanTimeRecorder: Sendable {
-    private var samples: [Double] = []
-    private var next = 0
-    private let capacity = 1024
-
-    mutating func add(_ seconds: Double) {
-        if samples.count < capacity { samples.append(seconds) } else { samples[next] = seconds }
-        next = (next + 1) % capacity
-    }
-
-    func percentiles() -> (p50: Double, p99: Double)? {
-        guard !samples.isEmpty else { return nil }
-        let sorted = samples.sorted()
-        func at(_ q: Double) -> Double { sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * q).rounded()))] }
-        return (at(0.5), at(0.99))
-    }
 }

@@ -34,7 +34,7 @@ public final class SnapshotResultsHandler: ResultsHandler, @unchecked Sendable {
     private var closed = false
     private var finished = false
     private var counts = (written: 0, skipped: 0, failed: 0)
-    private var encodeTimes = RecentDurations()
+    private var encodeTimes = RecentDurations(capacity: 512)
     /// The frame of the previous code `handle` saw and the name its snapshot got (nil: skipped).
     /// Touched only by `handle`, which the pipeline calls serially.
     private var lastFrame: (frame: FrameInfo, pixels: ObjectIdentifier, name: String?)?
@@ -244,18 +244,4 @@ struct SnapshotStore {
         if let name { metadata["snapshot"] = "\(name)" }
         logger.error("\(message)", metadata: metadata)
     }
-}
-
-/// The most recent durations (seconds), for a median.
-struct RecentDurations {
-    private var samples: [Double] = []
-    private var next = 0
-    private let capacity = 512
-
-    mutating func add(_ seconds: Double) {
-        if samples.count < capacity { samples.append(seconds) } else { samples[next] = seconds }
-        next = (next + 1) % capacity
-    }
-
-    var median: Double? { samples.isEmpty ? nil : samples.sorted()[samples.count / 2] }
 }
