@@ -9,12 +9,14 @@ import Glibc
 public final class MosquittoBroker: @unchecked Sendable {
     public let port: Int
     public let directory: String
-    private var process: Process?
+    private var process: ChildProcess?
 
     /// Starts a broker; throws when `mosquitto` is missing (apt: mosquitto) or does not listen within 5 s.
     public init() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("syncscan-mosquitto-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        // mosquitto started as root runs as the `mosquitto` user: it must be able to write here.
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o777])
         port = try Self.freePort()
         let conf = """
         listener \(port) 127.0.0.1
@@ -37,17 +39,12 @@ public final class MosquittoBroker: @unchecked Sendable {
 
     /// Starts the broker (again) on the same port and waits until it accepts connections.
     public func start() throws {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["mosquitto", "-c", directory + "/mosquitto.conf"]
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        try p.run()
+        let p = try ChildProcess(["mosquitto", "-c", directory + "/mosquitto.conf"])
         process = p
         let deadline = Date().addingTimeInterval(5)
         while Date() < deadline {
             if Self.accepts(port: port) { return }
-            if !p.isRunning { throw FixtureError.toolFailed("mosquitto exited with status \(p.terminationStatus) (apt: mosquitto)") }
+            if !p.isRunning { throw FixtureError.toolFailed("mosquitto exited with status \(p.wait()) (apt: mosquitto)") }
             usleep(20_000)
         }
         throw FixtureError.toolFailed("mosquitto does not listen on 127.0.0.1:\(port) after 5 s")
@@ -56,13 +53,19 @@ public final class MosquittoBroker: @unchecked Sendable {
     /// Stops the broker with SIGTERM (it saves its sessions) and waits for it to exit.
     public func stop() {
         guard let p = process else { return }
-        if p.isRunning { p.terminate() }
-        p.waitUntilExit()
+        p.signal(SIGTERM)
+        p.wait()
         process = nil
     }
 
     /// The broker's log so far.
     public var log: String { (try? String(contentsOfFile: directory + "/mosquitto.log", encoding: .utf8)) ?? "" }
+
+    /// The broker's log lines saying a client whose id starts with `clientPrefix` went away without
+    /// DISCONNECT (`Client ID closed its connection.`: the case where the broker sends its Will).
+    public func closedWithoutDisconnect(clientPrefix: String) -> [String] {
+        log.split(separator: "\n").map(String.init).filter { $0.contains("Client \(clientPrefix)") && $0.hasSuffix("closed its connection.") }
+    }
 
     /// A TCP port on 127.0.0.1 that nothing listens on now (bound to port 0, read back, closed).
     public static func freePort() throws -> Int {
@@ -100,18 +103,14 @@ public final class MosquittoBroker: @unchecked Sendable {
 /// broker, its lines (`TOPIC PAYLOAD`) collected in a file; reconnects by itself after the
 /// broker restarts. Stopped when released.
 public final class MosquittoSubscriber: @unchecked Sendable {
-    private let process = Process()
+    private let process: ChildProcess
     private let output: TemporaryFile
 
     public init(broker: MosquittoBroker, topic: String = "syncscan/#") throws {
         output = try TemporaryFile(contents: [], suffix: ".sub")
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         // stdbuf: a line per message in the file as it arrives.
-        process.arguments = ["stdbuf", "-oL", "mosquitto_sub", "-h", "127.0.0.1", "-p", "\(broker.port)", "-v", "-q", "1",
-                             "-c", "-i", "syncscan-test-\(UUID().uuidString.prefix(8))", "-t", topic]
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output.path))
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        process = try ChildProcess(["stdbuf", "-oL", "mosquitto_sub", "-h", "127.0.0.1", "-p", "\(broker.port)", "-v", "-q", "1",
+                                    "-c", "-i", "syncscan-test-\(UUID().uuidString.prefix(8))", "-t", topic], stdout: output.path)
         // Subscribed once the broker lists the session; a short wait is enough on loopback.
         let deadline = Date().addingTimeInterval(5)
         while Date() < deadline && !broker.log.contains("syncscan-test-") { usleep(20_000) }
@@ -119,8 +118,8 @@ public final class MosquittoSubscriber: @unchecked Sendable {
     }
 
     deinit {
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
+        process.signal(SIGTERM)
+        process.wait()
     }
 
     /// Every message so far, as (topic, payload), in arrival order.
