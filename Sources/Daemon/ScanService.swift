@@ -74,7 +74,7 @@ public final class ScanService: Service, @unchecked Sendable {
                                    logger: logger)
         }
         let sourceURI = (try? SourceURI(parsing: options.source))?.description ?? options.source
-        self.metrics = ServiceMetrics(source: sourceURI)
+        self.metrics = ServiceMetrics(source: sourceURI, snapshots: snapshots != nil, mqtt: options.configuration.mqtt != nil)
         self.mqtt = options.configuration.mqtt.map { settings in
             MQTTResultsHandler(settings: settings, source: sourceURI, hostname: Self.shortHostname(),
                                password: Self.readPassword(settings, logger: logger), logger: logger)
@@ -123,7 +123,7 @@ public final class ScanService: Service, @unchecked Sendable {
         let pixelsSkipped = lock.withLock { totalPixelsSkipped }
         summary(Self.summaryLine(final.statistics, emitted: final.codesEmitted, linesDropped: final.outputLinesDropped)
                 + (snapshotCounts(pixelsSkipped: pixelsSkipped, withEncodeTime: true).map { " " + $0 } ?? "")
-                + (mqttCounts().map { " " + $0 } ?? ""))
+                + (mqttCounts(final).map { " " + $0 } ?? ""))
         if let textfile = publishMetrics(final) { try? await Self.onOwnThread { textfile.finish() } }
         if let failure { throw failure }
     }
@@ -259,13 +259,13 @@ public final class ScanService: Service, @unchecked Sendable {
             + "repeated_seq=\(stats.repeatedSequenceNumbers) codes=\(stats.codes) \(scan) output_lines_dropped=\(writer.droppedLines)"
             + " decoder_failures=\(failures?.count ?? 0)" + (failures?.last.map { " (last: \($0))" } ?? "")
             + (snapshotCounts(pixelsSkipped: pixelsSkipped, withEncodeTime: false).map { " " + $0 } ?? "")
-            + (mqttCounts().map { " " + $0 } ?? "")
+            + (mqttCounts(counters()).map { " " + $0 } ?? "")
     }
 
-    /// `mqtt_published=N mqtt_queued=N mqtt_dropped=N`; `nil` without `mqtt.url`.
-    private func mqttCounts() -> String? {
-        guard let mqtt else { return nil }
-        return "mqtt_published=\(mqtt.published) mqtt_queued=\(mqtt.queued) mqtt_dropped=\(mqtt.dropped)"
+    /// `mqtt_published=N mqtt_queued=N mqtt_spooled=N mqtt_dropped=N`; `nil` without `mqtt.url`.
+    private func mqttCounts(_ c: ServiceCounters) -> String? {
+        guard mqtt != nil else { return nil }
+        return "mqtt_published=\(c.mqttPublished) mqtt_queued=\(c.mqttQueued) mqtt_spooled=\(c.mqttSpooled) mqtt_dropped=\(c.mqttDropped)"
     }
 
     /// The counters as one JSON object, for `<prefix>/stats`.
@@ -275,8 +275,9 @@ public final class ScanService: Service, @unchecked Sendable {
         fields += DroppedReason.allCases.map { "\"dropped_\($0.rawValue)\":\(s.dropped[$0, default: 0])" }
         fields += ["\"codes_found\":\(s.codes)", "\"codes_emitted\":\(c.codesEmitted)", "\"output_lines_dropped\":\(c.outputLinesDropped)",
                    "\"device_reopens\":\(c.deviceReopens)", "\"streaming\":\(c.streaming)"]
-        if let mqtt {
-            fields += ["\"mqtt_published\":\(mqtt.published)", "\"mqtt_queued\":\(mqtt.queued)", "\"mqtt_dropped\":\(mqtt.dropped)"]
+        if mqtt != nil {
+            fields += ["\"mqtt_published\":\(c.mqttPublished)", "\"mqtt_queued\":\(c.mqttQueued)", "\"mqtt_spooled\":\(c.mqttSpooled)",
+                       "\"mqtt_dropped\":\(c.mqttDropped)"]
         }
         return Array(("{" + fields.joined(separator: ",") + "}").utf8)
     }
@@ -323,6 +324,15 @@ public final class ScanService: Service, @unchecked Sendable {
             counters.streaming = streamed && running.session.input.missingSince == nil
         }
         counters.outputLinesDropped = writer.droppedLines
+        if let snapshots {
+            let pixelsSkipped = lock.withLock { totalPixelsSkipped + (current?.session.pixelPool?.skipped ?? 0) }
+            (counters.snapshotsWritten, counters.snapshotsSkipped, counters.snapshotsFailed) =
+                (snapshots.written, snapshots.skipped + pixelsSkipped, snapshots.failed)
+        }
+        if let mqtt {
+            (counters.mqttPublished, counters.mqttDropped, counters.mqttQueued, counters.mqttSpooled, counters.mqttConnected) =
+                (mqtt.published, mqtt.dropped, mqtt.queued, mqtt.spooled, mqtt.isConnected)
+        }
         return counters
     }
 
@@ -335,7 +345,7 @@ public final class ScanService: Service, @unchecked Sendable {
     private func serviceMetrics(for source: String) -> ServiceMetrics {
         let current = lock.withLock { metrics }
         if current.source == source { return current }
-        let new = ServiceMetrics(source: source, baseline: counters())
+        let new = ServiceMetrics(source: source, baseline: counters(), snapshots: snapshots != nil, mqtt: mqtt != nil)
         lock.withLock { metrics = new }
         return new
     }

@@ -26,6 +26,8 @@ import Testing
           password_file: /etc/syncscan/mqtt-password
           ca_file: /etc/ssl/certs/ca.pem
           queue_messages: 50
+          spool_directory: /var/spool/syncscan
+          spool_max_bytes: 1048576
         """)
         let c = try await SyncscanConfiguration.load(file: file.path, environment: [:])
         let mqtt = try #require(c.mqtt)
@@ -38,7 +40,24 @@ import Testing
         #expect(mqtt.passwordFile == "/etc/syncscan/mqtt-password")
         #expect(mqtt.caFile == "/etc/ssl/certs/ca.pem")
         #expect(mqtt.queueMessages == 50)
+        #expect(mqtt.spoolDirectory == "/var/spool/syncscan")
+        #expect(mqtt.spoolMaxBytes == 1 << 20)
         #expect(!c.output.stdout)
+    }
+
+    @Test func theSpoolIsInSystemdsStateDirectoryUnlessSetOrTurnedOff() async throws {
+        let url = ["mqtt.url": ConfigValue(.string("mqtt://127.0.0.1:1883"), isSecret: false)]
+        let outside = try await SyncscanConfiguration.load(file: nil, environment: [:], overrides: url)
+        #expect(outside.mqtt?.spoolDirectory == nil, "no unit, no key: memory only")
+        let unit = ["STATE_DIRECTORY": "/var/lib/syncscan/video0:/var/lib/other"]
+        #expect(try await SyncscanConfiguration.load(file: nil, environment: unit, overrides: url).mqtt?.spoolDirectory == "/var/lib/syncscan/video0")
+        let set = try await SyncscanConfiguration.load(file: nil, environment: unit.merging(["SYNCSCAN_MQTT_SPOOL_DIRECTORY": "/srv/spool"]) { $1 },
+                                                       overrides: url)
+        #expect(set.mqtt?.spoolDirectory == "/srv/spool")
+        let off = try await SyncscanConfiguration.load(file: nil, environment: unit.merging(["SYNCSCAN_MQTT_SPOOL_DIRECTORY": ""]) { $1 },
+                                                       overrides: url)
+        #expect(off.mqtt?.spoolDirectory == nil, "\"\" turns the spool off")
+        #expect(set.mqtt?.spoolMaxBytes == 64 << 20)
     }
 
     @Test func flagsAndEnvironmentSetTheURLAndPrefix() async throws {
@@ -60,6 +79,7 @@ import Testing
           keepalive_seconds: 1
           password_file: /run/pw
           queue_messages: 0
+          spool_max_bytes: 100
         """)
         let lines = await expectConfigurationError(file: file.path)
         // Sorted by line.
@@ -70,6 +90,7 @@ import Testing
             "\(file.path):5: mqtt.keepalive_seconds: 1 is out of range: must be from 5 to 65535",
             "\(file.path):6: mqtt.password_file: needs mqtt.username too",
             "\(file.path):7: mqtt.queue_messages: 0 is out of range: must be from 1 to 10000000",
+            "\(file.path):8: mqtt.spool_max_bytes: 100 is out of range: must be from 4096 to 1099511627776",
         ])
     }
 

@@ -39,6 +39,11 @@ struct ConfigurationKeyReader {
         problems = file?.problems ?? []
     }
 
+    /// systemd's `$STATE_DIRECTORY` (its first directory) for a unit with `StateDirectory=`; `nil` elsewhere.
+    var systemdStateDirectory: String? {
+        environment["STATE_DIRECTORY"]?.split(separator: ":").first.map(String.init)
+    }
+
     /// The environment variable that sets `key`: `SYNCSCAN_` and the key upper-cased, `.` and `-` as `_`.
     static func variable(for key: String) -> String {
         environmentPrefix + String(key.uppercased().map { $0.isLetter || $0.isNumber ? $0 : "_" })

@@ -160,6 +160,10 @@ extension SyncscanConfiguration {
         }
         settings.caFile = keys.string("mqtt.ca_file", "a file path")
         if let v = keys.int("mqtt.queue_messages", in: 1...10_000_000) { settings.queueMessages = v }
+        // "" turns the spool off; the default is the unit's state directory (systemd's $STATE_DIRECTORY).
+        let spool = keys.string("mqtt.spool_directory", "a directory path, or \"\" for none") ?? keys.systemdStateDirectory
+        settings.spoolDirectory = spool?.isEmpty == false ? spool : nil
+        if let v = keys.int("mqtt.spool_max_bytes", in: 4096...(1 << 40)) { settings.spoolMaxBytes = v }
         if let url, url.tls, settings.caFile == nil {
             keys.problem("mqtt.url", "mqtts:// needs mqtt.ca_file (the CA certificates that verify the broker)")
         }

@@ -3,6 +3,8 @@ import Foundation
 import Logging
 import Media
 import MQTT
+import SystemCalls
+import SystemPackage
 
 /// Publishes each emitted code to an MQTT broker (`<prefix>/codes`), the service's status
 /// (`<prefix>/status`, retained; the Last Will says `offline`) and its counters
@@ -10,23 +12,33 @@ import MQTT
 ///
 /// A `codes` message is the code's stdout JSON object plus `"id": "<run>-<frame seq>-<index>"`,
 /// the same on every retry, so at-least-once delivery can be deduplicated downstream.
-/// The broker connection lives on the handler's own thread (`syncscan-mqtt`) behind a bounded
-/// queue: a message leaves the queue only when the broker acknowledged it (PUBACK at QoS 1);
-/// while the broker is unreachable messages wait, and after a reconnect (0.5 s doubling to 30 s)
-/// the unacknowledged ones are published again, in order. A full queue drops its oldest message
-/// and counts it; with `.wait` (a file source) `handle` waits instead while the broker is
-/// connected. Failures are logged once per kind with the URL and what to do; they never stop
-/// capture or stdout.
+/// The broker connection lives on the handler's own thread (`syncscan-mqtt`). `handle` only
+/// hands a message to that thread; the thread keeps up to `queueMessages` in memory, in order,
+/// and a message leaves only when the broker acknowledged it (PUBACK at QoS 1). While the broker
+/// is unreachable, codes past the memory queue go to the spool file (`MQTTSpool`, up to
+/// `spoolMaxBytes`), and at exit the codes still in memory join them there, so the next run
+/// delivers them first; past the bounds the oldest codes are dropped and counted. After a
+/// reconnect (0.5 s doubling to 30 s) unacknowledged messages are published again, in order.
+/// With `.wait` (a file source) `handle` waits for room while the broker is connected. Failures
+/// are logged once per kind with the URL and what to do; they never stop capture or stdout.
+
 public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
-    /// One message in the queue.
+    /// One message on its way: in `incoming`, then in the thread's memory queue.
     private struct Entry {
-        let sequence: UInt64
         let message: MQTTConnection.Message
         let isCode: Bool
-        var state: State
+        /// The message id of the connection it was last published on; `nil`: not sent on this one.
+        var mid: Int32?
+        var acknowledged = false
     }
 
-    private enum State: Equatable { case pending, sent(mid: Int32), acknowledged }
+    /// The counters `published`, `queued`, `spooled` and `dropped` read.
+    private struct Counts {
+        var published = 0
+        var dropped = 0
+        var memory = 0
+        var spooled = 0
+    }
 
     public let settings: MQTTSettings
     public let topicPrefix: String
@@ -37,19 +49,18 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
     private let runID: String
     private let clock: @Sendable () -> WallClockTime
     private let condition = NSCondition()
-    private var queue: [Entry] = []
-    private var queueHead = 0
-    private var nextSequence: UInt64 = 0
+    // Shared with the handler's thread, under `condition`.
+    private var incoming: [Entry] = []
     private var overflow: LineWriter.OverflowPolicy
     private var connected = false
     private var online = false
     private var closed = false
     private var finished = false
-    private var counts = (published: 0, dropped: 0, failed: 0)
+    private var counts = Counts()
     /// Frame of the last code `handle` saw and the codes of it so far (for ids); `handle` only.
     private var lastFrame: (sequence: UInt64, index: Int)?
 
-    /// Seconds `finish` waits for the broker to take what is queued before giving up.
+    /// Seconds `finish` waits for a connected broker to take what is queued before spooling or dropping it.
     public var drainTimeoutSeconds = 5.0
 
     /// - Parameters:
@@ -85,12 +96,14 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
         condition.withLock { overflow = policy; condition.broadcast() }
     }
 
-    /// Messages the broker acknowledged.
+    /// Codes the broker acknowledged.
     public var published: Int { condition.withLock { counts.published } }
-    /// Messages dropped: the queue was full (oldest first) or the broker was gone at exit.
+    /// Codes dropped: past the memory queue and the spool (oldest first), or left at exit with nowhere to go.
     public var dropped: Int { condition.withLock { counts.dropped } }
-    /// Messages waiting for the broker now.
-    public var queued: Int { condition.withLock { queue.count - queueHead } }
+    /// Messages waiting in memory for the broker now.
+    public var queued: Int { condition.withLock { counts.memory + incoming.count } }
+    /// Codes waiting in the spool file now.
+    public var spooled: Int { condition.withLock { counts.spooled } }
     /// Whether the broker connection is up now.
     public var isConnected: Bool { condition.withLock { connected } }
 
@@ -99,14 +112,14 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
         condition.withLock {
             guard !online else { return }
             online = true
-            enqueueLocked(MQTTConnection.Message(topic: topicPrefix + "/status", payload: Array("online".utf8), qos: settings.qos, retain: true))
+            addLocked(Entry(message: statusMessage("online"), isCode: false))
         }
     }
 
     /// Queues `payload` (the counters as a JSON object) on `<prefix>/stats`.
     public func publishStats(_ payload: [UInt8]) {
         condition.withLock {
-            enqueueLocked(MQTTConnection.Message(topic: topicPrefix + "/stats", payload: payload, qos: settings.qos))
+            addLocked(Entry(message: MQTTConnection.Message(topic: topicPrefix + "/stats", payload: payload, qos: settings.qos), isCode: false))
         }
     }
 
@@ -121,121 +134,245 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
         payload.append(contentsOf: Array(",\"id\":\"\(id)\"}".utf8))
         let message = MQTTConnection.Message(topic: topicPrefix + "/codes", payload: payload, qos: settings.qos)
         condition.lock(); defer { condition.unlock() }
-        while overflow == .wait && connected && !closed && queue.count - queueHead >= max(1, settings.queueMessages) {
+        while overflow == .wait && connected && !closed && counts.memory + incoming.count >= bound {
             condition.wait()
         }
-        enqueueLocked(message, isCode: true)
+        addLocked(Entry(message: message, isCode: true))
     }
 
     /// Publishes `offline` (retained), waits up to `drainTimeoutSeconds` for the broker to take
-    /// what is queued, disconnects cleanly and stops the thread; safe to call more than once.
+    /// what is queued, spools what it did not take, disconnects cleanly and stops the thread;
+    /// safe to call more than once.
     public func finish() throws {
         condition.lock(); defer { condition.unlock() }
         if !closed {
-            enqueueLocked(MQTTConnection.Message(topic: topicPrefix + "/status", payload: Array("offline".utf8), qos: settings.qos, retain: true))
+            addLocked(Entry(message: statusMessage("offline"), isCode: false))
             closed = true
             condition.broadcast()
         }
         while !finished { condition.wait() }
     }
 
-    /// Appends `message`; a full queue drops its oldest first (counted). Holds the lock.
-    private func enqueueLocked(_ message: MQTTConnection.Message, isCode: Bool = false) {
-        if queue.count - queueHead >= max(1, settings.queueMessages) {
-            queueHead += 1
-            counts.dropped += 1
+    private var bound: Int { max(1, settings.queueMessages) }
+
+    private func statusMessage(_ text: String) -> MQTTConnection.Message {
+        MQTTConnection.Message(topic: topicPrefix + "/status", payload: Array(text.utf8), qos: settings.qos, retain: true)
+    }
+
+    /// Hands `entry` to the thread. Should the thread fall behind by a whole queue (a slow name
+    /// lookup, a slow disk), the oldest waiting entry is dropped (a code is counted). Holds the lock.
+    private func addLocked(_ entry: Entry) {
+        if incoming.count >= bound, let oldest = incoming.indices.first {
+            if incoming[oldest].isCode { counts.dropped += 1 }
+            incoming.remove(at: oldest)
         }
-        queue.append(Entry(sequence: nextSequence, message: message, isCode: isCode, state: .pending))
-        nextSequence += 1
+        incoming.append(entry)
         condition.broadcast()
     }
 
     // MARK: - The handler's thread
 
-    /// The handler's thread: connects, publishes in order, reconnects with backoff, until finished.
-    private func run() {
+    /// What the handler's thread owns: the memory queue, the spool, the connection.
+    private struct ThreadState {
+        /// Oldest first; only the head is removed (acknowledged, or dropped).
+        var queue: [Entry] = []
+        var head = 0
+        var spool: MQTTSpool?
         var connection: MQTTConnection?
+        /// Message ids of this connection → queue positions (`head` + offset at publish time, made absolute).
+        var inflight: [Int32: Int] = [:]
+        /// Absolute position of `queue[head]`: positions count every entry ever queued.
+        var headPosition = 0
+        var memoryCount: Int { queue.count - head }
+    }
+
+    /// The handler's thread: connects, publishes in order, spools, reconnects with backoff, until finished.
+    private func run() {
+        var state = ThreadState()
         var reported: Set<String> = []
         var backoff = 0.5
         var nextAttempt = ContinuousClock.now
         var deadline: ContinuousClock.Instant?
         var refused = false
-        /// Message ids of this connection → queue sequence numbers.
-        var inflight: [Int32: UInt64] = [:]
 
         func reportOnce(_ error: MQTTError) {
             guard reported.insert(error.kind).inserted else {
                 logger.debug("MQTT broker connection failed again", metadata: ["url": "\(settings.url)", "error": "\(error)"])
                 return
             }
-            logger.error("MQTT broker connection failed; codes wait in memory and stdout goes on; retrying", metadata: [
+            let waiting = state.spool.map { "codes wait in memory, then in \($0.path)" } ?? "codes wait in memory"
+            logger.error("MQTT broker connection failed; \(waiting), and stdout goes on; retrying", metadata: [
                 "url": "\(settings.url)", "error": "\(error)", "later": "further \(error.kind) failures are logged at debug level"])
         }
 
-        func lost(_ error: MQTTError?) {
-            connection = nil
-            inflight.removeAll()
-            condition.withLock {
-                let wasConnected = connected
-                connected = false
-                for i in queueHead..<queue.count where queue[i].state != .acknowledged { queue[i].state = .pending }
-                condition.broadcast()
-                if wasConnected { backoff = 0.5 }
+        var spoolFailures: Set<String> = []
+        func spoolFailed(_ error: IOError) {
+            if spoolFailures.insert("\(error.call) \(error.cause?.rawValue ?? 0)").inserted {
+                logger.error("MQTT spool failed; codes wait in memory only", metadata: ["error": "\(error)"])
             }
+        }
+
+        func lost(_ error: MQTTError?) {
+            state.connection = nil
+            state.inflight.removeAll()
+            for i in state.head..<state.queue.count where !state.queue[i].acknowledged { state.queue[i].mid = nil }
+            let wasConnected = condition.withLock {
+                defer { connected = false; condition.broadcast() }
+                return connected
+            }
+            if wasConnected { backoff = 0.5 }
             if let error { reportOnce(error) }
             nextAttempt = ContinuousClock.now + .milliseconds(Int(backoff * 1000))
             backoff = min(30, backoff * 2)
         }
 
+        /// Drops the oldest queued entry (a code is counted).
+        func dropOldest() {
+            if state.queue[state.head].isCode { condition.withLock { counts.dropped += 1 } }
+            state.head += 1
+            state.headPosition += 1
+        }
+
+        /// Places new entries: in memory while it has room and nothing is spooled, else codes to
+        /// the spool (in order behind what is there); without a spool, or when it fails, the
+        /// oldest in memory make room. Status and stats messages stay in memory (up to twice the bound).
+        func place(_ entries: [Entry]) {
+            for entry in entries {
+                if entry.isCode, let spool = state.spool, !spool.isEmpty || state.memoryCount >= bound {
+                    switch appendDroppingOldest(entry.message, to: spool) {
+                    case .success: continue
+                    case .failure(let error): spoolFailed(error); state.spool = nil
+                    }
+                }
+                if entry.isCode {
+                    if state.memoryCount >= bound { dropOldest() }
+                } else if state.memoryCount >= 2 * bound {
+                    continue  // a status or stats message past twice the bound: a newer one follows
+                }
+                state.queue.append(entry)
+            }
+        }
+
+        /// Appends to the spool; when full, the oldest code of all (memory, then spool) is dropped until it fits.
+        func appendDroppingOldest(_ message: MQTTConnection.Message, to spool: MQTTSpool) -> Result<Void, IOError> {
+            while true {
+                switch spool.append(message) {
+                case .failure(let error): return .failure(error)
+                case .success(true): return .success(())
+                case .success(false):
+                    if spool.isEmpty && state.memoryCount == 0 {
+                        condition.withLock { counts.dropped += 1 }  // larger than the whole spool
+                        return .success(())
+                    }
+                    if let i = (state.head..<state.queue.count).first(where: { state.queue[$0].isCode && state.queue[$0].mid == nil }) {
+                        // The oldest code in memory goes; the spool's oldest moves up into memory.
+                        condition.withLock { counts.dropped += 1 }
+                        state.queue.remove(at: i)
+                        reindexInflight(removedAt: i)
+                        if case .failure(let error) = refill(max: 1) { return .failure(error) }
+                    } else {
+                        switch spool.removeFirst() {
+                        case .failure(let error): return .failure(error)
+                        case .success: condition.withLock { counts.dropped += 1 }
+                        }
+                    }
+                }
+            }
+        }
+
+        /// In-flight ids point at absolute positions; an entry removed in the middle shifts those after it.
+        func reindexInflight(removedAt index: Int) {
+            let removed = state.headPosition + (index - state.head)
+            for (mid, position) in state.inflight where position > removed { state.inflight[mid] = position - 1 }
+        }
+
+        /// Moves up to `max` of the spool's oldest codes into memory, while it has room.
+        @discardableResult
+        func refill(max: Int = .max) -> Result<Void, IOError> {
+            guard let spool = state.spool else { return .success(()) }
+            var moved = 0
+            while moved < max && !spool.isEmpty && state.memoryCount < bound {
+                switch spool.removeFirst() {
+                case .failure(let error): return .failure(error)
+                case .success(let message?):
+                    state.queue.append(Entry(message: message, isCode: true))
+                    moved += 1
+                case .success(nil): return .success(())
+                }
+            }
+            return .success(())
+        }
+
+        /// Publishes the counters the accessors read, and wakes `handle` waiting for room.
+        func publishCounts() {
+            let memory = state.memoryCount, spooled = state.spool?.count ?? 0
+            condition.withLock {
+                counts.memory = memory
+                counts.spooled = spooled
+                condition.broadcast()
+            }
+        }
+
+        if let directory = settings.spoolDirectory {
+            let name = MQTTSpool.fileName(for: connectionOptions.clientID ?? "syncscan")
+            switch MQTTSpool.open(directory: FilePath(directory), fileName: name, maxBytes: settings.spoolMaxBytes, logger: logger) {
+            case .success(let spool):
+                state.spool = spool
+                if !spool.isEmpty {
+                    logger.notice("MQTT codes spooled by an earlier run are delivered first", metadata: [
+                        "file": "\(spool.path)", "codes": "\(spool.count)"])
+                }
+            case .failure(let error): spoolFailed(error)
+            }
+        }
+
         while true {
-            let (isClosed, empty) = condition.withLock { (closed, queue.count == queueHead) }
+            let (newEntries, isClosed) = condition.withLock { () -> ([Entry], Bool) in
+                defer { incoming.removeAll(keepingCapacity: true) }
+                return (incoming, closed)
+            }
+            place(newEntries)
+            if case .failure(let error) = refill() { spoolFailed(error); state.spool = nil }
+            publishCounts()
             if isClosed {
                 if deadline == nil { deadline = ContinuousClock.now + .milliseconds(Int(drainTimeoutSeconds * 1000)) }
-                if empty || ContinuousClock.now >= deadline! {
+                let drained = state.memoryCount == 0 && (state.spool?.isEmpty ?? true)
+                // With a spool, an absent broker is not waited for: the spool keeps the codes for the next run.
+                let giveUp = ContinuousClock.now >= deadline! || (state.spool != nil && state.connection == nil)
+                if drained || giveUp {
                     // A clean DISCONNECT (the broker then discards the Will), written before the socket closes.
-                    if let client = connection {
+                    if let client = state.connection {
                         client.disconnect()
                         _ = client.loop(timeoutMilliseconds: 10)
                     }
                     break
                 }
             }
-            guard let client = connection else {
+            guard let client = state.connection else {
                 if ContinuousClock.now < nextAttempt {
                     condition.withLock { _ = condition.wait(until: Date(timeIntervalSinceNow: 0.05)) }
                     continue
                 }
                 switch MQTTConnection.connect(connectionOptions) {
-                case .success(let c): connection = c
+                case .success(let c): state.connection = c
                 case .failure(let error): lost(error)
                 }
                 continue
             }
-            // Publish what is pending, in order, up to a window of unacknowledged messages.
-            let toSend: [(UInt64, MQTTConnection.Message)] = condition.withLock {
-                guard connected else { return [] }
-                var batch: [(UInt64, MQTTConnection.Message)] = []
-                var i = queueHead
-                while i < queue.count && inflight.count + batch.count < 100 {
-                    if queue[i].state == .pending { batch.append((queue[i].sequence, queue[i].message)) }
-                    i += 1
-                }
-                return batch
-            }
+            // Publish what is not on this connection yet, in order, up to a window of unacknowledged messages.
             var failure: MQTTError?
-            var sent: [(UInt64, Int32)] = []
-            for (sequence, message) in toSend {
-                switch client.publish(message) {
-                case .success(let mid): sent.append((sequence, mid)); inflight[mid] = sequence
-                case .failure(let error): failure = error
-                }
-                if failure != nil { break }
-            }
-            if !sent.isEmpty {
-                condition.withLock {
-                    for (sequence, mid) in sent {
-                        if let i = index(of: sequence) { queue[i].state = .sent(mid: mid) }
+            if condition.withLock({ connected }) {
+                var i = state.head
+                while i < state.queue.count && state.inflight.count < 100 && failure == nil {
+                    if state.queue[i].mid == nil && !state.queue[i].acknowledged {
+                        switch client.publish(state.queue[i].message) {
+                        case .success(let mid):
+                            state.queue[i].mid = mid
+                            state.inflight[mid] = state.headPosition + (i - state.head)
+                        case .failure(let error): failure = error
+                        }
                     }
+                    i += 1
                 }
             }
             if let failure { lost(failure); continue }
@@ -244,15 +381,13 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
                 switch event {
                 case .connected:
                     backoff = 0.5
-                    condition.withLock {
+                    let streaming = condition.withLock {
                         connected = true
                         condition.broadcast()
+                        return online && !closed
                     }
                     // A retained `online` first on every new connection once streaming.
-                    if condition.withLock({ online && !closed }) {
-                        _ = client.publish(MQTTConnection.Message(topic: topicPrefix + "/status", payload: Array("online".utf8),
-                                                                  qos: settings.qos, retain: true))
-                    }
+                    if streaming { _ = client.publish(statusMessage("online")) }
                     if !reported.isEmpty {
                         logger.notice("MQTT broker connected", metadata: ["url": "\(settings.url)"])
                         reported.removeAll()
@@ -261,45 +396,58 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
                     reportOnce(error)
                     refused = true
                 case .published(let mid):
-                    guard let sequence = inflight.removeValue(forKey: mid) else { continue }
-                    condition.withLock {
-                        if let i = index(of: sequence) { queue[i].state = .acknowledged }
-                        while queueHead < queue.count && queue[queueHead].state == .acknowledged {
-                            if queue[queueHead].isCode { counts.published += 1 }
-                            queueHead += 1
-                        }
-                        if queueHead > 256 && queueHead * 2 > queue.count { queue.removeFirst(queueHead); queueHead = 0 }
-                        condition.broadcast()
+                    guard let position = state.inflight.removeValue(forKey: mid) else { continue }
+                    let i = state.head + (position - state.headPosition)
+                    guard i >= state.head && i < state.queue.count else { continue }
+                    state.queue[i].acknowledged = true
+                    var delivered = 0
+                    while state.head < state.queue.count && state.queue[state.head].acknowledged {
+                        if state.queue[state.head].isCode { delivered += 1 }
+                        state.head += 1
+                        state.headPosition += 1
                     }
+                    if state.head > 256 && state.head * 2 > state.queue.count {
+                        state.queue.removeFirst(state.head)
+                        state.head = 0
+                    }
+                    if delivered > 0 { condition.withLock { counts.published += delivered } }
                 case .disconnected(let error):
                     lost(error ?? MQTTError(call: "connection", code: 7, reason: "The connection was lost."))
                 }
             }
-            if connection == nil { continue }
+            if state.connection == nil { continue }
             if let loopFailure { lost(refused ? nil : loopFailure); refused = false }
         }
-        connection = nil
-        condition.withLock {
-            let left = queue[queueHead...].filter(\.isCode).count
-            if left > 0 {
-                counts.dropped += left
-                logger.error("MQTT messages not delivered at exit: the broker did not take them in time", metadata: [
-                    "url": "\(settings.url)", "messages": "\(left)"])
+        state.connection = nil
+        // What the broker did not take: codes to the spool (before what is there), the rest dropped.
+        let left = state.queue[state.head...].filter { !$0.acknowledged && $0.isCode }.map(\.message)
+        var lost = left.count + (state.spool?.count ?? 0)
+        if let spool = state.spool {
+            switch spool.prepend(left).flatMap({ notFitting in spool.sync().map { notFitting } }) {
+            case .success(let notFitting):
+                lost = notFitting
+                if spool.count > 0 {
+                    logger.notice("MQTT codes the broker has not taken are spooled for the next run", metadata: [
+                        "url": "\(settings.url)", "file": "\(spool.path)", "codes": "\(spool.count)"])
+                }
+            case .failure(let error):
+                spoolFailed(error)
+                lost = left.count
             }
-            queue.removeAll()
-            queueHead = 0
+        }
+        let spooledAtExit = state.spool?.count ?? 0
+        state.spool = nil
+        condition.withLock {
+            if lost > 0 {
+                counts.dropped += lost
+                logger.error("MQTT codes not delivered at exit: the broker did not take them in time and no spool kept them", metadata: [
+                    "url": "\(settings.url)", "codes": "\(lost)",
+                    "fix": "set mqtt.spool_directory (under systemd the unit's StateDirectory= is the default)"])
+            }
+            counts.memory = 0
+            counts.spooled = spooledAtExit
             finished = true
             condition.broadcast()
         }
-    }
-
-    /// The queue index of `sequence`, if still queued (sequences increase along the queue). Holds the lock.
-    private func index(of sequence: UInt64) -> Int? {
-        var low = queueHead, high = queue.count
-        while low < high {
-            let mid = (low + high) / 2
-            if queue[mid].sequence < sequence { low = mid + 1 } else { high = mid }
-        }
-        return low < queue.count && queue[low].sequence == sequence ? low : nil
     }
 }

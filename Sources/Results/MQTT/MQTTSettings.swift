@@ -15,8 +15,14 @@ public struct MQTTSettings: Sendable, Hashable {
     public var passwordFile: String?
     /// CA certificates verifying an `mqtts://` broker.
     public var caFile: String?
-    /// Messages waiting in memory for the broker; past that the oldest are dropped and counted.
+    /// Messages waiting in memory for the broker; past that codes go to the spool, or without one
+    /// the oldest are dropped and counted.
     public var queueMessages = 10_000
+    /// Where codes wait on disk once the memory queue is full, and across a restart; `nil`: no spool.
+    /// The configuration reader makes systemd's `$STATE_DIRECTORY` the default.
+    public var spoolDirectory: String?
+    /// The spool's bound in bytes; past it the oldest codes are dropped and counted.
+    public var spoolMaxBytes = 64 << 20
 
     public init(url: MQTTBrokerURL) { self.url = url }
 

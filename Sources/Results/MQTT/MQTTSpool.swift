@@ -1,0 +1,290 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Logging
+import MQTT
+import SystemCalls
+import SystemPackage
+
+/// MQTT messages waiting on disk for the broker, oldest first, within a byte bound
+/// (`mqtt.spool_directory`, `mqtt.spool_max_bytes`).
+///
+/// One file, `<directory>/<name>.mqtt-spool` (mode 0600), holds a header line and records added
+/// at its end and taken from its front. A record is its length (4 bytes, little-endian), an
+/// FNV-1a checksum of what follows (4 bytes), a flags byte (QoS, retain), the topic's length
+/// (2 bytes), the topic and the payload. Opening keeps every whole record; a record cut short by
+/// a crash, or one whose checksum fails, ends the file there (logged). Records taken are skipped
+/// by an offset; the file is rewritten without them once they are most of it, and cut back to
+/// its header when none is left. Writes are not synced one by one (a killed process loses
+/// nothing the kernel has); `sync()` flushes them to the disk at exit.
+///
+/// Not thread-safe: one thread (the MQTT handler's) owns it. The descriptor is closed in `deinit`.
+final class MQTTSpool {
+    static let header: [UInt8] = Array("syncscan MQTT spool 1\n".utf8)
+    /// Bytes of a record before its flags: length and checksum.
+    private static let recordPrefix = 8
+
+    let path: FilePath
+    let maxBytes: Int
+    private var fd: FileDescriptor
+    /// Offset of the oldest record still spooled; `end` is the file's size.
+    private var front: Int64
+    private var end: Int64
+    /// Records spooled.
+    private(set) var count: Int
+
+    /// Bytes of the records spooled (what `maxBytes` bounds).
+    var bytes: Int { Int(end - front) }
+    var isEmpty: Bool { count == 0 }
+
+    /// The file name for a client: `name` with anything but letters, digits, `.`, `_` and `-` as `_`.
+    static func fileName(for name: String) -> String {
+        String(name.unicodeScalars.map { s in
+            s.isASCII && (s.properties.isAlphabetic || ("0"..."9").contains(s) || "._-".unicodeScalars.contains(s)) ? Character(s) : "_"
+        }) + ".mqtt-spool"
+    }
+
+    /// Opens (or creates) the spool `fileName` in `directory` and reads what an earlier run left there.
+    static func open(directory: FilePath, fileName: String, maxBytes: Int, logger: Logger) -> Result<MQTTSpool, IOError> {
+        let path = directory.appending(fileName)
+        let opened = Result(catchingErrno: {
+            try FileDescriptor.open(path, .readWrite, options: [.create, .closeOnExec], permissions: [.ownerReadWrite])
+        })
+        guard case .success(let fd) = opened else {
+            if case .failure(let errno) = opened { return .failure(.spoolFailed(path: path, call: "open", errno: errno)) }
+            fatalError("unreachable")
+        }
+        let spool = MQTTSpool(path: path, maxBytes: maxBytes, fd: fd)
+        return spool.load(logger: logger).map { spool }
+    }
+
+    private init(path: FilePath, maxBytes: Int, fd: FileDescriptor) {
+        (self.path, self.maxBytes, self.fd) = (path, maxBytes, fd)
+        (front, end, count) = (0, 0, 0)
+    }
+
+    deinit { try? fd.close() }
+
+    /// Reads the file: checks the header, counts the whole records, cuts off a damaged tail.
+    private func load(logger: Logger) -> Result<Void, IOError> {
+        let size: Int64
+        switch Result(catchingErrno: { try fd.seek(offset: 0, from: .end) }) {
+        case .success(let s): size = s
+        case .failure(let errno): return .failure(.spoolFailed(path: path, call: "lseek", errno: errno))
+        }
+        if size == 0 {
+            end = 0
+            return write(Self.header, at: 0).map { end = Int64(Self.header.count); front = end }
+        }
+        var bytes = [UInt8](repeating: 0, count: Int(size))
+        if case .failure(let error) = read(into: &bytes, at: 0) { return .failure(error) }
+        guard bytes.starts(with: Self.header) else {
+            return .failure(IOError(code: .malformedInput, call: "read",
+                                    message: "\(path) is not a syncscan MQTT spool (its first line differs): move it away, or point mqtt.spool_directory elsewhere"))
+        }
+        var offset = Self.header.count
+        var records = 0
+        while offset < bytes.count {
+            guard let length = Self.recordLength(bytes, at: offset), offset + Self.recordPrefix + length <= bytes.count,
+                  Self.checksum(bytes[(offset + Self.recordPrefix)..<(offset + Self.recordPrefix + length)]) == Self.uint32(bytes, at: offset + 4)
+            else {
+                logger.warning("the MQTT spool ends in a damaged record (cut short by a crash or a full disk); the records before it are kept",
+                               metadata: ["file": "\(path)", "kept": "\(records)", "cut_bytes": "\(bytes.count - offset)"])
+                if case .failure(let errno) = Result(catchingErrno: { try fd.resize(to: Int64(offset)) }) {
+                    return .failure(.spoolFailed(path: path, call: "ftruncate", errno: errno))
+                }
+                break
+            }
+            offset += Self.recordPrefix + length
+            records += 1
+        }
+        (front, end, count) = (Int64(Self.header.count), Int64(offset), records)
+        return .success(())
+    }
+
+    /// Adds `message` after the others; `false` (nothing written) when it would take the spool past `maxBytes`.
+    func append(_ message: MQTTConnection.Message) -> Result<Bool, IOError> {
+        let record = Self.record(message)
+        guard bytes + record.count <= maxBytes else { return .success(false) }
+        return write(record, at: end).map {
+            end += Int64(record.count)
+            count += 1
+            return true
+        }
+    }
+
+    /// Takes the oldest message off the spool; `nil` when it is empty.
+    func removeFirst() -> Result<MQTTConnection.Message?, IOError> {
+        guard count > 0 else { return .success(nil) }
+        var prefix = [UInt8](repeating: 0, count: Self.recordPrefix)
+        if case .failure(let error) = read(into: &prefix, at: front) { return .failure(error) }
+        guard let length = Self.recordLength(prefix, at: 0) else {
+            return .failure(IOError(code: .malformedInput, call: "read", message: "\(path) changed under syncscan: a record's length is wrong"))
+        }
+        var body = [UInt8](repeating: 0, count: length)
+        if case .failure(let error) = read(into: &body, at: front + Int64(Self.recordPrefix)) { return .failure(error) }
+        guard let message = Self.message(body) else {
+            return .failure(IOError(code: .malformedInput, call: "read", message: "\(path) changed under syncscan: a record does not parse"))
+        }
+        front += Int64(Self.recordPrefix + length)
+        count -= 1
+        if count == 0 {
+            if case .failure(let errno) = Result(catchingErrno: { try fd.resize(to: Int64(Self.header.count)) }) {
+                return .failure(.spoolFailed(path: path, call: "ftruncate", errno: errno))
+            }
+            (front, end) = (Int64(Self.header.count), Int64(Self.header.count))
+        } else if front > 1 << 20 && front - Int64(Self.header.count) > end - front {
+            if case .failure(let error) = rewrite(before: []) { return .failure(error) }
+        }
+        return .success(message)
+    }
+
+    /// Puts `messages` (older than those spooled) before the others, keeping the newest that fit
+    /// in `maxBytes`; how many of `messages` did not fit. Rewrites the file (a temporary file
+    /// renamed over it) and syncs it.
+    func prepend(_ messages: [MQTTConnection.Message]) -> Result<Int, IOError> {
+        var records = messages.map(Self.record)
+        var total = bytes + records.reduce(0) { $0 + $1.count }
+        var left = 0
+        while total > maxBytes && left < records.count {
+            total -= records[left].count
+            left += 1
+        }
+        records.removeFirst(left)
+        return rewrite(before: records).map { left }
+    }
+
+    /// Flushes the spool to the disk (`fsync`).
+    func sync() -> Result<Void, IOError> {
+        valueOrErrno { fsync(fd.rawValue) }.map { _ in () }.mapError { .spoolFailed(path: path, call: "fsync", errno: $0) }
+    }
+
+    /// Writes the header, `records`, then the records still spooled to a temporary file beside the
+    /// spool, syncs it and renames it over the spool.
+    private func rewrite(before records: [[UInt8]]) -> Result<Void, IOError> {
+        let temporary = path.removingLastComponent().appending(".\(path.lastComponent?.string ?? "spool").tmp")
+        let opened = Result(catchingErrno: {
+            try FileDescriptor.open(temporary, .readWrite, options: [.create, .truncate, .closeOnExec], permissions: [.ownerReadWrite])
+        })
+        guard case .success(let new) = opened else {
+            if case .failure(let errno) = opened { return .failure(.spoolFailed(path: temporary, call: "open", errno: errno)) }
+            fatalError("unreachable")
+        }
+        var offset: Int64 = 0
+        var added = 0
+        func put(_ bytes: [UInt8]) -> Result<Void, IOError> {
+            let written = Result(catchingErrno: { try bytes.withUnsafeBytes { _ = try new.writeAll(toAbsoluteOffset: offset, $0) } })
+            offset += Int64(bytes.count)
+            return written.mapError { .spoolFailed(path: temporary, call: "write", errno: $0) }
+        }
+        var result = put(Self.header)
+        for record in records where result.isSuccess {
+            result = put(record)
+            added += 1
+        }
+        var position = front
+        while result.isSuccess && position < end {
+            var chunk = [UInt8](repeating: 0, count: Int(min(1 << 20, end - position)))
+            result = read(into: &chunk, at: position).flatMap { put(chunk) }
+            position += Int64(chunk.count)
+        }
+        if result.isSuccess {
+            result = valueOrErrno { fsync(new.rawValue) }.map { _ in () }.mapError { .spoolFailed(path: temporary, call: "fsync", errno: $0) }
+        }
+        if result.isSuccess {
+            result = temporary.withPlatformString { from in path.withPlatformString { to in valueOrErrno { rename(from, to) } } }
+                .map { _ in () }.mapError { .spoolFailed(path: path, call: "rename", errno: $0) }
+        }
+        guard result.isSuccess else {
+            _ = try? new.close()
+            _ = temporary.withPlatformString { unlink($0) }
+            return result
+        }
+        try? fd.close()
+        fd = new
+        (front, end, count) = (Int64(Self.header.count), offset, count + added)
+        return .success(())
+    }
+
+    // MARK: - Records
+
+    static func record(_ message: MQTTConnection.Message) -> [UInt8] {
+        let topic = Array(message.topic.utf8)
+        var body: [UInt8] = [UInt8(message.qos & 3) | (message.retain ? 4 : 0), UInt8(topic.count & 0xff), UInt8(topic.count >> 8)]
+        body += topic
+        body += message.payload
+        var record = littleEndian(UInt32(body.count)) + littleEndian(checksum(body[...]))
+        record += body
+        return record
+    }
+
+    static func message(_ body: [UInt8]) -> MQTTConnection.Message? {
+        guard body.count >= 3 else { return nil }
+        let topicLength = Int(body[1]) | Int(body[2]) << 8
+        guard 3 + topicLength <= body.count, let topic = String(validating: body[3..<(3 + topicLength)], as: UTF8.self) else { return nil }
+        return MQTTConnection.Message(topic: topic, payload: Array(body[(3 + topicLength)...]), qos: Int(body[0] & 3), retain: body[0] & 4 != 0)
+    }
+
+    /// The body length of the record at `offset`, if its length field is there and plausible.
+    private static func recordLength(_ bytes: [UInt8], at offset: Int) -> Int? {
+        guard offset + recordPrefix <= bytes.count else { return nil }
+        let length = Int(uint32(bytes, at: offset))
+        return length >= 3 ? length : nil
+    }
+
+    private static func uint32(_ bytes: [UInt8], at offset: Int) -> UInt32 {
+        (0..<4).reduce(0) { $0 | UInt32(bytes[offset + $1]) << (8 * $1) }
+    }
+
+    private static func littleEndian(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
+
+    /// FNV-1a, 32 bits.
+    static func checksum(_ bytes: ArraySlice<UInt8>) -> UInt32 {
+        bytes.reduce(2_166_136_261 as UInt32) { ($0 ^ UInt32($1)) &* 16_777_619 }
+    }
+
+    // MARK: - I/O
+
+    private func write(_ bytes: [UInt8], at offset: Int64) -> Result<Void, IOError> {
+        Result(catchingErrno: { try bytes.withUnsafeBytes { _ = try fd.writeAll(toAbsoluteOffset: offset, $0) } })
+            .mapError { .spoolFailed(path: path, call: "write", errno: $0) }
+    }
+
+    private func read(into buffer: inout [UInt8], at offset: Int64) -> Result<Void, IOError> {
+        let fd = self.fd, path = self.path
+        return buffer.withUnsafeMutableBytes { raw -> Result<Void, IOError> in
+            var done = 0
+            while done < raw.count {
+                let n = Result(catchingErrno: {
+                    try fd.read(fromAbsoluteOffset: offset + Int64(done), into: UnsafeMutableRawBufferPointer(rebasing: raw[done...]))
+                })
+                switch n {
+                case .success(0):
+                    return .failure(IOError(code: .malformedInput, call: "pread", message: "\(path) is shorter than syncscan wrote it"))
+                case .success(let count): done += count
+                case .failure(let errno): return .failure(.spoolFailed(path: path, call: "pread", errno: errno))
+                }
+            }
+            return .success(())
+        }
+    }
+}
+
+extension Result {
+    fileprivate var isSuccess: Bool { if case .success = self { true } else { false } }
+}
+
+extension IOError {
+    /// A call on the MQTT spool at `path` failed with `errno`, and what to do.
+    static func spoolFailed(path: FilePath, call: String, errno: Errno) -> IOError {
+        let directory = path.removingLastComponent()
+        let advice = switch errno {
+        case .noSuchFileOrDirectory: "the directory \(directory) does not exist: create it, or point mqtt.spool_directory at one that does"
+        case .permissionDenied, .notPermitted, .readOnlyFileSystem:
+            "\(directory) is not writable here: under systemd the unit's StateDirectory= is (the default), or add the directory to ReadWritePaths="
+        case .noSpace, .diskQuotaExceeded: "the file system of \(directory) is full: free space there, or lower mqtt.spool_max_bytes"
+        default: "check \(directory)"
+        }
+        return IOError(call: call, message: "the MQTT spool \(path) failed: \(advice)", errno: errno)
+    }
+}

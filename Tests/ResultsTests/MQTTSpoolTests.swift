@@ -1,0 +1,163 @@
+import Foundation
+import Logging
+import MQTT
+import SystemCalls
+import SystemPackage
+import Testing
+import TestSupport
+@testable import Results
+
+/// A fresh directory under the temporary directory, removed when released.
+private final class SpoolDirectory {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("syncscan-spool-\(UUID().uuidString)").path
+    init() throws { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) }
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+    var file: String { path + "/cam.mqtt-spool" }
+}
+
+private func message(_ i: Int, size: Int = 10) -> MQTTConnection.Message {
+    let number = String(i)
+    return MQTTConnection.Message(topic: "syncscan/test/codes", payload: Array("code-\(String(repeating: "0", count: max(0, 4 - number.count)))\(number)-".utf8) + [UInt8](repeating: UInt8(i & 0xff), count: size),
+                           qos: 1)
+}
+
+private func open(_ directory: SpoolDirectory, maxBytes: Int = 1 << 20, logger: Logger = Logger(label: "test")) throws -> MQTTSpool {
+    try MQTTSpool.open(directory: FilePath(directory.path), fileName: "cam.mqtt-spool", maxBytes: maxBytes, logger: logger).get()
+}
+
+private func drain(_ spool: MQTTSpool) throws -> [MQTTConnection.Message] {
+    var out: [MQTTConnection.Message] = []
+    while let m = try spool.removeFirst().get() { out.append(m) }
+    return out
+}
+
+@Suite struct MQTTSpoolTests {
+    @Test func messagesComeBackInOrderWithTheirExactBytes() throws {
+        let directory = try SpoolDirectory()
+        var written = (0..<50).map { message($0) }
+        written.append(MQTTConnection.Message(topic: "a/b", payload: [0, 0xff, 10, 13, 0], qos: 2, retain: true))
+        let spool = try open(directory)
+        for m in written { #expect(try spool.append(m).get()) }
+        #expect(spool.count == 51)
+        #expect(try drain(spool) == written)
+    }
+
+    @Test func aRecordTakenButNeverRewrittenComesBackAfterACrash() throws {
+        // Taking only moves an offset in memory: a process killed before its exit rewrite loses nothing
+        // (the broker may then get that code twice; its id tells).
+        let directory = try SpoolDirectory()
+        do {
+            let spool = try open(directory)
+            for i in 0..<3 { _ = try spool.append(message(i)).get() }
+            #expect(try spool.removeFirst().get() == message(0))
+        }
+        #expect(try drain(try open(directory)) == (0..<3).map { message($0) })
+    }
+
+    @Test func aReopenedSpoolHoldsWhatWasNotYetTaken() throws {
+        let directory = try SpoolDirectory()
+        let written = (0..<20).map { message($0) }
+        do {
+            let spool = try open(directory)
+            for m in written { _ = try spool.append(m).get() }
+        }
+        let reopened = try open(directory)
+        #expect(reopened.count == 20)
+        #expect(try drain(reopened) == written)
+        #expect(reopened.isEmpty)
+        let size = try FileManager.default.attributesOfItem(atPath: directory.file)[.size] as? Int
+        #expect(size == MQTTSpool.header.count, "an emptied spool is cut back to its header")
+    }
+
+    @Test func aFullSpoolRefusesWithoutWriting() throws {
+        let directory = try SpoolDirectory()
+        let record = MQTTSpool.record(message(0)).count
+        let spool = try open(directory, maxBytes: record * 3 + record / 2)
+        for i in 0..<3 { #expect(try spool.append(message(i)).get()) }
+        #expect(try spool.append(message(3)).get() == false)
+        #expect(spool.count == 3)
+        _ = try spool.removeFirst().get()
+        #expect(try spool.append(message(3)).get(), "room again after one is taken")
+        #expect(try drain(spool).map(\.payload) == (1...3).map { message($0).payload })
+    }
+
+    @Test func prependPutsOlderMessagesFirstAndKeepsTheNewestThatFit() throws {
+        let directory = try SpoolDirectory()
+        let record = MQTTSpool.record(message(0)).count
+        let spool = try open(directory, maxBytes: record * 4)
+        for i in 10..<12 { _ = try spool.append(message(i)).get() }
+        let notFitting = try spool.prepend((0..<4).map { message($0) }).get()
+        #expect(notFitting == 2, "4 older + 2 spooled, room for 4: the 2 oldest go")
+        let reopened = try open(directory, maxBytes: record * 4)
+        #expect(try drain(reopened).map(\.payload) == [2, 3, 10, 11].map { message($0).payload })
+    }
+
+    @Test func aTailCutShortByACrashIsDroppedAndLogged() throws {
+        let directory = try SpoolDirectory()
+        do {
+            let spool = try open(directory)
+            for i in 0..<5 { _ = try spool.append(message(i)).get() }
+        }
+        // A sixth record half written.
+        let partial = MQTTSpool.record(message(5)).prefix(9)
+        let handle = try #require(FileHandle(forWritingAtPath: directory.file))
+        handle.seekToEndOfFile()
+        handle.write(Data(partial))
+        try handle.close()
+        let log = LogRecorder()
+        let reopened = try open(directory, logger: log.logger)
+        #expect(reopened.count == 5)
+        #expect(log.lines(containing: "damaged record").count == 1, "\(log.lines)")
+        #expect(try drain(reopened).map(\.payload) == (0..<5).map { message($0).payload })
+    }
+
+    @Test func aRecordWithABadChecksumEndsTheSpoolThere() throws {
+        let directory = try SpoolDirectory()
+        do {
+            let spool = try open(directory)
+            for i in 0..<4 { _ = try spool.append(message(i)).get() }
+        }
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: directory.file)))
+        let record = MQTTSpool.record(message(0)).count
+        bytes[MQTTSpool.header.count + 2 * record + 12] ^= 0x40  // inside the third record's topic
+        try Data(bytes).write(to: URL(fileURLWithPath: directory.file))
+        let log = LogRecorder()
+        let reopened = try open(directory, logger: log.logger)
+        #expect(reopened.count == 2)
+        #expect(log.lines(containing: "damaged record").first?.contains("kept=2") == true, "\(log.lines)")
+    }
+
+    @Test func aFileThatIsNotASpoolIsRefusedNamingIt() throws {
+        let directory = try SpoolDirectory()
+        try Data("hello\n".utf8).write(to: URL(fileURLWithPath: directory.file))
+        let result = MQTTSpool.open(directory: FilePath(directory.path), fileName: "cam.mqtt-spool", maxBytes: 1 << 20, logger: Logger(label: "t"))
+        guard case .failure(let error) = result else { Issue.record("opened a file that is not a spool"); return }
+        #expect(error.description.contains(directory.file) && error.description.contains("is not a syncscan MQTT spool"), "\(error)")
+        #expect(try String(contentsOfFile: directory.file, encoding: .utf8) == "hello\n", "left as it was")
+    }
+
+    @Test func aMissingDirectorySaysWhatToDo() throws {
+        let result = MQTTSpool.open(directory: "/nonexistent/syncscan", fileName: "x.mqtt-spool", maxBytes: 1 << 20, logger: Logger(label: "t"))
+        guard case .failure(let error) = result else { Issue.record("opened in a missing directory"); return }
+        #expect(error.call == "open" && error.cause == .noSuchFileOrDirectory)
+        #expect(error.description.contains("/nonexistent/syncscan does not exist: create it, or point mqtt.spool_directory"), "\(error)")
+    }
+
+    @Test func takenRecordsAreCompactedAwayOnceTheyAreMostOfTheFile() throws {
+        let directory = try SpoolDirectory()
+        let spool = try open(directory, maxBytes: 8 << 20)
+        let big = (0..<600).map { message($0, size: 4000) }
+        for m in big { _ = try spool.append(m).get() }
+        for i in 0..<400 { #expect(try spool.removeFirst().get() == big[i]) }
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: directory.file)[.size] as? Int)
+        // Rewritten once the taken records outweighed the rest (at the 301st), then 99 more taken.
+        #expect(size == 299 * MQTTSpool.record(big[0]).count + MQTTSpool.header.count, "file size \(size): the taken records were cut")
+        #expect(spool.count == 200)
+        #expect(try drain(spool) == Array(big[400...]))
+    }
+
+    @Test func fileNamesKeepOnlySafeCharacters() {
+        #expect(MQTTSpool.fileName(for: "syncscan-dock1-video0") == "syncscan-dock1-video0.mqtt-spool")
+        #expect(MQTTSpool.fileName(for: "../a b/c") == ".._a_b_c.mqtt-spool")
+    }
+}
