@@ -23,16 +23,20 @@ private final class LiveSyncscan {
     let out: TemporaryFile
     let err: TemporaryFile
 
-    init(_ arguments: [String]) throws {
+    init(_ arguments: [String], environment: [String: String] = [:]) throws {
         out = try TemporaryFile(contents: [], suffix: ".out")
         err = try TemporaryFile(contents: [], suffix: ".err")
         process.executableURL = URL(fileURLWithPath: SyncscanProcess.binary)
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.arguments = ["run", "--source", "-"] + arguments
         process.standardInput = stdin
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: out.path))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: err.path))
         try process.run()
     }
+
+    /// The stdout codes' frame sequence numbers.
+    var stdoutSequences: [Int] { stdoutCodes.map { ($0["frame"] as? [String: Any])?["seq"] as? Int ?? -1 } }
 
     /// Writes the Y4M header for `frames`' size, then each frame `interval` seconds apart, calling `after(i)` after frame i.
     func feed(_ frames: [GreyFrame], interval: Double, after: (Int) throws -> Void = { _ in }) rethrows {
@@ -78,9 +82,18 @@ private func retained(_ topic: String, becomes value: String, broker: MosquittoB
         let broker = try MosquittoBroker()
         let subscriber = try MosquittoSubscriber(broker: broker)
         let video = try TemporaryFile(contents: Y4MWriter.bytes(try codeFrames(24)), suffix: ".y4m")
+        let metrics = try TemporaryFile(contents: [], suffix: ".prom")
         let run = try SyncscanProcess.run(["run", "--source", video.path, "--duplicate-window", "0", "--mqtt-url", broker.url,
-                                           "--mqtt-topic-prefix", "syncscan/test/file"])
+                                           "--mqtt-topic-prefix", "syncscan/test/file", "--metrics-file", metrics.path])
         #expect(run.status == 0, "stderr: \(run.stderr)")
+        // The metrics file's MQTT counters and gauges equal the summary line's.
+        let summary = try summaryCounts(run.stderr)
+        let text = try PrometheusText(path: metrics.path)
+        #expect(text.value("syncscan_mqtt_published_total") == summary["mqtt_published"] && summary["mqtt_published"] == 24)
+        #expect(text.value("syncscan_mqtt_dropped_total") == summary["mqtt_dropped"])
+        #expect(text.value("syncscan_mqtt_queued_messages") == summary["mqtt_queued"])
+        #expect(text.value("syncscan_mqtt_spooled_messages") == summary["mqtt_spooled"])
+        #expect(text.types["syncscan_mqtt_connected"] == "gauge")
         let lines = run.codes
         #expect(lines.count == 24, "one code per frame on stdout")
         let messages = subscriber.wait(seconds: 10) { $0.filter { $0.topic == "syncscan/test/file/codes" }.count >= lines.count }
@@ -101,7 +114,7 @@ private func retained(_ topic: String, becomes value: String, broker: MosquittoB
         }
         #expect(messages.filter { $0.topic == "syncscan/test/file/status" }.map(\.payload) == ["online", "offline"])
         #expect(try MosquittoSubscriber.retained(on: "syncscan/test/file/status", broker: broker) == "offline")
-        #expect(run.stderr.contains("mqtt_published=24 mqtt_queued=0 mqtt_dropped=0"), "stderr: \(run.stderr)")
+        #expect(run.stderr.contains("mqtt_published=24 mqtt_queued=0 mqtt_spooled=0 mqtt_dropped=0"), "stderr: \(run.stderr)")
         #expect(broker.log.contains(" disconnected.") && broker.closedWithoutDisconnect(clientPrefix: "syncscan-").isEmpty,
                 "a clean DISCONNECT, no Will: \(broker.log)")
     }
@@ -133,7 +146,7 @@ private func retained(_ topic: String, becomes value: String, broker: MosquittoB
         #expect(sequences == lineSequences, "every stdout code reached the subscriber, in order")
         #expect(daemon.stderr.contains("MQTT broker connection failed"), "the outage is logged: \(daemon.stderr)")
         #expect(daemon.stderr.contains("MQTT broker connected"), "and the reconnect: \(daemon.stderr)")
-        #expect(daemon.stderr.contains("mqtt_published=\(lines.count) mqtt_queued=0 mqtt_dropped=0"), "stderr: \(daemon.stderr)")
+        #expect(daemon.stderr.contains("mqtt_published=\(lines.count) mqtt_queued=0 mqtt_spooled=0 mqtt_dropped=0"), "stderr: \(daemon.stderr)")
     }
 
     @Test func retainedStatusGoesOnlineThenOfflineOnSIGTERM() throws {
@@ -169,12 +182,86 @@ private func retained(_ topic: String, becomes value: String, broker: MosquittoB
                                            "--mqtt-url", "mqtt://127.0.0.1:\(port)"])
         #expect(run.status == 0, "stderr: \(run.stderr)")
         #expect(run.codes.count == 24, "every line on stdout")
-        let logged = run.stderr.split(separator: "\n").filter { $0.contains(" error ") && $0.contains("MQTT broker connection failed") }
+        let logged = run.stderr.split(separator: "\n").filter { $0.contains(" error syncscan: ") && $0.contains("MQTT broker connection failed") }
         #expect(logged.count == 1, "once per kind: \(logged)")
         #expect(logged.first?.contains("Connection refused") == true && logged.first?.contains("mqtt://127.0.0.1:\(port)") == true,
                 "names the URL and the reason: \(logged)")
         #expect(logged.first?.contains("check that the broker runs and listens") == true, "says what to do: \(logged)")
         #expect(run.stderr.contains("MQTT broker connection failed again"), "it retried: \(run.stderr)")
-        #expect(run.stderr.contains("mqtt_published=0 mqtt_queued=0 mqtt_dropped=24"), "undelivered codes counted: \(run.stderr)")
+        #expect(run.stderr.contains("mqtt_published=0 mqtt_queued=0 mqtt_spooled=0 mqtt_dropped=24"), "undelivered codes counted: \(run.stderr)")
+    }
+    /// The daemon stopped (SIGTERM) while the broker is down and started again, still during the
+    /// outage: the codes of both runs reach the subscriber once the broker is back.
+    @Test func aRestartDuringAnOutageLosesNothingSpooled() throws {
+        let broker = try MosquittoBroker()
+        let subscriber = try MosquittoSubscriber(broker: broker)
+        let spool = try TemporaryDirectory()
+        let arguments = ["--duplicate-window", "0", "--mqtt-url", broker.url, "--mqtt-topic-prefix", "syncscan/test/spool"]
+        let environment = ["SYNCSCAN_MQTT_SPOOL_DIRECTORY": spool.path]
+        let first = try LiveSyncscan(arguments, environment: environment)
+        let frames = try codeFrames(40)
+        try first.feed(Array(frames[0..<20]), interval: 0.1) { i in if i == 9 { broker.stop() } }
+        first.process.terminate()
+        first.process.waitUntilExit()
+        #expect(first.process.terminationStatus == 0, "stderr: \(first.stderr)")
+        #expect(first.stderr.contains("MQTT codes the broker has not taken are spooled for the next run"), "stderr: \(first.stderr)")
+        let second = try LiveSyncscan(arguments, environment: environment)
+        try second.feed(Array(frames[20..<40]), interval: 0.1) { i in if i == 9 { try broker.start() } }
+        #expect(second.closeInputAndWait() == 0, "stderr: \(second.stderr)")
+        #expect(second.stderr.contains("MQTT codes spooled by an earlier run are delivered first"), "stderr: \(second.stderr)")
+        let expected = first.stdoutCodes.count + second.stdoutCodes.count
+        #expect(expected >= 30, "a live pipe may drop late frames, but most are scanned: \(expected)")
+        let codes = subscriber.wait(seconds: 15) { messages in
+            Set(messages.filter { $0.topic == "syncscan/test/spool/codes" }.compactMap { object($0.payload)?["id"] as? String }).count >= expected
+        }.filter { $0.topic == "syncscan/test/spool/codes" }.compactMap { object($0.payload) }
+        // Ids are "<run>-<seq>-<index>": the first run's codes, then the second's, each in frame order.
+        var seen: [String] = []
+        for id in codes.compactMap({ $0["id"] as? String }) where !seen.contains(id) { seen.append(id) }
+        let runs = seen.map { String($0.split(separator: "-")[0]) }
+        let sequences = seen.map { Int($0.split(separator: "-")[1]) ?? -1 }
+        let firstRun = runs.first ?? ""
+        #expect(Array(sequences.prefix(first.stdoutCodes.count)) == first.stdoutSequences,
+                "the first run's codes first, in order: \(seen)")
+        #expect(runs.prefix(first.stdoutCodes.count).allSatisfy { $0 == firstRun })
+        #expect(Array(sequences.dropFirst(first.stdoutCodes.count)) == second.stdoutSequences, "then the second run's, in order: \(seen)")
+        #expect(second.stderr.contains("mqtt_spooled=0 mqtt_dropped=0"), "stderr: \(second.stderr)")
+    }
+
+    /// A broker that refuses the credentials: one clear line naming the keys to check, retries, stdout complete, exit 0.
+    @Test func badCredentialsAreLoggedOnceAndRetriedWhileStdoutGoesOn() throws {
+        let broker = try MosquittoBroker(users: ["scanner": "right"])
+        let video = try TemporaryFile(contents: Y4MWriter.bytes(try codeFrames(12)), suffix: ".y4m")
+        let wrong = try TemporaryFile(contents: Array("wrong\n".utf8), suffix: ".pw")
+        let run = try SyncscanProcess.run(["run", "--source", video.path, "--duplicate-window", "0", "--log-level", "debug",
+                                           "--mqtt-url", broker.url],
+                                          environment: ["SYNCSCAN_MQTT_USERNAME": "scanner", "SYNCSCAN_MQTT_PASSWORD_FILE": wrong.path])
+        #expect(run.status == 0, "stderr: \(run.stderr)")
+        #expect(run.codes.count == 12, "every line on stdout")
+        let logged = run.stderr.split(separator: "\n").filter { $0.contains(" error syncscan: ") && $0.contains("MQTT broker connection failed") }
+        #expect(logged.count == 1, "once: \(logged)")
+        #expect(logged.first?.contains("not authorised") == true && logged.first?.contains("check mqtt.username and mqtt.password_file") == true,
+                "names the refusal and what to check: \(logged)")
+        #expect(run.stderr.contains("MQTT broker connection failed again"), "it retried: \(run.stderr)")
+        // The right password: every code published.
+        let right = try TemporaryFile(contents: Array("right\n".utf8), suffix: ".pw")
+        let good = try SyncscanProcess.run(["run", "--source", video.path, "--duplicate-window", "0", "--mqtt-url", broker.url],
+                                           environment: ["SYNCSCAN_MQTT_USERNAME": "scanner", "SYNCSCAN_MQTT_PASSWORD_FILE": right.path])
+        #expect(good.status == 0 && good.stderr.contains("mqtt_published=12 "), "stderr: \(good.stderr)")
+    }
+
+    /// `mqtts://` to a broker that does not speak TLS there: the handshake fails, one clear line, retries, stdout complete.
+    @Test func aRefusedTLSHandshakeIsLoggedOnceAndRetried() throws {
+        let broker = try MosquittoBroker()
+        let video = try TemporaryFile(contents: Y4MWriter.bytes(try codeFrames(12)), suffix: ".y4m")
+        let run = try SyncscanProcess.run(["run", "--source", video.path, "--duplicate-window", "0", "--log-level", "debug",
+                                           "--mqtt-url", "mqtts://127.0.0.1:\(broker.port)"],
+                                          environment: ["SYNCSCAN_MQTT_CA_FILE": "/etc/ssl/certs/ca-certificates.crt"])
+        #expect(run.status == 0, "stderr: \(run.stderr)")
+        #expect(run.codes.count == 12, "every line on stdout")
+        let logged = run.stderr.split(separator: "\n").filter { $0.contains(" error syncscan: ") && $0.contains("MQTT broker connection failed") }
+        #expect(logged.count == 1, "once: \(logged)")
+        #expect(logged.first?.contains("TLS") == true && logged.first?.contains("check mqtt.ca_file") == true, "\(logged)")
+        #expect(run.stderr.contains("MQTT broker connection failed again"), "it retried: \(run.stderr)")
+        #expect(run.stderr.contains("mqtt_published=0 mqtt_queued=0 mqtt_spooled=0 mqtt_dropped=12"), "stderr: \(run.stderr)")
     }
 }

@@ -10,7 +10,7 @@ private func sample() throws -> [UInt8] {
 }
 
 /// The summary line's counts by name (`frames`, `lateData`, `codes_found`, …).
-private func summaryCounts(_ stderr: String) throws -> [String: Double] {
+func summaryCounts(_ stderr: String) throws -> [String: Double] {
     let line = try #require(stderr.split(separator: "\n").first { $0.hasPrefix("syncscan: summary: ") }, "no summary line in:\n\(stderr)")
     var counts: [String: Double] = [:]
     for word in line.split(whereSeparator: { " ()".contains($0) }) {

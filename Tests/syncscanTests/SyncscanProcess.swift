@@ -22,10 +22,11 @@ struct SyncscanProcess {
             .appendingPathComponent("syncscan").path
     }
 
-    /// Runs `syncscan ARGS`; `stdinPath` feeds stdin from a file, `shell` runs a whole pipeline
+    /// Runs `syncscan ARGS` (`environment` added to the test's); `stdinPath` feeds stdin from a file, `shell` runs a whole pipeline
     /// through `/bin/sh -c` with `$SYNCSCAN` set to the binary.
-    static func run(_ arguments: [String], stdinPath: String? = nil, stdout: FileHandle? = nil) throws -> Output {
-        try launch(executable: binary, arguments: arguments, stdinPath: stdinPath, stdout: stdout)
+    static func run(_ arguments: [String], stdinPath: String? = nil, stdout: FileHandle? = nil,
+                    environment: [String: String] = [:]) throws -> Output {
+        try launch(executable: binary, arguments: arguments, stdinPath: stdinPath, stdout: stdout, environment: environment)
     }
 
     static func shell(_ script: String) throws -> Output {

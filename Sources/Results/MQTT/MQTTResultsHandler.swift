@@ -412,7 +412,9 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
                     }
                     if delivered > 0 { condition.withLock { counts.published += delivered } }
                 case .disconnected(let error):
-                    lost(error ?? MQTTError(call: "connection", code: 7, reason: "The connection was lost."))
+                    // After a refused CONNACK the broker closes the connection: the refusal was the news.
+                    lost(refused ? nil : error ?? MQTTError(call: "connection", code: 7, reason: "The connection was lost."))
+                    refused = false
                 }
             }
             if state.connection == nil { continue }

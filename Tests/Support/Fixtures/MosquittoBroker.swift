@@ -12,15 +12,27 @@ public final class MosquittoBroker: @unchecked Sendable {
     private var process: ChildProcess?
 
     /// Starts a broker; throws when `mosquitto` is missing (apt: mosquitto) or does not listen within 5 s.
-    public init() throws {
+    /// With `users` (name → password) it accepts only those (a `mosquitto_passwd` file), no anonymous clients.
+    public init(users: [String: String] = [:]) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("syncscan-mosquitto-\(UUID().uuidString)").path
         // mosquitto started as root runs as the `mosquitto` user: it must be able to write here.
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o777])
         port = try Self.freePort()
+        var access = "allow_anonymous true"
+        if !users.isEmpty {
+            let passwords = directory + "/passwords"
+            for (name, password) in users.sorted(by: { $0.key < $1.key }) {
+                let created = FileManager.default.fileExists(atPath: passwords)
+                let result = try ExternalTool.run("mosquitto_passwd", (created ? [] : ["-c"]) + ["-b", passwords, name, password])
+                guard result.status == 0 else { throw FixtureError.toolFailed(result.describe()) }
+            }
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: passwords)
+            access = "allow_anonymous false\npassword_file \(passwords)"
+        }
         let conf = """
         listener \(port) 127.0.0.1
-        allow_anonymous true
+        \(access)
         persistence true
         persistence_location \(directory)/
         log_dest file \(directory)/mosquitto.log
