@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""Scanning throughput while publishing every code to MQTT, against without, on the same frames.
+
+The frames are run.py's (1280x720 grey, QR codes drifting across; up to 120 frames, the default,
+a code is in every frame); duplicate window 0, so every frame's code is emitted and published.
+A Mosquitto broker runs on 127.0.0.1 on a free port with one QoS 1 subscriber (mosquitto_sub to
+/dev/null), on the same machine, as a site's broker and consumer would share nothing with us.
+Runs, interleaved, N times each:
+  ENGINE-plain: syncscan run --engine ENGINE --scanning-threads 1 --duplicate-window 0
+  ENGINE-mqtt:  the same with --mqtt-url mqtt://127.0.0.1:PORT (QoS 1: each code waits for PUBACK)
+and prints the median frames/s of each and the ratio (target >= 0.95). Each MQTT run must report
+mqtt_published equal to codes_emitted and nothing dropped or spooled, or the benchmark fails.
+Usage: bench/mqtt.py [--runs N] [--frames N] [--engines zbar,zxing]
+"""
+import argparse, os, re, shutil, socket, statistics, subprocess, sys, tempfile, time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from run import OUT, ROOT, make_frames, sh  # noqa: E402
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_broker(directory, port):
+    conf = os.path.join(directory, "mosquitto.conf")
+    with open(conf, "w") as f:
+        f.write(f"listener {port} 127.0.0.1\nallow_anonymous true\n")
+    broker = subprocess.Popen(["mosquitto", "-c", conf], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(100):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
+            return broker
+        except OSError:
+            time.sleep(0.05)
+    sys.exit("mosquitto did not listen within 5 s (apt: mosquitto)")
+
+
+def timed(cmd, env):
+    """Wall seconds and stderr of one run, stdout discarded."""
+    start = time.monotonic()
+    p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    elapsed = time.monotonic() - start
+    err = p.stderr.decode(errors="replace")
+    if p.returncode != 0:
+        sys.exit(f"benchmark command failed: {' '.join(cmd)}\n{err}")
+    return elapsed, err
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--frames", type=int, default=120)
+    ap.add_argument("--engines", default="zbar,zxing")
+    args = ap.parse_args()
+    os.makedirs(OUT, exist_ok=True)
+    frames = os.path.join(OUT, f"bench-1280x720-plain-{args.frames}.y4m")
+    make_frames(frames, args.frames, "plain")
+    sh("swift", "build", "-c", "release", "--product", "syncscan", cwd=ROOT, stdout=subprocess.DEVNULL)
+    syncscan = os.path.join(ROOT, ".build", "release", "syncscan")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SYNCSCAN_") and k != "STATE_DIRECTORY"}
+    directory = tempfile.mkdtemp(prefix="syncscan-bench-mqtt-")
+    port = free_port()
+    broker = start_broker(directory, port)
+    subscriber = subprocess.Popen(["mosquitto_sub", "-h", "127.0.0.1", "-p", str(port), "-q", "1", "-t", "syncscan/#"],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    base = [syncscan, "run", "--source", frames, "--scanning-threads", "1", "--duplicate-window", "0",
+            "--log-level", "error", "--symbologies", "qrcode"]
+    commands = {}
+    for engine in args.engines.split(","):
+        commands[f"{engine}-plain"] = base + ["--engine", engine]
+        commands[f"{engine}-mqtt"] = base + ["--engine", engine, "--mqtt-url", f"mqtt://127.0.0.1:{port}",
+                                             "--mqtt-topic-prefix", "syncscan/bench"]
+    times = {k: [] for k in commands}
+    published = {k: [] for k in commands}
+    try:
+        for rnd in range(args.runs + 1):  # the first round warms the page cache and is not counted
+            for name, cmd in commands.items():
+                t, err = timed(cmd, env)
+                if name.endswith("-mqtt"):
+                    m = re.search(r"codes_emitted=(\d+) .*mqtt_published=(\d+) mqtt_queued=(\d+) mqtt_spooled=(\d+) mqtt_dropped=(\d+)", err)
+                    if not m or m.group(1) != m.group(2) or m.group(5) != "0" or m.group(4) != "0":
+                        sys.exit(f"not every code was published: {err}")
+                    published[name].append(int(m.group(2)))
+                if rnd > 0:
+                    times[name].append(t)
+    finally:
+        subscriber.terminate()
+        broker.terminate()
+        subscriber.wait()
+        broker.wait()
+        shutil.rmtree(directory, ignore_errors=True)
+    fps = {k: args.frames / statistics.median(v) for k, v in times.items()}
+    print(f"frames: {args.frames} x 1280x720 GREY, a QR code in every frame up to 120 frames, duplicate window 0, 1 scanning thread, "
+          f"{args.runs} runs each (median); broker and one QoS 1 subscriber on this machine")
+    for k in commands:
+        extra = f"   codes published {min(published[k])}-{max(published[k])} (all emitted)" if published[k] else ""
+        print(f"  {k:12s} {fps[k]:8.2f} frames/s   wall {statistics.median(times[k]):.3f} s "
+              f"(min {min(times[k]):.3f}, max {max(times[k]):.3f}){extra}")
+    for engine in args.engines.split(","):
+        print(f"ratio {engine}: publishing every code / not = {fps[f'{engine}-mqtt'] / fps[f'{engine}-plain']:.3f}x (target >= 0.95)")
+
+
+if __name__ == "__main__":
+    main()
