@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer package in Fuzz/ (release, -sanitize=fuzzer,address, its own .build) and
+# Builds the libFuzzer package in Fuzz/ ($FUZZ_CONFIG: debug (default, quicker to build) or release; -sanitize=fuzzer,address, its own .build) and
 # runs each fuzzer for SECONDS (default 60) on a copy of its committed seeds (Fuzz/Seeds/NAME).
 # Prints exec/s and total runs per fuzzer; exits non-zero if any fuzzer found a crash, a leak or
 # a failed check (the reproducer is left in $FUZZ_ARTIFACTS, default Fuzz/.artifacts).
@@ -10,13 +10,14 @@ FUZZERS=${FUZZERS:-"FuzzY4M FuzzJSONLine FuzzConfiguration FuzzDecoders"}
 ARTIFACTS=${FUZZ_ARTIFACTS:-$PWD/.artifacts}
 mkdir -p "$ARTIFACTS"
 
+: "${FUZZ_CONFIG:=debug}"
 build_start=$(date +%s)
-swift build -c release \
+swift build -c "$FUZZ_CONFIG" \
     -Xswiftc -sanitize=fuzzer,address \
     -Xcc -fsanitize=fuzzer-no-link,address -Xcxx -fsanitize=fuzzer-no-link,address \
     2> >(grep -v 'Cannot export local symbol' >&2)
 echo "fuzz build: $(( $(date +%s) - build_start )) s"
-bin=$(swift build -c release --show-bin-path)
+bin=$(swift build -c "$FUZZ_CONFIG" --show-bin-path)
 
 status=0
 for f in $FUZZERS; do
