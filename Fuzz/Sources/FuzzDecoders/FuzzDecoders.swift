@@ -8,7 +8,7 @@ let formats = PixelFormat.allCases
 let rects: [NormalizedRect] = [.full, NormalizedRect(x: 0.25, y: 0.25, width: 0.5, height: 0.5),
                                NormalizedRect(x: 0.9, y: 0.9, width: 0.1, height: 0.1),
                                NormalizedRect(x: 0, y: 0, width: 1, height: 0.01)]
-let rectScanners: [[Capture.MetadataOutput.Scanner]] = rects.map { rect in
+nonisolated(unsafe) let rectScanners: [[Capture.MetadataOutput.Scanner]] = rects.map { rect in
     DecoderEngine.allCases.map { engine in
         var settings = MetadataOutput.Settings(engine: engine, rectOfInterest: rect)
         settings.scanner.symbologies = Set(engine.readable)
