@@ -2,7 +2,7 @@
 import PackageDescription
 
 // The folder layout follows one frame through the pipeline:
-// CV4L2/CZBar/CZXing (C) → V4L2 (camera) / Y4M (file, pipe) → Capture/Outputs (video; metadata via ZBar, ZXing)
+// CV4L2/CZBar/CZXing/CTurboJPEG (C) → V4L2 (camera) / Y4M (file, pipe) → Capture/Outputs (video; metadata via ZBar, ZXing)
 // → Capture/Synchronizer → Results (JSON lines) ; Daemon wires it as a service ; syncscan is `main`.
 let package = Package(
     name: "syncscan",
@@ -19,11 +19,13 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: ["YAML"]),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // C: system libraries plus shims for what Swift cannot import (header-only, or one .cpp for C++).
         .systemLibrary(name: "CZBar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
         .systemLibrary(name: "CV4L2", pkgConfig: "libv4l2", providers: [.apt(["libv4l-dev"])]),
+        .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         // zxing-cpp is C++ only: a C face (include/czxing.h) over it in one .cpp (apt: libzxing-dev).
         .target(name: "CZXing", linkerSettings: [.linkedLibrary("ZXing")]),
 
@@ -46,6 +48,10 @@ let package = Package(
         .target(name: "ZXing", dependencies: [
             "CZXing", "Media",
         ]),
+        // Frames' pixels to JPEG through TurboJPEG: grey and YUV planes, no RGB conversion.
+        .target(name: "JPEG", dependencies: [
+            "CTurboJPEG", "Media",
+        ]),
 
         // The inputs, peers behind Media's `FrameSource`: a camera through libv4l2, and a
         // YUV4MPEG2 file or pipe read through swift-system (no C, no Glibc).
@@ -66,9 +72,9 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
 
-        // Results handlers: where matched code + frame pairs go (JSON lines on stdout).
+        // Results handlers: where matched code + frame pairs go (JSON lines on stdout, JPEG snapshots).
         .target(name: "Results", dependencies: [
-            "Capture", "Media", "ZBar", "SystemCalls",
+            "Capture", "Media", "ZBar", "SystemCalls", "JPEG",
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -82,6 +88,7 @@ let package = Package(
             .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "Yams", package: "Yams"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
         ]),
 
         .executableTarget(name: "syncscan", dependencies: [
@@ -92,17 +99,22 @@ let package = Package(
         ]),
 
         // Test support: fakes and fixture frames (real QR codes from qrencode).
-        .target(name: "TestSupport", dependencies: ["Media", "V4L2", "Capture", .product(name: "Logging", package: "swift-log")],
-                path: "Tests/Support"),
+        .target(name: "TestSupport", dependencies: [
+            "Media", "V4L2", "Capture", "Results", .product(name: "SystemPackage", package: "swift-system"),
+            .product(name: "Logging", package: "swift-log"),
+        ], path: "Tests/Support"),
 
         .testTarget(name: "SystemCallsTests", dependencies: ["SystemCalls"]),
         .testTarget(name: "MediaTests", dependencies: ["Media", "TestSupport"]),
         .testTarget(name: "ZBarTests", dependencies: ["ZBar", "TestSupport"]),
         .testTarget(name: "ZXingTests", dependencies: ["ZXing", "TestSupport", "Media"]),
+        .testTarget(name: "JPEGTests", dependencies: ["JPEG", "TestSupport", "Media"]),
         .testTarget(name: "V4L2Tests", dependencies: ["V4L2", "SystemCalls", "TestSupport"]),
         .testTarget(name: "Y4MTests", dependencies: ["Y4M", "Capture", "SystemCalls", "TestSupport"]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "TestSupport"]),
-        .testTarget(name: "ResultsTests", dependencies: ["Results", "SystemCalls", "TestSupport"]),
+        .testTarget(name: "ResultsTests", dependencies: [
+            "Results", "Capture", "Media", "SystemCalls", "TestSupport", .product(name: "SystemPackage", package: "swift-system"),
+        ]),
         .testTarget(name: "DaemonTests", dependencies: [
             "Daemon", "Results", "TestSupport", .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "Logging", package: "swift-log"), .product(name: "SystemPackage", package: "swift-system"),

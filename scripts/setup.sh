@@ -3,9 +3,10 @@
 # Safe to run again: packages already present are skipped by apt.
 set -euo pipefail
 PKGS=(
-  pkg-config libzbar-dev libv4l-dev libzxing-dev g++  # build: the C and C++ libraries (zxing-cpp is C++)
+  pkg-config libzbar-dev libv4l-dev libzxing-dev libturbojpeg0-dev g++  # build: the C and C++ libraries (zxing-cpp is C++)
   zbar-tools qrencode zint ffmpeg jq  # sample and tests: codes, frames, zbarimg reference
   systemd make                        # tests: systemd-analyze verify/security; make install
+  python3-prometheus-client           # tests: the metrics textfile through the Python client's parser
   qemu-system-x86 qemu-system-data v4l-utils xz-utils busybox-static  # real-kernel V4L2 test (vivid VM)
 )
 missing=()

@@ -229,7 +229,18 @@ for f in $FORMATS; do
         if [ "$verdict" = ok ]; then check "$f: $name" "" true; else check "$f: $name" "$detail" false; fi
       done < <(jq -rs --argjson n "$FRAMES" --argjson w "$W" --argjson h "$H" --arg fmt "$f" \
                  --argjson expected "$EXPECTED_JSON" "$JUDGE" "$out")
-      SUMMARY+=("$f: $(jq -rs "$STATS" "$out"); capture ${secs}s; stderr: $(tail -1 "$D/run-$f.stderr" 2>/dev/null)")
+      # Snapshots: every JPEG a code line names is in the directory and zbarimg reads the line's payload from it.
+      named=$(jq -r 'select(.type == "code" and .snapshot != null) | "\(.snapshot)\t\(.text)"' "$out" | sort -u)
+      nnamed=$(grep -c . <<< "$named")
+      check "$f: code lines name JPEG snapshots" "none of $(jq -s 'map(select(.type == "code")) | length' "$out") code lines" \
+        test "$nnamed" -gt 0
+      undecoded=0
+      while IFS=$'\t' read -r file text; do
+        [ -n "$file" ] || continue
+        zbarimg -q --raw "$D/snapshots-$f/$file" 2>/dev/null | grep -qxF "$text" || undecoded=$((undecoded + 1))
+      done <<< "$named"
+      check "$f: every named snapshot decodes to its line's payload (zbarimg)" "$undecoded of $nnamed do not" test "$undecoded" = 0
+      SUMMARY+=("$f: $(jq -rs "$STATS" "$out"); snapshots named $nnamed; capture ${secs}s; stderr: $(tail -1 "$D/run-$f.stderr" 2>/dev/null)")
     else
       check "$f: stdout is JSON lines" "$(grep -vn '^{' "$out" 2>/dev/null | head -2 | tr '\n' ' ')" false
       SUMMARY+=("$f: no usable output; capture ${secs}s")

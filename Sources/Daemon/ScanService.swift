@@ -4,6 +4,8 @@ import Logging
 import Media
 import Results
 import ServiceLifecycle
+import SystemPackage
+import V4L2
 import ZXing
 
 /// The daemon's one long-running job: a capture session from the source to the results handler.
@@ -35,8 +37,19 @@ public final class ScanService: Service, @unchecked Sendable {
     /// Counts of the sessions that have ended (a reload that reopens the source starts a new one).
     private var totals = CaptureStatistics()
     private var totalEmitted = 0
+    /// Frames whose codes went out without a snapshot because the pixel pool was full (ended sessions).
+    private var totalPixelsSkipped = 0
+    private var totalReopens = 0
+    /// Whether the running session's source has streamed (set by its `onStreaming`).
+    private var currentStreamed = false
+    /// The metrics of the current source (a reload to another source starts new series).
+    private var metrics: ServiceMetrics
+    /// Made on the first write of a `metrics.textfile`.
+    private var textfileWriter: MetricsTextfileWriter?
     /// The latest session's handler: finished (flushed) once, when the service ends.
-    private var lastHandler: JSONLinesResultsHandler?
+    private var lastHandler: (any ResultsHandler)?
+    /// Saves the frame of each code (`snapshots.directory`); shared by the sessions, like the writer.
+    private let snapshots: SnapshotResultsHandler?
     /// Test seam: runs after a session's parts are made, just before they become `current`.
     var sessionWillPublish: (@Sendable () -> Void)?
 
@@ -44,13 +57,20 @@ public final class ScanService: Service, @unchecked Sendable {
     ///   - writer: where JSON lines go (stdout in the daemon).
     ///   - events: lifecycle notifications (systemd).
     ///   - summary: receives the end-of-run summary line (the daemon writes it to stderr).
+    ///   - snapshotDirectory: where snapshots go when `snapshots.directory` is set; `nil`: that
+    ///     directory on disk (tests pass a fake: a full or read-only disk).
     public init(options: PipelineOptions, writer: LineWriter, logger: Logger, events: any ServiceEvents = NoServiceEvents(),
-                summary: @escaping @Sendable (String) -> Void) {
+                snapshotDirectory: (any SnapshotDirectory)? = nil, summary: @escaping @Sendable (String) -> Void) {
         self.options = options
         self.writer = writer
         self.logger = logger
         self.events = events
         self.summary = summary
+        self.snapshots = options.configuration.snapshots.map { settings in
+            SnapshotResultsHandler(settings: settings, directory: snapshotDirectory ?? FileSystemSnapshotDirectory(path: settings.directory),
+                                   logger: logger)
+        }
+        self.metrics = ServiceMetrics(source: (try? SourceURI(parsing: options.source))?.description ?? options.source)
     }
 
     public func run() async throws {
@@ -84,12 +104,17 @@ public final class ScanService: Service, @unchecked Sendable {
         }
         statsTask.cancel()
         statusTask.cancel()
+        await statsTask.value  // its last metrics write comes before the final one, never after
         events.stopping()
-        if let handler = lock.withLock({ lastHandler }) {
+        let handler = lock.withLock { lastHandler } ?? snapshots
+        if let handler {
             do { try await Self.onOwnThread { try handler.finish() } } catch { failure = failure ?? error }
         }
-        let (finalTotals, emitted) = lock.withLock { (totals, totalEmitted) }
-        summary(Self.summaryLine(finalTotals, emitted: emitted, linesDropped: writer.droppedLines))
+        let final = counters()
+        let pixelsSkipped = lock.withLock { totalPixelsSkipped }
+        summary(Self.summaryLine(final.statistics, emitted: final.codesEmitted, linesDropped: final.outputLinesDropped)
+                + (snapshotCounts(pixelsSkipped: pixelsSkipped, withEncodeTime: true).map { " " + $0 } ?? ""))
+        if let textfile = publishMetrics(final) { try? await Self.onOwnThread { textfile.finish() } }
         if let failure { throw failure }
     }
 
@@ -98,15 +123,22 @@ public final class ScanService: Service, @unchecked Sendable {
     private func runSession(_ options: PipelineOptions) async throws {
         let source = try SourceFactory.makeSource(options, logger: logger)
         // Lines wait for a slow reader only when frames wait too (a file read to its end).
-        writer.setOverflowPolicy(options.configuration.videoDataOutput.framesWait(for: source) ? .wait : .drop)
-        let handler = JSONLinesResultsHandler(writer: writer, source: source.uri, emitFrames: options.emitFrames)
+        let policy: LineWriter.OverflowPolicy = options.configuration.videoDataOutput.framesWait(for: source) ? .wait : .drop
+        writer.setOverflowPolicy(policy)
+        snapshots?.setOverflowPolicy(policy)
+        let lines = JSONLinesResultsHandler(writer: writer, source: source.uri, emitFrames: options.emitFrames)
+        // Snapshots first: a code's line names its snapshot.
+        let handler: any ResultsHandler = snapshots.map { ResultsFanOut([$0, lines]) } ?? lines
         lock.withLock { lastHandler = handler }
         let events = self.events
         let delivery = Delivery(handler: handler, window: MediaTime(seconds: options.duplicateWindow), events: events)
-        let metadata = MetadataOutput(settings: options.configuration.metadataSettings,
-                                      scanningThreads: options.configuration.scanningThreads)
+        let metrics = serviceMetrics(for: source.uri)
+        let metadata = MetadataOutput(settings: options.configuration.metadataSettings, scanningThreads: options.configuration.scanningThreads,
+                                      scanTimeObserver: { metrics.recordScanDuration($0) })
+        // Pixel copies: the snapshot queue, one per scanning thread, and two on their way between them.
         let session = CaptureSession(input: source, videoDataOutput: options.configuration.videoDataOutput,
-                                     metadataOutput: metadata, logger: logger)
+                                     metadataOutput: metadata, pixelsRequest: handler.pixelsRequest,
+                                     pixelCopies: (snapshots?.settings.queueFrames ?? 0) + metadata.scanningThreads + 2, logger: logger)
         let synchronizer = DataOutputSynchronizer { collection in try delivery.deliver(collection) }
         sessionWillPublish?()
         // A reload that came before `current` was set has nothing to stop: honour it by not starting.
@@ -120,8 +152,9 @@ public final class ScanService: Service, @unchecked Sendable {
         let streamed = Flag()
         do {
             try await withGracefulShutdownHandler {
-                _ = try await session.run(synchronizer: synchronizer, frameLimit: limit, onStreaming: {
+                _ = try await session.run(synchronizer: synchronizer, frameLimit: limit, onStreaming: { [self] in
                     streamed.set()
+                    lock.withLock { currentStreamed = true }
                     events.streaming()
                 })
             } onGracefulShutdown: {
@@ -132,10 +165,14 @@ public final class ScanService: Service, @unchecked Sendable {
         } catch {
             result = .failure(error)
         }
+        let (statistics, emitted, reopens) = (synchronizer.statistics, delivery.emitted, Self.reopens(of: source))
         lock.withLock {
-            totals.add(synchronizer.statistics)
-            totalEmitted += delivery.emitted
+            totals.add(statistics)
+            totalEmitted += emitted
+            totalReopens += reopens
+            totalPixelsSkipped += session.pixelPool?.skipped ?? 0
             current = nil
+            currentStreamed = false
         }
         if case .failure(let error) = result { throw SessionError(underlying: error, streamed: streamed.isSet) }
     }
@@ -164,6 +201,9 @@ public final class ScanService: Service, @unchecked Sendable {
             }
         }
         writer.setCapacity(new.configuration.output.queueLines)
+        if new.configuration.snapshots != old.configuration.snapshots {
+            logger.notice("snapshots.* changed: snapshot settings are read at start; restart the service to apply them")
+        }
         let needsRestart: Bool = lock.withLock {
             let old = options
             options = new
@@ -190,17 +230,74 @@ public final class ScanService: Service, @unchecked Sendable {
 
     /// The stats line's content now: counts so far (all sessions), scan times, output drops.
     public func statsLine() -> String {
-        let (stats, percentiles, failures) = lock.withLock { () -> (CaptureStatistics, (p50: Double, p99: Double)?, (count: Int, last: ZXingError?)?) in
+        let (stats, percentiles, failures, skippedBefore, pool) = lock.withLock {
+            () -> (CaptureStatistics, (p50: Double, p99: Double)?, (count: Int, last: ZXingError?)?, Int, FramePixelPool?) in
             var s = totals
             if let c = current { s.add(c.synchronizer.statistics) }
-            return (s, current?.metadata.scanTimePercentiles(), current?.metadata.decoderFailures)
+            return (s, current?.metadata.scanTimePercentiles(), current?.metadata.decoderFailures, totalPixelsSkipped,
+                    current?.session.pixelPool)
         }
+        let pixelsSkipped = skippedBefore + (pool?.skipped ?? 0)
         let reasons = Self.droppedBreakdown(stats)
         let milliseconds = { (seconds: Double) in DecimalText.string(seconds * 1000, fractionDigits: 1, minimumFractionDigits: 1) }
         let scan = percentiles.map { "scan_p50=\(milliseconds($0.p50))ms scan_p99=\(milliseconds($0.p99))ms" } ?? "scan_p50=- scan_p99=-"
         return "stats: frames=\(stats.frames) scanned=\(stats.scanned) dropped=\(stats.droppedTotal) (\(reasons)) "
             + "repeated_seq=\(stats.repeatedSequenceNumbers) codes=\(stats.codes) \(scan) output_lines_dropped=\(writer.droppedLines)"
             + " decoder_failures=\(failures?.count ?? 0)" + (failures?.last.map { " (last: \($0))" } ?? "")
+            + (snapshotCounts(pixelsSkipped: pixelsSkipped, withEncodeTime: false).map { " " + $0 } ?? "")
+    }
+
+    /// `snapshots_written=N snapshots_skipped=N snapshots_failed=N` (skipped: no room in the pixel
+    /// pool or the snapshot queue), with the median encode time; `nil` without snapshots.
+    private func snapshotCounts(pixelsSkipped: Int, withEncodeTime: Bool) -> String? {
+        guard let snapshots else { return nil }
+        let encode = snapshots.medianEncodeSeconds.map { DecimalText.string($0 * 1000, fractionDigits: 2, minimumFractionDigits: 2) + "ms" } ?? "-"
+        return "snapshots_written=\(snapshots.written) snapshots_skipped=\(snapshots.skipped + pixelsSkipped) snapshots_failed=\(snapshots.failed)"
+            + (withEncodeTime ? " snapshot_encode_p50=\(encode)" : "")
+    }
+
+    /// The counts now, over every session: what the summary line and the metrics file show.
+    public func counters() -> ServiceCounters {
+        var counters = ServiceCounters()
+        let (running, streamed) = lock.withLock {
+            (counters.statistics, counters.codesEmitted, counters.deviceReopens) = (totals, totalEmitted, totalReopens)
+            return (current, currentStreamed)
+        }
+        if let running {  // its counts are added to the totals only when it ends
+            counters.statistics.add(running.synchronizer.statistics)
+            counters.codesEmitted += running.delivery.emitted
+            counters.deviceReopens += Self.reopens(of: running.session.input)
+            counters.streaming = streamed && running.session.input.missingSince == nil
+        }
+        counters.outputLinesDropped = writer.droppedLines
+        return counters
+    }
+
+    /// A camera's opens past its first; 0 for other sources.
+    private static func reopens(of source: any FrameSource) -> Int {
+        max(0, ((source as? V4L2CaptureSource)?.openCount ?? 0) - 1)
+    }
+
+    /// The metrics labelled `source`: the current ones, or new ones starting from the counts now.
+    private func serviceMetrics(for source: String) -> ServiceMetrics {
+        let current = lock.withLock { metrics }
+        if current.source == source { return current }
+        let new = ServiceMetrics(source: source, baseline: counters())
+        lock.withLock { metrics = new }
+        return new
+    }
+
+    /// Brings the metrics up to `counters` and, with `metrics.textfile` set, hands the file's new
+    /// content to the textfile writer's thread; returns that writer.
+    @discardableResult
+    private func publishMetrics(_ counters: ServiceCounters) -> MetricsTextfileWriter? {
+        let (metrics, path, existing) = lock.withLock { (self.metrics, options.configuration.metricsTextfile, textfileWriter) }
+        metrics.update(counters, textfileWriteFailures: existing?.failures ?? 0)
+        guard let path else { return existing }
+        let textfile = existing ?? MetricsTextfileWriter(logger: logger)
+        if existing == nil { lock.withLock { textfileWriter = textfile } }
+        textfile.submit(metrics.render(), to: FilePath(path))
+        return textfile
     }
 
     /// Runs blocking `body` (waiting for a slow stdout reader) on a thread of its own, off the concurrency pool.
@@ -250,6 +347,7 @@ public final class ScanService: Service, @unchecked Sendable {
             }
             do { try await Task.sleep(for: .seconds(interval)) } catch { return }
             logger.notice("\(statsLine())")
+            publishMetrics(counters())
         }
     }
 
@@ -296,7 +394,8 @@ final class Delivery: @unchecked Sendable {
         if let metadata = collection.metadata {
             let fresh = lock.withLock { suppressor.filter(metadata.metadataObjects, at: metadata.presentationTime) }
             for code in fresh {
-                try handler.handle(code)
+                var delivered = DeliveredCode(code: code, pixels: collection.video.pixels)
+                try handler.handle(&delivered)
                 lock.withLock { _emitted += 1 }
             }
         }

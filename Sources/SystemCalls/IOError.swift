@@ -107,6 +107,10 @@ extension Errno {
         case .brokenPipe: "EPIPE"
         case .notSupported: "EOPNOTSUPP"
         case .noBufferSpace: "ENOBUFS"
+        case .readOnlyFileSystem: "EROFS"
+        case .notDirectory: "ENOTDIR"
+        case .diskQuotaExceeded: "EDQUOT"
+        case .fileExists: "EEXIST"
         default: "errno \(rawValue)"
         }
     }

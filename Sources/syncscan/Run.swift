@@ -60,6 +60,15 @@ extension Syncscan {
         @Option(help: "mmap buffers to request from the camera driver. [default: 4]")
         var buffers: Int?
 
+        @Option(help: "Save the frame each code was seen in as a JPEG in this directory; the code's line names the file. [default: none]")
+        var snapshotDir: String?
+
+        @Option(help: "Snapshots kept in the directory (oldest deleted first; 0: no limit). [default: 10000]")
+        var snapshotMaxFiles: Int?
+
+        @Option(help: "Write Prometheus metrics to this node_exporter textfile (*.prom), replaced atomically every stats interval and at exit. [default: none]")
+        var metricsFile: String?
+
         @Flag(help: "Also write one {\"type\":\"frame\"} record per frame: scanned or dropped, and why.")
         var emitFrames = false
 
@@ -86,6 +95,9 @@ extension Syncscan {
                 "device.max_width": maxWidth.map(ConfigContent.int),
                 "device.max_height": maxHeight.map(ConfigContent.int),
                 "device.buffers": buffers.map(ConfigContent.int),
+                "snapshots.directory": snapshotDir.map(ConfigContent.string),
+                "snapshots.max_files": snapshotMaxFiles.map(ConfigContent.int),
+                "metrics.textfile": metricsFile.map(ConfigContent.string),
             ]
             if let duplicateWindow {
                 o["duplicate_suppression.enabled"] = .bool(duplicateWindow > 0)

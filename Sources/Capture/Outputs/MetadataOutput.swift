@@ -73,14 +73,17 @@ public final class MetadataOutput: @unchecked Sendable {
 
     private let lock = NSLock()
     private var _settings: Settings
-    private var scanTimes = ScanTimeRecorder()
+    private var scanTimes = RecentDurations(capacity: 1024)
     private var failures = (count: 0, last: nil as ZXingError?)
     /// Threads scanning in parallel; each holds one `Scanner`.
     public let scanningThreads: Int
+    /// Told every frame's scan duration, from the scanning thread (a metrics histogram).
+    private let scanTimeObserver: (@Sendable (Duration) -> Void)?
 
-    public init(settings: Settings = Settings(), scanningThreads: Int = 1) {
+    public init(settings: Settings = Settings(), scanningThreads: Int = 1, scanTimeObserver: (@Sendable (Duration) -> Void)? = nil) {
         self._settings = settings
         self.scanningThreads = max(1, scanningThreads)
+        self.scanTimeObserver = scanTimeObserver
     }
 
     /// The settings in force; assigning them takes effect on the following frames.
@@ -98,8 +101,10 @@ public final class MetadataOutput: @unchecked Sendable {
     /// frame still yields what the other engine read, and the session goes on.
     public var decoderFailures: (count: Int, last: ZXingError?) { lock.withLock { failures } }
 
-    fileprivate func record(scanTime: Double) {
-        lock.withLock { scanTimes.add(scanTime) }
+    fileprivate func record(scanTime: Duration) {
+        let seconds = Double(scanTime.components.seconds) + Double(scanTime.components.attoseconds) / 1e18
+        lock.withLock { scanTimes.add(seconds) }
+        scanTimeObserver?(scanTime)
     }
 
     fileprivate func record(failure: ZXingError) {
@@ -153,7 +158,7 @@ public final class MetadataOutput: @unchecked Sendable {
                 codes += symbols.map { MachineReadableCodeObject($0, frame: info) }
             }
             let elapsed = ContinuousClock.now - start
-            output.record(scanTime: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+            output.record(scanTime: elapsed)
             var kept: [CodeIdentity: Int] = [:], unique: [MachineReadableCodeObject] = []
             for code in codes {
                 let identity = CodeIdentity(symbology: code.symbology, data: code.data)
@@ -209,23 +214,4 @@ public final class MetadataOutput: @unchecked Sendable {
 private struct CodeIdentity: Hashable {
     let symbology: Symbology
     let data: [UInt8]
-}
-
-/// The most recent scan durations, for p50/p99 in the stats line.
-struct ScanTimeRecorder: Sendable {
-    private var samples: [Double] = []
-    private var next = 0
-    private let capacity = 1024
-
-    mutating func add(_ seconds: Double) {
-        if samples.count < capacity { samples.append(seconds) } else { samples[next] = seconds }
-        next = (next + 1) % capacity
-    }
-
-    func percentiles() -> (p50: Double, p99: Double)? {
-        guard !samples.isEmpty else { return nil }
-        let sorted = samples.sorted()
-        func at(_ q: Double) -> Double { sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * q).rounded()))] }
-        return (at(0.5), at(0.99))
-    }
 }

@@ -15,6 +15,11 @@ public final class CaptureSession: @unchecked Sendable {
     public let input: any FrameSource
     public let videoDataOutput: VideoDataOutput
     public let metadataOutput: MetadataOutput
+    /// What of a frame with codes the results handlers want copied; `nil`: nothing is copied.
+    public let pixelsRequest: PixelsRequest?
+    /// Where frames' pixels are copied when `pixelsRequest` is set; its `skipped` counts frames
+    /// whose codes went out without pixels because every copy was in use.
+    public let pixelPool: FramePixelPool?
     private let logger: Logger
     private let stopLock = NSLock()
     private var stopRequested = false
@@ -22,11 +27,18 @@ public final class CaptureSession: @unchecked Sendable {
     /// A gap larger than this is taken as a restart of the source's numbering, not as lost frames.
     public static let maximumDiscontinuity: UInt64 = 100_000
 
+    /// - Parameters:
+    ///   - pixelsRequest: copy this part of each frame that has codes, for the results handlers
+    ///     (`ResultsHandler.pixelsRequest`); `nil` copies nothing.
+    ///   - pixelCopies: copies that may exist at once (the pool's bound).
     public init(input: any FrameSource, videoDataOutput: VideoDataOutput = VideoDataOutput(),
-                metadataOutput: MetadataOutput = MetadataOutput(), logger: Logger) {
+                metadataOutput: MetadataOutput = MetadataOutput(), pixelsRequest: PixelsRequest? = nil,
+                pixelCopies: Int = 8, logger: Logger) {
         self.input = input
         self.videoDataOutput = videoDataOutput
         self.metadataOutput = metadataOutput
+        self.pixelsRequest = pixelsRequest
+        self.pixelPool = pixelsRequest.map { _ in FramePixelPool(capacity: pixelCopies) }
         self.logger = logger
     }
 
@@ -85,12 +97,13 @@ public final class CaptureSession: @unchecked Sendable {
         for i in 0..<threads {
             scanners.enter()
             let output = metadataOutput
+            let copying = pixelsRequest.flatMap { request in pixelPool.map { PixelCopying(request: request, pool: $0, wait: waitWhenFull) } }
             let t = Thread {
                 defer { scanners.leave() }
                 let scanner = output.makeScanner()
-                // The frame is scanned and released inside `scanNext`, so its buffer is back with
-                // the source before the queue counts the slot as free.
-                while let collection = Self.scanNext(from: queue, with: scanner) {
+                // The frame is scanned (its pixels copied if asked for) and released inside
+                // `scanNext`, so its buffer is back with the source before the queue counts the slot as free.
+                while let collection = Self.scanNext(from: queue, with: scanner, copying: copying) {
                     synchronizer.fill(collection)
                     queue.done()
                 }
@@ -177,14 +190,28 @@ public final class CaptureSession: @unchecked Sendable {
         if let deliveryError = synchronizer.deliveryError { throw deliveryError }
     }
 
-    /// Takes the next frame from `queue` and scans it; its pixels are released when this returns.
-    private static func scanNext(from queue: FrameQueue, with scanner: MetadataOutput.Scanner) -> SynchronizedDataCollection? {
+    /// What to copy of frames with codes, into which pool, and whether a full pool is waited for.
+    private struct PixelCopying {
+        let request: PixelsRequest
+        let pool: FramePixelPool
+        let wait: Bool
+    }
+
+    /// Takes the next frame from `queue`, scans it and, when it has codes, copies the pixels
+    /// asked for; the frame's own buffer is released when this returns.
+    private static func scanNext(from queue: FrameQueue, with scanner: MetadataOutput.Scanner,
+                                 copying: PixelCopying?) -> SynchronizedDataCollection? {
         guard let frame = queue.take() else { return nil }
         let codes = scanner.scan(frame)
         let info = frame.info
+        var pixels: FramePixels?
+        if let copying, !codes.isEmpty {
+            pixels = copying.pool.copy(frame, region: copying.request.region(for: codes, width: frame.width, height: frame.height),
+                                       wait: copying.wait)
+        }
         return SynchronizedDataCollection(
             video: SynchronizedVideoData(sequenceNumber: info.sequenceNumber, presentationTime: info.presentationTime,
-                                         frame: info, droppedReason: nil),
+                                         frame: info, droppedReason: nil, pixels: pixels),
             metadata: SynchronizedMetadataObjectData(presentationTime: info.presentationTime, metadataObjects: codes))
     }
 }

@@ -113,15 +113,20 @@ public final class DataOutputSynchronizer: @unchecked Sendable {
         while true {
             lock.lock()
             guard !outbox.isEmpty, firstDeliveryError == nil else {
+                // Released after unlocking: a collection's pixel copy goes back to its pool's lock.
+                let discarded = outbox
                 outbox.removeAll()
                 delivering = false
                 lock.unlock()
+                withExtendedLifetime(discarded) {}
                 return
             }
             let batch = outbox
             outbox.removeAll(keepingCapacity: true)
             lock.unlock()
             for collection in batch {
+                // Out of the synchronizer: its pixel copy no longer waits for frames ahead of it.
+                collection.video.pixels?.markDelivered()
                 do { try deliver(collection) } catch {
                     lock.withLock { firstDeliveryError = error }
                     break
@@ -138,6 +143,8 @@ public struct CaptureStatistics: Sendable, Hashable {
     public var scanned = 0
     public var dropped: [DroppedReason: Int] = [:]
     public var codes = 0
+    /// `codes` by symbology (the values add up to `codes`).
+    public var codesBySymbology: [Symbology: Int] = [:]
     /// Frames the source delivered under an already used sequence number (left out of the ledger).
     public var repeatedSequenceNumbers = 0
 
@@ -152,6 +159,7 @@ public struct CaptureStatistics: Sendable, Hashable {
         codes += other.codes
         repeatedSequenceNumbers += other.repeatedSequenceNumbers
         for (reason, n) in other.dropped { dropped[reason, default: 0] += n }
+        for (symbology, n) in other.codesBySymbology { codesBySymbology[symbology, default: 0] += n }
     }
 
     mutating func record(_ c: SynchronizedDataCollection) {
@@ -160,7 +168,10 @@ public struct CaptureStatistics: Sendable, Hashable {
             dropped[reason, default: 0] += 1
         } else {
             scanned += 1
-            codes += c.metadata?.metadataObjects.count ?? 0
+            for code in c.metadata?.metadataObjects ?? [] {
+                codes += 1
+                codesBySymbology[code.symbology, default: 0] += 1
+            }
         }
     }
 }

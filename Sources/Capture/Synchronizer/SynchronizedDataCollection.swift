@@ -10,12 +10,18 @@ public struct SynchronizedVideoData: Sendable, Hashable {
     public var frame: FrameInfo?
     public var wasDropped: Bool { droppedReason != nil }
     public var droppedReason: DroppedReason?
+    /// A copy of the frame's pixels, when a results handler asked for them, the frame had codes,
+    /// and the session's pool had room (AVFoundation's sample buffer; the source's own buffer is
+    /// already back with it).
+    public var pixels: FramePixels?
 
-    public init(sequenceNumber: UInt64, presentationTime: MediaTime?, frame: FrameInfo?, droppedReason: DroppedReason?) {
+    public init(sequenceNumber: UInt64, presentationTime: MediaTime?, frame: FrameInfo?, droppedReason: DroppedReason?,
+                pixels: FramePixels? = nil) {
         self.sequenceNumber = sequenceNumber
         self.presentationTime = presentationTime
         self.frame = frame
         self.droppedReason = droppedReason
+        self.pixels = pixels
     }
 }
 

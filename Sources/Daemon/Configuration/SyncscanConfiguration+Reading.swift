@@ -3,6 +3,7 @@ import Configuration
 import Foundation
 import Logging
 import Media
+import Results
 import SystemPackage
 import V4L2
 import ZBar
@@ -110,5 +111,23 @@ extension SyncscanConfiguration {
         if let v = keys.double("stats_interval_seconds", in: 0...86_400, " (0 turns statistics off)") { statsIntervalSeconds = v }
         if let v: Logger.Level = keys.choice("log_level", "log level") { logLevel = v }
         if let v = keys.int("output.queue_lines", in: 1...1_048_576) { output.queueLines = v }
+
+        // Snapshots: every key is read (so each is known) whether or not a directory is set.
+        let directory = keys.string("snapshots.directory")
+        var shots = SnapshotSettings(directory: directory ?? "")
+        if let v = keys.int("snapshots.quality", in: 1...100, " (JPEG quality)") { shots.quality = v }
+        if let v: SnapshotSettings.Crop = keys.choice("snapshots.crop", "crop") { shots.crop = v }
+        if let v = keys.int("snapshots.margin", in: 0...4096, " (pixels around the codes with crop: code)") { shots.margin = v }
+        if let v = keys.int("snapshots.max_files", in: 0...100_000_000, " (0: no limit)") { shots.maxFiles = v }
+        if let v = keys.int("snapshots.max_bytes", in: 0...(1 << 50), " (0: no limit)") { shots.maxBytes = v }
+        if let directory {
+            if directory.isEmpty { keys.problem("snapshots.directory", "must name a directory; remove the key to save no snapshots") }
+            else { snapshots = shots }
+        }
+        if let v = keys.string("metrics.textfile", "a file path ending in .prom") {
+            if v.hasSuffix(".prom") && !v.hasSuffix("/.prom") { metricsTextfile = v } else {
+                keys.problem("metrics.textfile", "\"\(v)\" does not end in .prom, and node_exporter's textfile collector reads only *.prom files")
+            }
+        }
     }
 }

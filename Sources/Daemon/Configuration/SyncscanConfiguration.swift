@@ -1,6 +1,7 @@
 import Capture
 import Logging
 import Media
+import Results
 import SystemCalls
 import V4L2
 import ZBar
@@ -48,6 +49,10 @@ public struct SyncscanConfiguration: Sendable, Hashable {
     public var statsIntervalSeconds = 60.0
     public var logLevel = Logger.Level.info
     public var output = Output()
+    /// JPEG snapshots of the frame each code was seen in; `nil` (no `snapshots.directory`): none.
+    public var snapshots: SnapshotSettings?
+    /// The node_exporter textfile (`*.prom`) written every stats interval and at exit; `nil`: none.
+    public var metricsTextfile: String?
 
     /// The defaults: `/dev/video0`, zbar, QR codes only, whole frame, a scanning thread per processor.
     public init() {}

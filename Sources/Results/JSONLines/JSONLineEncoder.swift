@@ -12,7 +12,9 @@ public struct JSONLineEncoder: Sendable {
     public init() {}
 
     /// `{"type":"code",…}` followed by a newline. Field order is fixed (see README, "Output").
-    public func encode(_ code: MachineReadableCodeObject, source: String, time: WallClockTime) -> [UInt8] {
+    /// - Parameter fields: string fields handlers attached (`snapshot`), written after `frame`.
+    public func encode(_ code: MachineReadableCodeObject, source: String, time: WallClockTime,
+                       fields: [(name: String, value: String)] = []) -> [UInt8] {
         var out = JSONBuffer()
         out.raw("{\"type\":\"code\",\"symbology\":")
         out.string(code.symbology.rawValue)
@@ -34,6 +36,12 @@ public struct JSONLineEncoder: Sendable {
         out.raw("],\"bounds\":{\"x\":\(b.x),\"y\":\(b.y),\"width\":\(b.width),\"height\":\(b.height)}")
         out.raw(",\"frame\":")
         out.frame(code.frame)
+        for field in fields {
+            out.raw(",")
+            out.string(field.name)
+            out.raw(":")
+            out.string(field.value)
+        }
         out.raw(",\"source\":")
         out.string(source)
         out.raw(",\"time\":\"")
@@ -108,6 +116,11 @@ public struct WallClockTime: Sendable, Hashable {
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
         return WallClockTime(secondsSince1970: Int64(ts.tv_sec), milliseconds: Int(ts.tv_nsec / 1_000_000))
+    }
+
+    /// `20261122T030405.123Z`: RFC 3339's basic form, for file names that sort by time.
+    public var basicFormat: String {
+        rfc3339.filter { $0 != "-" && $0 != ":" }
     }
 
     /// `2026-11-22T03:04:05.123Z`.

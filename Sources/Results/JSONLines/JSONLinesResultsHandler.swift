@@ -21,8 +21,8 @@ public final class JSONLinesResultsHandler: ResultsHandler, @unchecked Sendable 
         self.clock = clock
     }
 
-    public func handle(_ code: MachineReadableCodeObject) throws {
-        try writer.write(encoder.encode(code, source: source, time: clock()))
+    public func handle(_ code: inout DeliveredCode) throws {
+        try writer.write(encoder.encode(code.code, source: source, time: clock(), fields: code.fields))
     }
 
     public func frameCompleted(_ collection: SynchronizedDataCollection) throws {

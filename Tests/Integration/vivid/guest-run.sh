@@ -11,6 +11,7 @@
 #   devices.txt devices.json devices.rc    `BIN devices [--json]` (syncscan mode)
 #   list-devices.txt                       `v4l2-ctl --list-devices`
 #   run-FORMAT.jsonl run-FORMAT.stderr     `BIN run` stdout / stderr (syncscan mode)
+#   snapshots-FORMAT/                      the JPEG snapshots the code lines name (syncscan mode)
 #   capture-FORMAT.raw                     captured frames (v4l2-ctl mode)
 #   run-FORMAT.rc run-FORMAT.seconds       exit status and wall time of the capture
 # Exit status: 0 when every step ran (the host judges the results); 125 when the loop or the
@@ -47,7 +48,7 @@ for fourcc in "$@"; do
   if [ "$MODE" = syncscan ]; then
     timeout -k 5 "$CAPTURE_TIMEOUT" "$BIN" run --source "$VIVID_CAPTURE_DEV" --fourcc "$fourcc" \
       --width "$W" --height "$H" --max-frames "$FRAMES" --emit-frames --duplicate-window 0 \
-      > "$OUT/run-$fourcc.jsonl" 2> "$OUT/run-$fourcc.stderr"
+      --snapshot-dir "$OUT/snapshots-$fourcc" > "$OUT/run-$fourcc.jsonl" 2> "$OUT/run-$fourcc.stderr"
   else
     timeout -k 5 "$CAPTURE_TIMEOUT" v4l2-ctl -d "$VIVID_CAPTURE_DEV" --stream-mmap \
       --stream-count="$FRAMES" --stream-to="$OUT/capture-$fourcc.raw" > "$OUT/run-$fourcc.stderr" 2>&1

@@ -7,6 +7,9 @@ public final class LogRecorder: Sendable {
         public var level: Logger.Level
         public var message: String
         public var metadata: [String: String]
+
+        /// `message key=value …`, keys sorted: what a test searches for a path or an errno.
+        public var line: String { message + metadata.sorted { $0.key < $1.key }.map { " \($0.key)=\($0.value)" }.joined() }
     }
     private let entries = Mutex<[Entry]>([])
 
@@ -16,6 +19,9 @@ public final class LogRecorder: Sendable {
 
     /// Whether any message so far contains `text`.
     public func contains(_ text: String) -> Bool { all.contains { $0.message.contains(text) } }
+
+    /// The entries, as `line`s, that contain `text` in their message or metadata.
+    public func lines(containing text: String) -> [String] { all.map(\.line).filter { $0.contains(text) } }
 
     public func messages(at level: Logger.Level) -> [String] { all.filter { $0.level == level }.map(\.message) }
 
@@ -36,8 +42,8 @@ public final class LogRecorder: Sendable {
             set { metadata[key] = newValue }
         }
         func log(event: LogEvent) {
-            recorder.append(Entry(level: event.level, message: "\(event.message)",
-                                  metadata: (event.metadata ?? [:]).mapValues { "\($0)" }))
+            let merged = metadata.merging(event.metadata ?? [:]) { $1 }
+            recorder.append(Entry(level: event.level, message: "\(event.message)", metadata: merged.mapValues { "\($0)" }))
         }
     }
 }

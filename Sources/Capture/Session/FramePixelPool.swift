@@ -1,0 +1,151 @@
+import Foundation
+import Media
+import Synchronization
+
+/// A copy of a frame's pixels (the whole frame or a crop), held after the source got its
+/// buffer back, in storage lent by a `FramePixelPool`.
+///
+/// The bytes are laid out as a single-planar frame of `format` at `width`×`height` with luma
+/// rows of `bytesPerLine` (`PixelFormat.planes(height:bytesPerLine:)`). The storage goes back to
+/// the pool when the last reference goes away. Equal only to itself.
+public final class FramePixels: @unchecked Sendable, Hashable {
+    /// The frame the pixels were copied from.
+    public let frame: FrameInfo
+    /// The part of the frame copied, in frame pixels.
+    public let region: PixelRect
+    public let format: PixelFormat
+    public var width: Int { region.width }
+    public var height: Int { region.height }
+    /// Bytes per row of the copied luma plane.
+    public let bytesPerLine: Int
+    private let storage: UnsafeMutableRawBufferPointer
+    private let byteCount: Int
+    private let pool: FramePixelPool
+    private let delivered = Atomic<Bool>(false)
+
+    init(frame: FrameInfo, region: PixelRect, bytesPerLine: Int, storage: UnsafeMutableRawBufferPointer, byteCount: Int,
+         pool: FramePixelPool) {
+        self.frame = frame
+        self.region = region
+        self.format = frame.format
+        self.bytesPerLine = bytesPerLine
+        self.storage = storage
+        self.byteCount = byteCount
+        self.pool = pool
+    }
+
+    deinit { pool.recycle(storage, delivered: delivered.load(ordering: .acquiring)) }
+
+    /// Calls `body` with the copied bytes; they must not be used after it returns.
+    public func withUnsafeBytes<Result, Failure: Error>(
+        _ body: (UnsafeRawBufferPointer) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        try withExtendedLifetime(self) { () throws(Failure) -> Result in
+            try body(UnsafeRawBufferPointer(rebasing: storage[0..<byteCount]))
+        }
+    }
+
+    /// Marks the pixels as handed to the results handlers: from now on their pool slot frees
+    /// itself without waiting for frames still being scanned (see `FramePixelPool`).
+    public func markDelivered() {
+        if !delivered.exchange(true, ordering: .acquiringAndReleasing) { pool.noteDelivered() }
+    }
+
+    public static func == (a: FramePixels, b: FramePixels) -> Bool { a === b }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+}
+
+/// A bounded set of buffers frames' pixels are copied into, so the source's own buffers (mmap'd
+/// V4L2 buffers, of which the driver has only `device.buffers`) go back at once.
+///
+/// At most `capacity` copies exist at a time. When all are taken, `copy` skips the frame and
+/// counts it (`skipped`), unless asked to wait: then it waits while some copy has been
+/// delivered (`FramePixels.markDelivered`) and will be freed by a handler. Copies not yet
+/// delivered wait only for frames ahead of them, which may themselves need a copy, so waiting
+/// for those could deadlock: with every copy undelivered it skips instead.
+public final class FramePixelPool: @unchecked Sendable {
+    /// Copies that may exist at once.
+    public let capacity: Int
+    private let condition = NSCondition()
+    private var free: [UnsafeMutableRawBufferPointer] = []
+    private var lent = 0
+    private var lentDelivered = 0
+    private var _skipped = 0
+    private var _copied = 0
+
+    public init(capacity: Int) { self.capacity = max(1, capacity) }
+
+    deinit { for buffer in free { buffer.deallocate() } }
+
+    /// Frames whose pixels were not copied because every buffer was taken.
+    public var skipped: Int { condition.withLock { _skipped } }
+    /// Frames whose pixels were copied.
+    public var copied: Int { condition.withLock { _copied } }
+    /// Copies that exist now.
+    public var lentCount: Int { condition.withLock { lent } }
+
+    /// Copies `region` of `frame` (the whole frame when `nil`; widened to `format.cropAlignment`
+    /// and clamped to the frame), or returns `nil` and counts a skip when no buffer is free.
+    /// - Parameter wait: wait for a delivered copy to come back rather than skip (a file source).
+    public func copy(_ frame: VideoFrame, region: PixelRect? = nil, wait: Bool = false) -> FramePixels? {
+        let rect = Self.aligned(region ?? PixelRect(x: 0, y: 0, width: frame.width, height: frame.height),
+                                format: frame.format, width: frame.width, height: frame.height)
+        guard rect.width > 0, rect.height > 0 else { return nil }
+        let bytesPerLine = frame.format.minimumBytesPerLine(width: rect.width)
+        let byteCount = frame.format.frameSize(width: rect.width, height: rect.height, bytesPerLine: bytesPerLine)
+        guard let storage = take(byteCount: byteCount, wait: wait) else { return nil }
+        let source = frame.format.planes(height: frame.height, bytesPerLine: frame.bytesPerLine)
+        let destination = frame.format.planes(height: rect.height, bytesPerLine: bytesPerLine)
+        frame.buffer.withUnsafeBytes { bytes in
+            for (from, to) in zip(source, destination) {
+                let columns = from.columnBytes(x: rect.x, width: rect.width)
+                for (row, out) in zip(from.rowRange(y: rect.y, height: rect.height), 0...) {
+                    let start = from.offset + row * from.bytesPerLine + columns.lowerBound
+                    guard start + columns.count <= bytes.count else { continue }
+                    UnsafeMutableRawBufferPointer(rebasing: storage[(to.offset + out * to.bytesPerLine)...])
+                        .copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[start..<(start + columns.count)]))
+                }
+            }
+        }
+        return FramePixels(frame: frame.info, region: rect, bytesPerLine: bytesPerLine, storage: storage,
+                           byteCount: byteCount, pool: self)
+    }
+
+    /// `rect` widened outwards to `format`'s crop alignment and clamped to a `width`×`height` frame.
+    static func aligned(_ rect: PixelRect, format: PixelFormat, width: Int, height: Int) -> PixelRect {
+        let (ax, ay) = format.cropAlignment
+        let clamped = rect.clamped(width: width, height: height)
+        let x0 = clamped.x / ax * ax, y0 = clamped.y / ay * ay
+        let x1 = min(width, (clamped.x + clamped.width + ax - 1) / ax * ax)
+        let y1 = min(height, (clamped.y + clamped.height + ay - 1) / ay * ay)
+        return PixelRect(x: x0, y: y0, width: max(0, x1 - x0), height: max(0, y1 - y0))
+    }
+
+    private func take(byteCount: Int, wait: Bool) -> UnsafeMutableRawBufferPointer? {
+        condition.lock()
+        while lent >= capacity && wait && lentDelivered > 0 { condition.wait() }
+        guard lent < capacity else {
+            _skipped += 1
+            condition.unlock()
+            return nil
+        }
+        lent += 1
+        _copied += 1
+        let reused = free.popLast()
+        condition.unlock()
+        if let reused, reused.count >= byteCount { return reused }
+        reused?.deallocate()
+        return .allocate(byteCount: max(byteCount, 1), alignment: 64)
+    }
+
+    fileprivate func noteDelivered() { condition.withLock { lentDelivered += 1 } }
+
+    fileprivate func recycle(_ storage: UnsafeMutableRawBufferPointer, delivered: Bool) {
+        condition.withLock {
+            lent -= 1
+            if delivered { lentDelivered -= 1 }
+            free.append(storage)
+            condition.broadcast()
+        }
+    }
+}

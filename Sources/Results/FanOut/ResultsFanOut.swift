@@ -1,0 +1,35 @@
+import Capture
+
+/// Several results handlers as one: each code goes to each, in order (a handler sees the fields
+/// the ones before it attached: snapshots before JSON lines, so a line names its snapshot).
+///
+/// Each handler keeps its own bound and counters (its own queue and thread), so a slow one
+/// holds up another only where its policy says so: a file source's queues wait, a live
+/// source's drop and count.
+public final class ResultsFanOut: ResultsHandler, @unchecked Sendable {
+    public let handlers: [any ResultsHandler]
+
+    public init(_ handlers: [any ResultsHandler]) { self.handlers = handlers }
+
+    /// What any handler asks for: the whole frame if one wants it, else the widest margin.
+    public var pixelsRequest: PixelsRequest? {
+        handlers.compactMap(\.pixelsRequest).reduce(nil as PixelsRequest?) { sofar, next in sofar?.union(next) ?? next }
+    }
+
+    public func handle(_ code: inout DeliveredCode) throws {
+        for handler in handlers { try handler.handle(&code) }
+    }
+
+    public func frameCompleted(_ collection: SynchronizedDataCollection) throws {
+        for handler in handlers { try handler.frameCompleted(collection) }
+    }
+
+    /// Finishes every handler, even after one fails; throws the first failure.
+    public func finish() throws {
+        var failure: (any Error)?
+        for handler in handlers {
+            do { try handler.finish() } catch { failure = failure ?? error }
+        }
+        if let failure { throw failure }
+    }
+}

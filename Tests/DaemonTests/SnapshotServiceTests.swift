@@ -1,0 +1,83 @@
+@testable import Daemon
+import Foundation
+import Logging
+import Results
+import SystemPackage
+import TestSupport
+import Testing
+
+@Suite(.serialized) struct SnapshotServiceTests {
+    /// A full disk (ENOSPC from every write): the run ends normally at the end of the file, every
+    /// code line goes out, the failure is logged once with the path, and the summary counts it.
+    @Test func aFullDiskNeverStopsTheLinesAndIsCountedInTheSummary() async throws {
+        var frame = GreyFrame(width: 160, height: 120)
+        frame.draw(try ModuleMatrix.qrCode("full disk"), centerX: 80, centerY: 60, moduleSize: 3)
+        var bytes = Array("YUV4MPEG2 W160 H120 F10:1 Ip A1:1 Cmono\n".utf8)
+        for _ in 0..<12 { bytes += Array("FRAME\n".utf8) + frame.bytes }
+        let video = try TemporaryFile(contents: bytes, suffix: ".y4m")
+        var configuration = SyncscanConfiguration()
+        configuration.source = video.path
+        configuration.duplicateSuppression.enabled = false
+        configuration.statsIntervalSeconds = 0
+        configuration.snapshots = SnapshotSettings(directory: "/var/lib/syncscan/full")
+        let directory = InMemorySnapshotDirectory(path: "/var/lib/syncscan/full")
+        directory.writeFailure = .noSpace
+        let out = try TemporaryFile(contents: [], suffix: ".jsonl")
+        let fd = try FileDescriptor.open(out.path, .writeOnly, options: .append)
+        defer { try? fd.close() }
+        let writer = LineWriter(fileDescriptor: fd, name: "out", capacity: 64, overflow: .wait)
+        let log = LogRecorder()
+        let summary = SummaryLine()
+        let service = ScanService(options: PipelineOptions(configuration), writer: writer, logger: log.logger,
+                                  snapshotDirectory: directory) { summary.set($0) }
+        try await service.run()
+        let lines = String(decoding: FileManager.default.contents(atPath: out.path) ?? Data(), as: UTF8.self).split(separator: "\n")
+        #expect(lines.count == 12 && lines.allSatisfy { $0.contains("\"text\":\"full disk\"") })
+        let logged = log.lines(containing: "ENOSPC")
+        #expect(logged.count == 1 && logged.first?.contains("/var/lib/syncscan/full/") == true, "\(log.all.map(\.line))")
+        #expect(summary.value.contains("codes_emitted=12") && summary.value.contains("snapshots_written=0")
+                && summary.value.contains("snapshots_failed=12"), "\(summary.value)")
+        #expect(directory.writes == 12)
+    }
+
+    @Test func aReloadThatChangesSnapshotSettingsSaysARestartAppliesThem() throws {
+        var configuration = SyncscanConfiguration()
+        configuration.source = "y4m:-"
+        let out = try TemporaryFile(contents: [], suffix: ".jsonl")
+        let fd = try FileDescriptor.open(out.path, .writeOnly, options: .append)
+        defer { try? fd.close() }
+        let writer = LineWriter(fileDescriptor: fd, name: "out", capacity: 8, overflow: .drop)
+        let log = LogRecorder()
+        let service = ScanService(options: PipelineOptions(configuration), writer: writer, logger: log.logger) { _ in }
+        service.reload(PipelineOptions(configuration))
+        #expect(log.lines(containing: "snapshots.* changed").isEmpty)
+        configuration.snapshots = SnapshotSettings(directory: "/tmp/later")
+        service.reload(PipelineOptions(configuration))
+        #expect(log.lines(containing: "snapshots.* changed").count == 1, "\(log.all.map(\.line))")
+        try writer.finish()
+    }
+
+    @Test func snapshotKeysAreReadAndCheckedAndOffWithoutADirectory() async throws {
+        let none = try await SyncscanConfiguration.load(file: nil, environment: ["SYNCSCAN_SNAPSHOTS_QUALITY": "70"])
+        #expect(none.snapshots == nil)
+        let yaml = "snapshots:\n  directory: /var/lib/syncscan/video0/snapshots\n  quality: 70\n  crop: code\n  margin: 10\n"
+            + "  max_files: 50\n  max_bytes: 1000000\n"
+        let file = try TemporaryFile(contents: Array(yaml.utf8), suffix: ".yaml")
+        let loaded = try await SyncscanConfiguration.load(file: file.path, environment: [:])
+        var expected = SnapshotSettings(directory: "/var/lib/syncscan/video0/snapshots")
+        (expected.quality, expected.crop, expected.margin, expected.maxFiles, expected.maxBytes) = (70, .code, 10, 50, 1_000_000)
+        #expect(loaded.snapshots == expected)
+        let bad = try TemporaryFile(contents: Array("snapshots:\n  directory: /tmp/s\n  quality: 0\n  crop: face\n  max_file: 3\n".utf8), suffix: ".yaml")
+        let error = await #expect(throws: ConfigurationError.self) { try await SyncscanConfiguration.load(file: bad.path, environment: [:]) }
+        let text = "\(error.map { "\($0)" } ?? "")"
+        #expect(text.contains("snapshots.quality") && text.contains("snapshots.crop") && text.contains("max_file"), "\(text)")
+    }
+}
+
+/// The summary line the service reported.
+private final class SummaryLine: @unchecked Sendable {
+    private let lock = NSLock()
+    private var line = ""
+    func set(_ value: String) { lock.withLock { line = value } }
+    var value: String { lock.withLock { line } }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import Results
+import SystemPackage
+
+/// A snapshot directory in memory that can be made to fail like a full or read-only disk.
+public final class InMemorySnapshotDirectory: SnapshotDirectory, @unchecked Sendable {
+    public let path: String
+    private let lock = NSLock()
+    private var files: [String: [UInt8]]
+    private var _writeFailure: Errno?
+    private var _prepareFailure: Errno?
+    private var _writeDelay: Duration = .zero
+    private var _writes = 0
+
+    /// - Parameter files: snapshots a previous run left, by name.
+    public init(path: String = "/fake/snapshots", files: [String: [UInt8]] = [:]) {
+        self.path = path
+        self.files = files
+    }
+
+    /// Every later write fails with this errno (`nil`: writes succeed).
+    public var writeFailure: Errno? {
+        get { lock.withLock { _writeFailure } }
+        set { lock.withLock { _writeFailure = newValue } }
+    }
+    /// `prepare` fails with this errno.
+    public var prepareFailure: Errno? {
+        get { lock.withLock { _prepareFailure } }
+        set { lock.withLock { _prepareFailure = newValue } }
+    }
+    /// How long each write takes (a slow disk).
+    public var writeDelay: Duration {
+        get { lock.withLock { _writeDelay } }
+        set { lock.withLock { _writeDelay = newValue } }
+    }
+    /// The files now, by name.
+    public var contents: [String: [UInt8]] { lock.withLock { files } }
+    /// Writes attempted.
+    public var writes: Int { lock.withLock { _writes } }
+
+    public func prepare() -> Result<[StoredSnapshot], SnapshotFileError> {
+        lock.withLock {
+            if let errno = _prepareFailure { return .failure(SnapshotFileError(call: "mkdir", path: path, errno: errno)) }
+            return .success(files.filter { Self.isSnapshotName($0.key) }.map { StoredSnapshot(name: $0.key, bytes: $0.value.count) }
+                .sorted { $0.name < $1.name })
+        }
+    }
+
+    public func write(_ jpeg: [UInt8], named name: String) -> Result<Void, SnapshotFileError> {
+        let delay = writeDelay
+        if delay > .zero { Thread.sleep(forTimeInterval: Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18) }
+        return lock.withLock {
+            _writes += 1
+            if let errno = _writeFailure {
+                return .failure(SnapshotFileError(call: "write", path: path + "/" + Self.temporaryName(for: name), errno: errno))
+            }
+            files[name] = jpeg
+            return .success(())
+        }
+    }
+
+    public func remove(named name: String) -> Result<Void, SnapshotFileError> {
+        lock.withLock {
+            guard files.removeValue(forKey: name) != nil else {
+                return .failure(SnapshotFileError(call: "unlink", path: path + "/" + name, errno: .noSuchFileOrDirectory))
+            }
+            return .success(())
+        }
+    }
+}
