@@ -1,16 +1,25 @@
 #!/usr/bin/env bash
-# Soak (by hand, not CI): a live GREY Y4M pipe at FPS (default 30) for DURATION seconds (default
+# Soak (by hand, not CI): a live GREY Y4M pipe at FPS (default 30) for --duration seconds (default
 # 3600) with QR codes coming and going (bench/live.py's schedule), a SIGHUP every minute (the
 # config file is re-read), and a stdout reader that stalls now and then. Samples RSS, open fds
 # and threads of the daemon from /proc at start, middle and end; checks that every line parses
-# as JSON; prints the exit summary's drops by reason. Exits non-zero if a line does not parse,
-# the daemon fails, or a drop has no reason.
-# Usage: scripts/soak.sh [DURATION_SECONDS] ; env: FPS, SOAK_W, SOAK_H, ENGINE, STALL_EVERY, STALL_SECONDS
+# as JSON; prints the ledger's and the exit summary's drops by reason. Exits non-zero if a line
+# does not parse, the daemon fails, a sample grows past the limits below, or a drop has no reason.
+# Usage: scripts/soak.sh [--duration SECONDS]
+# env: FPS, SOAK_W, SOAK_H, ENGINE (default hybrid), STALL_EVERY (s, default 45), STALL_SECONDS (default 3)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
+DURATION=3600
+while [ $# -gt 0 ]; do
+    case $1 in
+        --duration) DURATION=$2; shift 2 ;;
+        --duration=*) DURATION=${1#*=}; shift ;;
+        *) echo "usage: scripts/soak.sh [--duration SECONDS]" >&2; exit 2 ;;
+    esac
+done
 swift build -c release --product syncscan >/dev/null
-DURATION=${1:-3600} exec python3 - <<'PY'
+DURATION=$DURATION exec python3 - <<'PY'
 import json, os, re, signal, subprocess, sys, tempfile, threading, time
 sys.path.insert(0, "bench")
 from live import qr_rows, schedule
@@ -36,9 +45,16 @@ def render(n):
                     s = (y + r) * W + x
                     f[s:s + min(len(row), W - x)] = row[:W - x]
     return bytes(f)
+# Frames with the same codes showing are the same bytes: one copy each.
+by_codes = {}
+def frame_at(n):
+    key = tuple(i for i, (p, a, b, xy) in enumerate(shows) if a <= n <= b)
+    if key not in by_codes:
+        by_codes[key] = render(n)
+    return by_codes[key]
 print(f"soak: {W}x{H} GREY at {fps} fps for {duration} s, engine {engine}, SIGHUP every 60 s, "
       f"reader stalls {stall_seconds} s every {stall_every} s", flush=True)
-frames_cycle = [render(n) for n in range(cycle * fps)]
+frames_cycle = [frame_at(n) for n in range(cycle * fps)]
 
 config = tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False)
 config.write(f"source: \"-\"\nengine: {engine}\n")
@@ -125,6 +141,11 @@ else:
         reasons = sum(int(v) for v in re.findall(r"=(\d+)", m.group(2)))
         if reasons != int(m.group(1)): fail.append(f"dropped={m.group(1)} but reasons add to {reasons}")
     else: fail.append("summary not understood")
+# Flat: start is before warm-up (buffer pools, scanner threads), so growth is judged middle → end.
+(_, fds0, _), (rss1, fds1, thr1), (rss2, fds2, thr2) = samples
+if rss2 > rss1 * 1.10 + 4096: fail.append(f"RSS grew {rss1} → {rss2} kB from middle to end")
+if max(fds1, fds2) > fds0 + 2: fail.append(f"open fds grew {fds0} → {fds1} → {fds2}")
+if thr2 > thr1 + 2: fail.append(f"threads grew {thr1} → {thr2} from middle to end")
 os.unlink(config.name)
 if fail:
     sys.exit("soak FAILED: " + "; ".join(fail))

@@ -4,6 +4,7 @@
 // ConfigurationError (load's documented contract); anything else, or a trap, is a finding.
 import Daemon
 import Foundation
+import FuzzDriver
 
 nonisolated(unsafe) let path = NSTemporaryDirectory() + "fuzz-config-\(getpid()).yaml"
 
@@ -29,4 +30,11 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     done.wait()
     if let unexpected { fatalError("load threw something other than ConfigurationError: \(unexpected)") }
     return 0
+}
+
+/// The debug build's entry point: SwiftPM links debug executables with `main` renamed to
+/// `FuzzConfiguration_main`, so libFuzzer's own `main` is not used there; this one starts its driver.
+@_cdecl("FuzzConfiguration_main")
+public func FuzzConfigurationMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> CInt {
+    runFuzzerDriver(argc, argv, fuzz)
 }

@@ -2,6 +2,7 @@
 // Bytes 0…5 choose engine, pixel format, width and height (1…96), extra row padding and the
 // rect of interest; the rest are the pixels (zero-filled to the frame size, truncated beyond).
 import Capture
+import FuzzDriver
 import Media
 
 let formats = PixelFormat.allCases
@@ -36,4 +37,11 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         precondition(code.frame.width == width && code.frame.height == height, "code frame geometry")
     }
     return 0
+}
+
+/// The debug build's entry point: SwiftPM links debug executables with `main` renamed to
+/// `FuzzDecoders_main`, so libFuzzer's own `main` is not used there; this one starts its driver.
+@_cdecl("FuzzDecoders_main")
+public func FuzzDecodersMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> CInt {
+    runFuzzerDriver(argc, argv, fuzz)
 }

@@ -3,6 +3,7 @@
 // the payload; "text" (present only for UTF-8 payloads) must equal the payload as text.
 import Capture
 import Foundation
+import FuzzDriver
 import Media
 import Results
 
@@ -30,4 +31,11 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     if (object["text"] as? String) != expectedText { fatalError("text differs: \(text)") }
     if (object["source"] as? String) != source { fatalError("source differs: \(text)") }
     return 0
+}
+
+/// The debug build's entry point: SwiftPM links debug executables with `main` renamed to
+/// `FuzzJSONLine_main`, so libFuzzer's own `main` is not used there; this one starts its driver.
+@_cdecl("FuzzJSONLine_main")
+public func FuzzJSONLineMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> CInt {
+    runFuzzerDriver(argc, argv, fuzz)
 }

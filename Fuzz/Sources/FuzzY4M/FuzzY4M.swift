@@ -1,6 +1,7 @@
 // libFuzzer: one byte stream → Y4MSource (header, then frames until the end or an error).
 // Every outcome must be frames, drops, nil or a thrown error; never a trap or a sanitizer report.
 import Foundation
+import FuzzDriver
 import Logging
 import Media
 import Y4M
@@ -26,4 +27,11 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         }
     } catch {}
     return 0
+}
+
+/// The debug build's entry point: SwiftPM links debug executables with `main` renamed to
+/// `FuzzY4M_main`, so libFuzzer's own `main` is not used there; this one starts its driver.
+@_cdecl("FuzzY4M_main")
+public func FuzzY4MMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> CInt {
+    runFuzzerDriver(argc, argv, fuzz)
 }
