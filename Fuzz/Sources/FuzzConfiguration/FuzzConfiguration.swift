@@ -6,7 +6,7 @@ import Daemon
 import Foundation
 import FuzzDriver
 
-nonisolated(unsafe) let path = NSTemporaryDirectory() + "fuzz-config-\(getpid()).yaml"
+let path = NSTemporaryDirectory() + "fuzz-config-\(getpid()).yaml"
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {

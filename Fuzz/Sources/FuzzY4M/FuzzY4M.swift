@@ -6,7 +6,10 @@ import Logging
 import Media
 import Y4M
 
-nonisolated(unsafe) let path = NSTemporaryDirectory() + "fuzz-y4m-\(getpid()).y4m"
+let path = NSTemporaryDirectory() + "fuzz-y4m-\(getpid()).y4m"
+
+/// Summed pixel bytes: keeps the reads of frame buffers from being optimised away.
+nonisolated(unsafe) var checksum: UInt8 = 0
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
@@ -19,8 +22,13 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         var events = 0
         while let event = try source.next() {
             if case .frame(let frame) = event {
-                // Touch the pixels so ASan sees any short buffer.
-                _ = frame.sequenceNumber
+                // The buffer must hold the whole frame its geometry promises; read its last byte
+                // so ASan sees a short one.
+                let needed = frame.format.frameSize(width: frame.width, height: frame.height, bytesPerLine: frame.bytesPerLine)
+                precondition(frame.buffer.count >= needed, "frame buffer \(frame.buffer.count) < \(needed) bytes")
+                frame.buffer.withUnsafeBytes { bytes in
+                    if let last = bytes.last { checksum &+= last }
+                }
             }
             events += 1
             if events > 64 { break }
