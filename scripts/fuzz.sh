@@ -12,8 +12,9 @@ mkdir -p "$ARTIFACTS"
 
 : "${FUZZ_CONFIG:=debug}"
 build_start=$(date +%s)
-# -gnone and lld: the debug link with ld.gold and DWARF stops in gold itself
-# ("internal error in format_file_lineno"); stacks still name functions without DWARF.
+# -gnone and lld: the debug link with ld.gold and DWARF stops in gold itself ("internal error in
+# format_file_lineno"). Without DWARF a crash's stack has no file:line; rebuild a reproducer's
+# target without -gnone (lld links it) to get them.
 FLAGS=(-c "$FUZZ_CONFIG" -Xswiftc -gnone -Xswiftc -use-ld=lld)
 swift build "${FLAGS[@]}" \
     -Xswiftc -sanitize=fuzzer,address \
