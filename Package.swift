@@ -9,6 +9,8 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "syncscan", targets: ["syncscan"]),
+        // For the libFuzzer package in Fuzz/ (depends on this one by path); nothing else uses it.
+        .library(name: "SyncscanFuzzTargets", targets: ["Y4M", "Results", "Capture", "Daemon", "Media", "ZBar", "ZXing"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),

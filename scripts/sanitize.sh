@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The whole unit-test suite under ThreadSanitizer and under AddressSanitizer, each with its own
+# scratch path (.build-tsan, .build-asan) so the normal .build is untouched. Prints each
+# sanitizer's build and test wall times; exits non-zero if any run failed or reported.
+# Usage: scripts/sanitize.sh [thread|address]...   (default: both)
+# TSAN_FILTER / ASAN_FILTER: a `swift test --filter` regex to narrow a run (default: the whole suite).
+#
+# TSan runs the tests one at a time (--no-parallel): with Swift Testing's parallel run on 2
+# cores, under TSan's slowdown, ScanServiceTests' aReloadBeforeTheSessionIsPublishedIsHonoured
+# missed its 10 s deadline (2 runs of 2; 0.09 s alone or serially). Races between a test's own
+# threads are still seen. Left out under ASan: the test that bounds the daemon's RSS while
+# stdout is stopped (ASan's shadow memory and its 256 MB quarantine of freed blocks are RSS by
+# design; the soak, scripts/soak.sh, checks RSS on the release build instead).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+kinds=("$@"); [ ${#kinds[@]} -gt 0 ] || kinds=(thread address)
+status=0
+for kind in "${kinds[@]}"; do
+    case $kind in
+        thread) scratch=.build-tsan filter=${TSAN_FILTER:-} skip= parallel=--no-parallel ;;
+        address) scratch=.build-asan filter=${ASAN_FILTER:-} skip=aStoppedStdoutReaderNeitherStallsCaptureNorGrowsMemory parallel= ;;
+        *) echo "unknown sanitizer $kind" >&2; exit 2 ;;
+    esac
+    start=$(date +%s)
+    if ! swift build --build-tests --sanitize="$kind" --scratch-path "$scratch"; then
+        echo "sanitize $kind: build failed after $(( $(date +%s) - start )) s"
+        status=1; continue
+    fi
+    built=$(date +%s)
+    # halt_on_error: any report fails the run (TSan otherwise only prints and exits 66 at the end).
+    # The suppressions file gives each entry's reason (a toolchain blind spot, not our code).
+    TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/scripts/tsan-suppressions.txt} \
+    ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:halt_on_error=1} \
+        swift test --skip-build --sanitize="$kind" --scratch-path "$scratch" $parallel \
+            ${filter:+--filter "$filter"} ${skip:+--skip "$skip"}
+    rc=$?
+    [ $rc -eq 0 ] || status=1
+    echo "sanitize $kind: build $(( built - start )) s, tests $(( $(date +%s) - built )) s, exit $rc"
+done
+exit $status
