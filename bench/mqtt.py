@@ -2,7 +2,9 @@
 """Scanning throughput while publishing every code to MQTT, against without, on the same frames.
 
 The frames are run.py's (1280x720 grey, QR codes drifting across; up to 120 frames, the default,
-a code is in every frame); duplicate window 0, so every frame's code is emitted and published.
+a code is in every frame), played --repeat times in one stream (default 4: a zxing-cpp run of 120
+frames lasts under a second, where connecting and the last PUBACKs at exit would weigh as much as
+publishing); duplicate window 0, so every frame's code is emitted and published.
 A Mosquitto broker runs on 127.0.0.1 on a free port with one QoS 1 subscriber (mosquitto_sub to
 /dev/null), on the same machine, as a site's broker and consumer would share nothing with us.
 Runs, interleaved, N times each:
@@ -10,7 +12,7 @@ Runs, interleaved, N times each:
   ENGINE-mqtt:  the same with --mqtt-url mqtt://127.0.0.1:PORT (QoS 1: each code waits for PUBACK)
 and prints the median frames/s of each and the ratio (target >= 0.95). Each MQTT run must report
 mqtt_published equal to codes_emitted and nothing dropped or spooled, or the benchmark fails.
-Usage: bench/mqtt.py [--runs N] [--frames N] [--engines zbar,zxing]
+Usage: bench/mqtt.py [--runs N] [--frames N] [--repeat N] [--engines zbar,zxing]
 """
 import argparse, os, re, shutil, socket, statistics, subprocess, sys, tempfile, time
 
@@ -49,15 +51,34 @@ def timed(cmd, env):
     return elapsed, err
 
 
+def repeated(path, times):
+    """The Y4M file at `path` with its frames played `times` times: one header, then the frames again."""
+    if times == 1:
+        return path
+    out = f"{path[:-4]}-x{times}.y4m"
+    if not os.path.exists(out):
+        with open(path, "rb") as f:
+            header, frames = f.read().split(b"\n", 1)
+        with open(out + ".tmp", "wb") as f:
+            f.write(header + b"\n")
+            for _ in range(times):
+                f.write(frames)
+        os.replace(out + ".tmp", out)
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--frames", type=int, default=120)
+    ap.add_argument("--repeat", type=int, default=4)
     ap.add_argument("--engines", default="zbar,zxing")
     args = ap.parse_args()
     os.makedirs(OUT, exist_ok=True)
-    frames = os.path.join(OUT, f"bench-1280x720-plain-{args.frames}.y4m")
-    make_frames(frames, args.frames, "plain")
+    clip = os.path.join(OUT, f"bench-1280x720-plain-{args.frames}.y4m")
+    make_frames(clip, args.frames, "plain")
+    frames = repeated(clip, args.repeat)
+    total = args.frames * args.repeat
     sh("swift", "build", "-c", "release", "--product", "syncscan", cwd=ROOT, stdout=subprocess.DEVNULL)
     syncscan = os.path.join(ROOT, ".build", "release", "syncscan")
     env = {k: v for k, v in os.environ.items() if not k.startswith("SYNCSCAN_") and k != "STATE_DIRECTORY"}
@@ -92,8 +113,9 @@ def main():
         subscriber.wait()
         broker.wait()
         shutil.rmtree(directory, ignore_errors=True)
-    fps = {k: args.frames / statistics.median(v) for k, v in times.items()}
-    print(f"frames: {args.frames} x 1280x720 GREY, a QR code in every frame up to 120 frames, duplicate window 0, 1 scanning thread, "
+    fps = {k: total / statistics.median(v) for k, v in times.items()}
+    print(f"frames: {args.frames} x 1280x720 GREY played {args.repeat} times ({total}), a QR code in every frame up to 120 frames, "
+          f"duplicate window 0, 1 scanning thread, "
           f"{args.runs} runs each (median); broker and one QoS 1 subscriber on this machine")
     for k in commands:
         extra = f"   codes published {min(published[k])}-{max(published[k])} (all emitted)" if published[k] else ""

@@ -439,13 +439,13 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
         }
         let spooledAtExit = state.spool?.count ?? 0
         state.spool = nil
+        if lost > 0 {
+            logger.error("MQTT codes not delivered at exit: the broker did not take them in time and no spool kept them", metadata: [
+                "url": "\(settings.url)", "codes": "\(lost)",
+                "fix": "set mqtt.spool_directory (under systemd the unit's StateDirectory= is the default)"])
+        }
         condition.withLock {
-            if lost > 0 {
-                counts.dropped += lost
-                logger.error("MQTT codes not delivered at exit: the broker did not take them in time and no spool kept them", metadata: [
-                    "url": "\(settings.url)", "codes": "\(lost)",
-                    "fix": "set mqtt.spool_directory (under systemd the unit's StateDirectory= is the default)"])
-            }
+            counts.dropped += lost
             counts.memory = 0
             counts.spooled = spooledAtExit
             finished = true
