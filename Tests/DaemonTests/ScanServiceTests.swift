@@ -76,7 +76,10 @@ private final class OutputFile {
         }
         let done = Mutex(false)
         let task = Task { defer { done.withLock { $0 = true } }; try await service.run() }
-        let deadline = ContinuousClock.now + .seconds(10)
+        // Alone this takes 0.06 s. The deadline only ends a lost reload's endless session, so it is
+        // generous: in the parallel suite on 2 cores, tests that block their pool thread for seconds
+        // (the daemon and broker runs) held both pool threads for 13 s once, and 10 s was missed.
+        let deadline = ContinuousClock.now + .seconds(60)
         while !done.withLock({ $0 }) && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
         let lost = !done.withLock { $0 }
         #expect(!lost, "the reload was lost: the first session still runs")
@@ -104,7 +107,10 @@ private final class OutputFile {
         let task = Task { try await service.run() }
         while !log.contains("y4m input opened") { try await Task.sleep(for: .milliseconds(20)) }
         service.reload(options(source: broken.path))
-        let deadline = ContinuousClock.now + .seconds(10)
+        // Alone this takes 0.06 s. The deadline only ends a lost reload's endless session, so it is
+        // generous: in the parallel suite on 2 cores, tests that block their pool thread for seconds
+        // (the daemon and broker runs) held both pool threads for 13 s once, and 10 s was missed.
+        let deadline = ContinuousClock.now + .seconds(60)
         while !log.contains("returning to the previous configuration") && ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))
         }
