@@ -128,10 +128,9 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
         let index = lastFrame.map { $0.sequence == frame ? $0.index + 1 : 0 } ?? 0
         lastFrame = (frame, index)
         let id = "\(runID)-\(frame)-\(index)"
-        var payload = encoder.encode(code.code, source: source, time: clock(), fields: code.fields)
-        // The stdout object plus "id": `…}\n` becomes `…,"id":"ID"}`.
-        payload.removeLast(2)
-        payload.append(contentsOf: Array(",\"id\":\"\(id)\"}".utf8))
+        // The stdout object plus "id", through the encoder's own field list; the message has no newline.
+        var payload = encoder.encode(code.code, source: source, time: clock(), fields: code.fields + [(name: "id", value: id)])
+        payload.removeLast()
         let message = MQTTConnection.Message(topic: topicPrefix + "/codes", payload: payload, qos: settings.qos)
         condition.lock(); defer { condition.unlock() }
         while overflow == .wait && connected && !closed && counts.memory + incoming.count >= bound {
