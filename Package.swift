@@ -34,8 +34,8 @@ let package = Package(
         .target(name: "Media"),
 
         // The one EINTR-retrying helper every module's `system_*` wrappers go through, `poll(2)`,
-        // `sched_getaffinity` (through the CSystemCalls shim), and `IOError`, the one error shape
-        // of the inputs (V4L2, Y4M) and the output.
+        // `sched_getaffinity` (through the CSystemCalls shim), `IOError`, the one error shape
+        // of the inputs (V4L2, Y4M) and the output, and `LockedValue`, the one lock (a pthread mutex).
         .target(name: "CSystemCalls"),
         .target(name: "SystemCalls", dependencies: [
             "CSystemCalls",
@@ -98,7 +98,7 @@ let package = Package(
         ]),
 
         .executableTarget(name: "syncscan", dependencies: [
-            "Daemon",
+            "Daemon", "SystemCalls",
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
@@ -106,7 +106,7 @@ let package = Package(
 
         // Test support: fakes and fixture frames (real QR codes from qrencode).
         .target(name: "TestSupport", dependencies: [
-            "Media", "V4L2", "Capture", "Results", .product(name: "SystemPackage", package: "swift-system"),
+            "Media", "V4L2", "Capture", "Results", "SystemCalls", .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
         ], path: "Tests/Support"),
 
@@ -123,7 +123,7 @@ let package = Package(
             "Results", "Capture", "Media", "SystemCalls", "TestSupport", .product(name: "SystemPackage", package: "swift-system"),
         ]),
         .testTarget(name: "DaemonTests", dependencies: [
-            "Daemon", "Results", "MQTT", "TestSupport", .product(name: "Configuration", package: "swift-configuration"),
+            "Daemon", "Results", "MQTT", "SystemCalls", "TestSupport", .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "Logging", package: "swift-log"), .product(name: "SystemPackage", package: "swift-system"),
         ]),
         .testTarget(name: "syncscanTests", dependencies: ["syncscan", "TestSupport"]),

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import SystemCalls
 
 /// Turns the scan service's events into sd_notify messages.
 ///
@@ -11,7 +11,7 @@ import Synchronization
 public final class SystemdServiceEvents: ServiceEvents {
     private let notifier: SystemdNotifier
     private let pingEvery: Duration?
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     private struct State {
         var lastPing: ContinuousClock.Instant?

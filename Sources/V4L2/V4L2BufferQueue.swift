@@ -1,6 +1,5 @@
 import Logging
 import Media
-import Synchronization
 import SystemCalls
 import SystemPackage
 
@@ -28,7 +27,7 @@ public final class V4L2BufferQueue: @unchecked Sendable {
         /// Buffers the driver holds (queued, being filled or done and not yet dequeued).
         var inKernel: Set<Int> = []
     }
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     /// Requests `count` mmap buffers (VIDIOC_REQBUFS), looks each up (VIDIOC_QUERYBUF) and maps it.
     ///

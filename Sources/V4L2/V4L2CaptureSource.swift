@@ -1,6 +1,5 @@
 import Logging
 import Media
-import Synchronization
 import SystemCalls
 import SystemPackage
 
@@ -127,7 +126,7 @@ public final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
         /// When the camera was lost, while it is being waited for.
         var missingSince: ContinuousClock.Instant?
     }
-    private let control = Mutex(Control())
+    private let control = LockedValue(Control())
 
     /// A source for the camera `path` names (`/dev/videoN`, `v4l2:/dev/videoN`, `v4l2:///dev/videoN`,
     /// `/dev/v4l/by-id/…`, parsed by `SourceURI`); nothing is opened yet.

@@ -1,5 +1,5 @@
 import Media
-import Synchronization
+import SystemCalls
 
 /// Frame storage for a Y4M input: a small free list of equal-sized buffers.
 ///
@@ -20,7 +20,7 @@ final class Y4MBufferPool: @unchecked Sendable {
         var free: [FreeBuffer] = []
         var allocations = 0
     }
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     init(byteCount: Int, retainedLimit: Int = 4) {
         self.byteCount = byteCount

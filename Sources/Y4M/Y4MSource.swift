@@ -1,6 +1,5 @@
 import Logging
 import Media
-import Synchronization
 import SystemCalls
 
 /// Frames from a YUV4MPEG2 (`.y4m`) file, FIFO, pipe or standard input.
@@ -34,7 +33,7 @@ public final class Y4MSource: FrameSource, @unchecked Sendable {
         var reader: Y4MReader?
         var pool: Y4MBufferPool?
     }
-    private let state: Mutex<State>
+    private let state: LockedValue<State>
 
     // Touched only by the thread that holds `reading`.
     private var nextSequenceNumber: UInt64 = 0
@@ -48,7 +47,7 @@ public final class Y4MSource: FrameSource, @unchecked Sendable {
         self.logger = logger
         // Until `start()` looks at the opened descriptor, `stat` decides; a missing path fails in `start()`.
         let kind = try? (path == "-" ? Y4MFileKind(of: .standardInput) : Y4MFileKind(atPath: path))
-        state = Mutex(State(live: kind?.isLive ?? false))
+        state = LockedValue(State(live: kind?.isLive ?? false))
     }
 
     /// Opens `path` as `start()` would and closes it again, reading nothing: whether a reload

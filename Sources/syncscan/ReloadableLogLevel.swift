@@ -1,10 +1,10 @@
 import Logging
-import Synchronization
+import SystemCalls
 
 /// The stderr log level, shared by every logger so a SIGHUP reload can change it in place.
 final class ReloadableLogLevel: Sendable {
-    private let level: Mutex<Logger.Level>
-    init(_ level: Logger.Level) { self.level = Mutex(level) }
+    private let level: LockedValue<Logger.Level>
+    init(_ level: Logger.Level) { self.level = LockedValue(level) }
     var current: Logger.Level {
         get { level.withLock { $0 } }
         set { level.withLock { $0 = newValue } }

@@ -2,7 +2,7 @@
 import Foundation
 import Logging
 import Results
-import Synchronization
+import SystemCalls
 import SystemPackage
 import TestSupport
 import Testing
@@ -70,11 +70,11 @@ private final class OutputFile {
         let service = ScanService(options: options(source: "y4m:/proc/self/fd/\(fds[0])"), writer: writer,
                                   logger: Logger(label: "test")) { _ in }
         let reloaded = options(source: file.path)
-        let hooked = Mutex(false)
+        let hooked = LockedValue(false)
         service.sessionWillPublish = {
             if !hooked.withLock({ h in defer { h = true }; return h }) { service.reload(reloaded) }
         }
-        let done = Mutex(false)
+        let done = LockedValue(false)
         let task = Task { defer { done.withLock { $0 = true } }; try await service.run() }
         // Alone this takes 0.06 s. The deadline only ends a lost reload's endless session, so it is
         // generous: in the parallel suite on 2 cores, tests that block their pool thread for seconds

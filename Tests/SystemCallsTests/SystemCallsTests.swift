@@ -1,3 +1,4 @@
+import Dispatch
 import SystemCalls
 import SystemPackage
 import Testing
@@ -55,5 +56,29 @@ import Testing
     @Test func pollTimeoutsRoundUpToWholeMilliseconds() {
         #expect(Duration.zero.pollMilliseconds == 0 && Duration.milliseconds(-5).pollMilliseconds == 0)
         #expect(Duration.microseconds(1).pollMilliseconds == 1 && Duration.seconds(2).pollMilliseconds == 2000)
+    }
+}
+
+@Suite struct LockedValueTests {
+    private struct Refused: Error, Equatable { let value: Int }
+
+    @Test func incrementsFromFourThreadsAtOnceAllCount() {
+        let counter = LockedValue(0)
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            for _ in 0..<50_000 { counter.withLock { $0 += 1 } }
+        }
+        #expect(counter.withLock { $0 } == 200_000)
+    }
+
+    @Test func aThrowingBodyKeepsItsChangesReleasesTheLockAndKeepsTheErrorType() {
+        let state = LockedValue([1, 2])
+        #expect(throws: Refused(value: 3)) {
+            try state.withLock { (values: inout [Int]) throws(Refused) in
+                values.append(3)
+                throw Refused(value: values.count)
+            }
+        }
+        // The lock was released: taking it again returns (a held lock would never return).
+        #expect(state.withLock { $0 } == [1, 2, 3])
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import Media
-import Synchronization
+import SystemCalls
 import TestSupport
 import V4L2
 
@@ -42,7 +42,7 @@ extension SourceEvent {
 /// Runs `body` on its own thread (as the session's source thread); `wait` joins it.
 final class SourceThread: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
-    private let result = Mutex<Result<[SourceEvent], any Error>?>(nil)
+    private let result = LockedValue<Result<[SourceEvent], any Error>?>(nil)
 
     init(_ body: @escaping @Sendable () throws -> [SourceEvent]) {
         let thread = Thread { [self] in

@@ -1,6 +1,6 @@
 import Configuration
 import Media
-import Synchronization
+import SystemCalls
 
 /// Reads configuration keys through one `ConfigReader`, noting each problem with where it came from.
 ///
@@ -169,7 +169,7 @@ final class KeyAccessRecorder: AccessReporter {
         let type: String
     }
 
-    private let state = Mutex<(order: [String], accesses: [String: Access])>(([], [:]))
+    private let state = LockedValue<(order: [String], accesses: [String: Access])>(([], [:]))
 
     func report(_ event: AccessEvent) {
         let key = event.metadata.key.components.joined(separator: ".")

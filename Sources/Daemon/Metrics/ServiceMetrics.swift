@@ -2,7 +2,7 @@ import Capture
 import Foundation
 import Media
 import Prometheus
-import Synchronization
+import SystemCalls
 
 /// The service's counts since it started, taken at one moment: what the summary line and the metrics file both show.
 public struct ServiceCounters: Sendable, Hashable {
@@ -54,7 +54,7 @@ public final class ServiceMetrics: Sendable {
     /// Only with MQTT.
     private let mqtt: (published: Counter, dropped: Counter, queued: Gauge, spooled: Gauge, connected: Gauge)?
     private let scanDuration: DurationHistogram
-    private let published: Mutex<(counters: ServiceCounters, writeFailures: Int)>
+    private let published: LockedValue<(counters: ServiceCounters, writeFailures: Int)>
 
     /// - Parameters:
     ///   - baseline: the service's counts when this source's metrics begin.
@@ -89,7 +89,7 @@ public final class ServiceMetrics: Sendable {
         scanDuration = registry.makeDurationHistogram(
             descriptor: .init(namespace: "syncscan", metricName: "scan_duration", unitName: "seconds", helpText: "Time to scan one frame, in seconds."),
             labels: [label], buckets: Self.scanDurationBuckets)
-        published = Mutex((baseline, 0))
+        published = LockedValue((baseline, 0))
     }
 
     /// Records one frame's scan duration (from any thread).

@@ -5,7 +5,7 @@ import Musl
 #endif
 import Logging
 import Media
-import Synchronization
+import SystemCalls
 import SystemPackage
 
 /// Tells systemd how the service is doing, over `$NOTIFY_SOCKET` (the `sd_notify` protocol).
@@ -26,7 +26,7 @@ public final class SystemdNotifier: Sendable {
     /// every half of it (`watchdogPingInterval`).
     public let watchdogTimeout: Duration?
     private let logger: Logger
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     private struct State {
         var socket: FileDescriptor?

@@ -1,5 +1,5 @@
 import Logging
-import Synchronization
+import SystemCalls
 
 /// Log lines a component wrote, for asserting on (or waiting for) what it told the operator.
 public final class LogRecorder: Sendable {
@@ -11,7 +11,7 @@ public final class LogRecorder: Sendable {
         /// `message key=value …`, keys sorted: what a test searches for a path or an errno.
         public var line: String { message + metadata.sorted { $0.key < $1.key }.map { " \($0.key)=\($0.value)" }.joined() }
     }
-    private let entries = Mutex<[Entry]>([])
+    private let entries = LockedValue<[Entry]>([])
 
     public init() {}
 
