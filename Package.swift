@@ -56,7 +56,7 @@ let package = Package(
 
         // An MQTT broker connection through libmosquitto (one client, driven by its owner's thread).
         .target(name: "MQTT", dependencies: [
-            "CMosquitto",
+            "CMosquitto", "SystemCalls", .product(name: "SystemPackage", package: "swift-system"),
         ]),
 
         // The inputs, peers behind Media's `FrameSource`: a camera through libv4l2, and a
@@ -115,7 +115,9 @@ let package = Package(
         .testTarget(name: "ZBarTests", dependencies: ["ZBar", "TestSupport"]),
         .testTarget(name: "ZXingTests", dependencies: ["ZXing", "TestSupport", "Media"]),
         .testTarget(name: "JPEGTests", dependencies: ["JPEG", "TestSupport", "Media"]),
-        .testTarget(name: "MQTTTests", dependencies: ["MQTT", "TestSupport"]),
+        .testTarget(name: "MQTTTests", dependencies: [
+            "MQTT", "TestSupport", .product(name: "SystemPackage", package: "swift-system"),
+        ]),
         .testTarget(name: "V4L2Tests", dependencies: ["V4L2", "SystemCalls", "TestSupport"]),
         .testTarget(name: "Y4MTests", dependencies: ["Y4M", "Capture", "SystemCalls", "TestSupport"]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "TestSupport"]),

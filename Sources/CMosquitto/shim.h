@@ -45,6 +45,11 @@ static inline int cmosq_publish(struct mosquitto *mosq, int *mid, const char *to
 
 static inline int cmosq_loop(struct mosquitto *mosq, int timeout_ms) { return mosquitto_loop(mosq, timeout_ms, 1); }
 
+/* The connection's socket (-1 when there is none), and whether libmosquitto has bytes to send on it:
+   what mosquitto_loop's own select() waits for, so a caller can wait in its own poll(). */
+static inline int cmosq_socket(struct mosquitto *mosq) { return mosquitto_socket(mosq); }
+static inline bool cmosq_want_write(struct mosquitto *mosq) { return mosquitto_want_write(mosq); }
+
 static inline void cmosq_set_callbacks(struct mosquitto *mosq, cmosq_status_callback on_connect,
                                        cmosq_status_callback on_disconnect, cmosq_status_callback on_publish) {
     mosquitto_connect_callback_set(mosq, on_connect);

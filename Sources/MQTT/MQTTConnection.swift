@@ -1,11 +1,13 @@
 import CMosquitto
 import Glibc
+import SystemCalls
+import SystemPackage
 
 /// One connection to an MQTT broker: owns a libmosquitto client (`struct mosquitto *`) from
 /// `mosquitto_new` to `mosquitto_destroy` in `deinit`.
 ///
 /// Not thread-safe: one thread makes it, publishes and drives its network I/O with `loop`
-/// (no libmosquitto thread). The connect, disconnect and publish-acknowledged callbacks run
+/// (no libmosquitto thread), which can also wake for the owner's own descriptor. The connect, disconnect and publish-acknowledged callbacks run
 /// inside `loop` on that thread and come back from it as `Event`s; the pointer libmosquitto
 /// passes them never leaves this type. A lost connection is not reconnected: make a new one
 /// (its unacknowledged messages are the caller's to publish again).
@@ -100,6 +102,8 @@ public final class MQTTConnection {
     }
 
     private let inboxStorage: EventInbox
+    /// The socket (index 0) and the owner's wake descriptor (index 1), set again on every `loop`.
+    private let pollSet = PollSet(count: 2)
 
     private static func inbox(_ obj: UnsafeMutableRawPointer?) -> EventInbox {
         Unmanaged<EventInbox>.fromOpaque(obj!).takeUnretainedValue()
@@ -117,11 +121,23 @@ public final class MQTTConnection {
         return rc == 0 ? .success(mid) : .failure(Self.error("mosquitto_publish", rc))
     }
 
-    /// Reads and writes what the socket allows, waiting at most `timeoutMilliseconds`
-    /// (`mosquitto_loop`); the events of the callbacks that ran, or the failure that ended the
-    /// connection (after the events before it).
-    public func loop(timeoutMilliseconds: Int) -> (events: [Event], failure: MQTTError?) {
-        let rc = cmosq_loop(handle, Int32(timeoutMilliseconds))
+    /// Waits until the socket can be read, or written while libmosquitto has bytes to send, or
+    /// `wake` has input, at most `timeout` (`poll(2)` on `mosquitto_socket`, POLLOUT when
+    /// `mosquitto_want_write`); then reads and writes what is ready and keeps the connection
+    /// alive (`mosquitto_loop` with a zero timeout). The events of the callbacks that ran, or the
+    /// failure that ended the connection (after the events before it). `wake` is not read: its
+    /// owner drains it, or every later `loop` returns at once.
+    public func loop(timeout: Duration, wake: FileDescriptor? = nil) -> (events: [Event], failure: MQTTError?) {
+        let socket = cmosq_socket(handle)
+        // Without a socket there is nothing to wait for: `mosquitto_loop` reports the lost connection.
+        if socket >= 0 {
+            pollSet.watch(FileDescriptor(rawValue: socket), for: cmosq_want_write(handle) ? [.input, .output] : .input, at: 0)
+            pollSet.watch(wake, for: .input, at: 1)
+            if case .failure(let errno) = pollSet.wait(timeout: timeout) {
+                return ([], MQTTError(call: "poll", code: 14, errno: errno.rawValue, reason: String(cString: strerror(errno.rawValue))))
+            }
+        }
+        let rc = cmosq_loop(handle, 0)
         let events = inboxStorage.events
         inboxStorage.events.removeAll()
         return (events, rc == 0 ? nil : Self.error("mosquitto_loop", rc))

@@ -24,7 +24,7 @@ final class Y4MChannel: @unchecked Sendable {
     private let wakeRead: FileDescriptor
     private let wakeWrite: FileDescriptor
     /// The wake pipe's read end (index 0), then the input (index 1).
-    private let pollSet: InputPollSet
+    private let pollSet: PollSet
     private(set) var isClosed = false
 
     /// Opens `path` (`-` is standard input, borrowed) without blocking, also on a FIFO with no
@@ -69,7 +69,7 @@ final class Y4MChannel: @unchecked Sendable {
         closesInput = !isStandardInput
         wakeRead = wake.readEnd
         wakeWrite = wake.writeEnd
-        pollSet = InputPollSet([wake.readEnd, input])
+        pollSet = PollSet([wake.readEnd, input])
     }
 
     deinit { close() }

@@ -36,11 +36,11 @@ import Testing
     }
 }
 
-@Suite struct InputPollSetTests {
+@Suite struct PollSetTests {
     @Test func reportsWhichDescriptorHasInputAndTimesOutWhenNoneHas() throws {
         let first = try FileDescriptor.pipe(), second = try FileDescriptor.pipe()
         defer { for fd in [first.readEnd, first.writeEnd, second.readEnd, second.writeEnd] { try? fd.close() } }
-        let poll = InputPollSet([first.readEnd, second.readEnd])
+        let poll = PollSet([first.readEnd, second.readEnd])
         #expect(poll.wait(timeout: .milliseconds(1)) == .success(false))
         _ = try second.writeEnd.writeAll([1])
         #expect(poll.wait(timeout: .seconds(10)) == .success(true))
@@ -51,6 +51,21 @@ import Testing
         // The writer is gone: the read end reports a hang-up, which a reader takes as the end.
         #expect(poll.wait() == .success(true))
         #expect(poll.events(at: 1).contains(.hangUp))
+    }
+
+    @Test func watchedEntriesWaitForOutputAndAnAbsentOneIsSkipped() throws {
+        let pipe = try FileDescriptor.pipe()
+        defer { try? pipe.readEnd.close(); try? pipe.writeEnd.close() }
+        let poll = PollSet(count: 2)
+        // An empty pipe's write end has room: output is ready at once; the read end is left out.
+        poll.watch(pipe.writeEnd, for: [.input, .output], at: 0)
+        poll.watch(nil, for: .input, at: 1)
+        _ = try pipe.writeEnd.writeAll([1])
+        #expect(poll.wait(timeout: .seconds(10)) == .success(true))
+        #expect(poll.events(at: 0) == .output && poll.events(at: 1).isEmpty)
+        // Input only on the write end: nothing to report.
+        poll.watch(pipe.writeEnd, for: .input, at: 0)
+        #expect(poll.wait(timeout: .milliseconds(1)) == .success(false))
     }
 
     @Test func pollTimeoutsRoundUpToWholeMilliseconds() {

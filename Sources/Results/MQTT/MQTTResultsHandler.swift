@@ -13,7 +13,8 @@ import SystemPackage
 /// A `codes` message is the code's stdout JSON object plus `"id": "<run>-<frame seq>-<index>"`,
 /// the same on every retry, so at-least-once delivery can be deduplicated downstream.
 /// The broker connection lives on the handler's own thread (`syncscan-mqtt`). `handle` only
-/// hands a message to that thread; the thread keeps up to `queueMessages` in memory, in order,
+/// hands a message to that thread and wakes it (a byte on a pipe its poll watches beside the
+/// broker's socket), so a code is published at once; the thread keeps up to `queueMessages` in memory, in order,
 /// and a message leaves only when the broker acknowledged it (PUBACK at QoS 1). While the broker
 /// is unreachable, codes past the memory queue go to the spool file (`MQTTSpool`, up to
 /// `spoolMaxBytes`), and at exit the codes still in memory join them there, so the next run
@@ -49,6 +50,8 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
     private let runID: String
     private let clock: @Sendable () -> WallClockTime
     private let condition = NSCondition()
+    /// Written by `wakeThread` (after the lock is released), drained by the thread before it takes `incoming`.
+    private let wakePipe: (readEnd: FileDescriptor, writeEnd: FileDescriptor)?
     // Shared with the handler's thread, under `condition`.
     private var incoming: [Entry] = []
     private var overflow: LineWriter.OverflowPolicy
@@ -86,9 +89,21 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
         options.caFile = settings.url.tls ? settings.caFile : nil
         options.will = MQTTConnection.Message(topic: prefix + "/status", payload: Array("offline".utf8), qos: settings.qos, retain: true)
         connectionOptions = options
+        do {
+            wakePipe = try FileDescriptor.pipe(options: [.nonBlocking, .closeOnExec])
+        } catch {
+            wakePipe = nil
+            logger.warning("MQTT codes are published within 50 ms instead of at once: no wake-up pipe", metadata: [
+                "error": "pipe: \(error)", "fix": "raise the open files limit (LimitNOFILE=)"])
+        }
         let thread = Thread { [self] in self.run() }
         thread.name = "syncscan-mqtt"
         thread.start()
+    }
+
+    deinit {
+        try? wakePipe?.readEnd.close()
+        try? wakePipe?.writeEnd.close()
     }
 
     /// Changes what a full queue does from now on.
@@ -109,11 +124,13 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
 
     /// Publishes retained `online` now (the source streams) and after every reconnect.
     public func markOnline() {
-        condition.withLock {
-            guard !online else { return }
+        let added = condition.withLock {
+            guard !online else { return false }
             online = true
             addLocked(Entry(message: statusMessage("online"), isCode: false))
+            return true
         }
+        if added { wakeThread() }
     }
 
     /// Queues `payload` (the counters as a JSON object) on `<prefix>/stats`.
@@ -121,6 +138,7 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
         condition.withLock {
             addLocked(Entry(message: MQTTConnection.Message(topic: topicPrefix + "/stats", payload: payload, qos: settings.qos), isCode: false))
         }
+        wakeThread()
     }
 
     public func handle(_ code: inout DeliveredCode) throws {
@@ -132,30 +150,52 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
         var payload = encoder.encode(code.code, source: source, time: clock(), fields: code.fields + [(name: "id", value: id)])
         payload.removeLast()
         let message = MQTTConnection.Message(topic: topicPrefix + "/codes", payload: payload, qos: settings.qos)
-        condition.lock(); defer { condition.unlock() }
-        while overflow == .wait && connected && !closed && counts.memory + incoming.count >= bound {
-            condition.wait()
+        condition.withLock {
+            while overflow == .wait && connected && !closed && counts.memory + incoming.count >= bound {
+                condition.wait()
+            }
+            addLocked(Entry(message: message, isCode: true))
         }
-        addLocked(Entry(message: message, isCode: true))
+        wakeThread()
     }
 
     /// Publishes `offline` (retained), waits up to `drainTimeoutSeconds` for the broker to take
     /// what is queued, spools what it did not take, disconnects cleanly and stops the thread;
     /// safe to call more than once.
     public func finish() throws {
-        condition.lock(); defer { condition.unlock() }
-        if !closed {
+        let closing = condition.withLock {
+            guard !closed else { return false }
             addLocked(Entry(message: statusMessage("offline"), isCode: false))
             closed = true
-            condition.broadcast()
+            return true
         }
-        while !finished { condition.wait() }
+        if closing { wakeThread() }
+        condition.withLock {
+            while !finished { condition.wait() }
+        }
     }
 
     private var bound: Int { max(1, settings.queueMessages) }
 
     private func statusMessage(_ text: String) -> MQTTConnection.Message {
         MQTTConnection.Message(topic: topicPrefix + "/status", payload: Array(text.utf8), qos: settings.qos, retain: true)
+    }
+
+    /// Makes the thread's poll return (`write(2)` of one byte; a full pipe has woken it already).
+    private func wakeThread() {
+        guard let pipe = wakePipe else { return }
+        _ = Result(catchingErrno: { try withUnsafeBytes(of: UInt8(1)) { try pipe.writeEnd.write($0) } })
+    }
+
+    /// Empties the wake pipe (reads until EAGAIN), so the next poll waits again.
+    private func drainWakeups() {
+        guard let pipe = wakePipe else { return }
+        var bytes = (UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0))
+        while true {
+            let read = withUnsafeMutableBytes(of: &bytes) { buffer in Result(catchingErrno: { try pipe.readEnd.read(into: buffer) }) }
+            // Fewer bytes than asked: the pipe is empty now; EAGAIN: it was.
+            guard case .success(let count) = read, count == MemoryLayout.size(ofValue: bytes) else { return }
+        }
     }
 
     /// Hands `entry` to the thread. Should the thread fall behind by a whole queue (a slow name
@@ -326,6 +366,7 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
         }
 
         while true {
+            drainWakeups()
             let (newEntries, isClosed) = condition.withLock { () -> ([Entry], Bool) in
                 defer { incoming.removeAll(keepingCapacity: true) }
                 return (incoming, closed)
@@ -342,7 +383,7 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
                     // A clean DISCONNECT (the broker then discards the Will), written before the socket closes.
                     if let client = state.connection {
                         client.disconnect()
-                        _ = client.loop(timeoutMilliseconds: 10)
+                        _ = client.loop(timeout: .milliseconds(10))
                     }
                     break
                 }
@@ -375,7 +416,7 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
                 }
             }
             if let failure { lost(failure); continue }
-            let (events, loopFailure) = client.loop(timeoutMilliseconds: 50)
+            let (events, loopFailure) = client.loop(timeout: .milliseconds(50), wake: wakePipe?.readEnd)
             for event in events {
                 switch event {
                 case .connected:

@@ -140,7 +140,7 @@ public struct SystemV4L2Kernel: V4L2Kernel {
     }
 
     public func poll(device: CInt?, wakeDescriptor: CInt, timeout: Duration) -> Result<V4L2PollEvents, Errno> {
-        let pollSet = InputPollSet([FileDescriptor(rawValue: wakeDescriptor)] + (device.map { [FileDescriptor(rawValue: $0)] } ?? []))
+        let pollSet = PollSet([FileDescriptor(rawValue: wakeDescriptor)] + (device.map { [FileDescriptor(rawValue: $0)] } ?? []))
         return pollSet.wait(timeout: timeout).map { _ in
             var events: V4L2PollEvents = []
             if pollSet.events(at: 0).contains(.input) { events.insert(.wakeUp) }
