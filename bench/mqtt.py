@@ -15,9 +15,12 @@ and prints the median frames/s of each, their ratio, the median of each round's 
 runs the two back to back, so the machine's drift cancels; target >= 0.95) and the CPU time
 ratio. Each MQTT run must report mqtt_published equal to codes_emitted and nothing dropped or
 spooled, or the benchmark fails.
-Usage: bench/mqtt.py [--runs N] [--frames N] [--repeat N] [--engines zbar,zxing]
+With --latency N it instead paces N of the frames through a pipe at 10 frames/s (engine zbar) and
+prints how long each code takes from its stdout line to a QoS 1 mosquitto_sub subscriber: the
+median, 90th percentile and maximum in milliseconds, each code matched by its frame and text.
+Usage: bench/mqtt.py [--runs N] [--frames N] [--repeat N] [--engines zbar,zxing] [--latency N]
 """
-import argparse, os, re, shutil, socket, statistics, subprocess, sys, tempfile, time
+import argparse, json, os, re, shutil, socket, statistics, subprocess, sys, tempfile, threading, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from run import OUT, ROOT, make_frames, sh  # noqa: E402
@@ -41,6 +44,15 @@ def start_broker(directory, port):
         except OSError:
             time.sleep(0.05)
     sys.exit("mosquitto did not listen within 5 s (apt: mosquitto)")
+
+
+def stop(subscriber, broker, directory):
+    """Ends the subscriber and the broker and removes the broker's directory."""
+    for process in (subscriber, broker):
+        process.terminate()
+    for process in (subscriber, broker):
+        process.wait()
+    shutil.rmtree(directory, ignore_errors=True)
 
 
 def timed(cmd, env):
@@ -73,12 +85,66 @@ def repeated(path, times):
     return out
 
 
+def latency(syncscan, clip, count, env):
+    """Milliseconds from each code's stdout line to its arrival at a subscriber, frames paced at 10/s."""
+    directory = tempfile.mkdtemp(prefix="syncscan-bench-mqtt-")
+    port = free_port()
+    broker = start_broker(directory, port)
+    arrived = {"stdout": {}, "mqtt": {}}
+
+    def collect(stream, into):
+        for line in stream:
+            record = json.loads(line)
+            if record.get("type") == "code":
+                into[(record["frame"]["seq"], record["text"])] = time.monotonic()
+
+    subscriber = subprocess.Popen(["stdbuf", "-oL", "mosquitto_sub", "-h", "127.0.0.1", "-p", str(port), "-q", "1",
+                                   "-t", "syncscan/bench/codes"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    fifo = os.path.join(directory, "frames.y4m")
+    os.mkfifo(fifo)
+    try:
+        time.sleep(0.5)  # the subscriber's SUBSCRIBE reaches the broker first
+        run = subprocess.Popen([syncscan, "run", "--source", fifo, "--duplicate-window", "0", "--log-level", "error",
+                                "--symbologies", "qrcode", "--mqtt-url", f"mqtt://127.0.0.1:{port}",
+                                "--mqtt-topic-prefix", "syncscan/bench"], stdout=subprocess.PIPE, env=env)
+        readers = [threading.Thread(target=collect, args=(run.stdout, arrived["stdout"])),
+                   threading.Thread(target=collect, args=(subscriber.stdout, arrived["mqtt"]), daemon=True)]
+        for reader in readers:
+            reader.start()
+        with open(clip, "rb") as f:
+            header, frames = f.read().split(b"\n", 1)
+        frames = [b"FRAME\n" + frame for frame in frames.split(b"FRAME\n")[1:]]
+        with open(fifo, "wb") as f:
+            f.write(header + b"\n")
+            for i in range(count):
+                f.write(frames[i % len(frames)])
+                f.flush()
+                time.sleep(0.1)
+        if run.wait() != 0:
+            sys.exit("syncscan failed in the latency run")
+        readers[0].join()
+        deadline = time.monotonic() + 5
+        while len(arrived["mqtt"]) < len(arrived["stdout"]) and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        stop(subscriber, broker, directory)
+    codes = arrived["stdout"]
+    missing = [k for k in codes if k not in arrived["mqtt"]]
+    if not codes or missing:
+        sys.exit(f"{len(missing)} of {len(codes)} codes did not reach the subscriber")
+    delays = sorted(1000 * (arrived["mqtt"][k] - t) for k, t in codes.items())
+    print(f"latency, {count} frames at 10 frames/s, {len(delays)} codes, stdout line -> QoS 1 subscriber: "
+          f"median {statistics.median(delays):.1f} ms, p90 {delays[int(0.9 * (len(delays) - 1))]:.1f} ms, "
+          f"max {delays[-1]:.1f} ms")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--frames", type=int, default=120)
     ap.add_argument("--repeat", type=int, default=4)
     ap.add_argument("--engines", default="zbar,zxing")
+    ap.add_argument("--latency", type=int, metavar="N", help="measure publishing latency on N paced frames instead")
     args = ap.parse_args()
     os.makedirs(OUT, exist_ok=True)
     clip = os.path.join(OUT, f"bench-1280x720-plain-{args.frames}.y4m")
@@ -88,6 +154,8 @@ def main():
     sh("swift", "build", "-c", "release", "--product", "syncscan", cwd=ROOT, stdout=subprocess.DEVNULL)
     syncscan = os.path.join(ROOT, ".build", "release", "syncscan")
     env = {k: v for k, v in os.environ.items() if not k.startswith("SYNCSCAN_") and k != "STATE_DIRECTORY"}
+    if args.latency:
+        return latency(syncscan, clip, args.latency, env)
     directory = tempfile.mkdtemp(prefix="syncscan-bench-mqtt-")
     port = free_port()
     broker = start_broker(directory, port)
@@ -116,11 +184,7 @@ def main():
                     times[name].append(t)
                     cpu[name].append(c)
     finally:
-        subscriber.terminate()
-        broker.terminate()
-        subscriber.wait()
-        broker.wait()
-        shutil.rmtree(directory, ignore_errors=True)
+        stop(subscriber, broker, directory)
     fps = {k: total / statistics.median(v) for k, v in times.items()}
     print(f"frames: {args.frames} x 1280x720 GREY played {args.repeat} times ({total}), a QR code in every frame up to 120 frames, "
           f"duplicate window 0, 1 scanning thread, "
