@@ -110,7 +110,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ], path: "Tests/Support"),
 
-        .testTarget(name: "SystemCallsTests", dependencies: ["SystemCalls"]),
+        .testTarget(name: "SystemCallsTests", dependencies: ["SystemCalls", "TestSupport"]),
         .testTarget(name: "MediaTests", dependencies: ["Media", "TestSupport"]),
         .testTarget(name: "ZBarTests", dependencies: ["ZBar", "TestSupport"]),
         .testTarget(name: "ZXingTests", dependencies: ["ZXing", "TestSupport", "Media"]),
@@ -128,7 +128,7 @@ let package = Package(
             "Daemon", "Results", "MQTT", "SystemCalls", "TestSupport", .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "Logging", package: "swift-log"), .product(name: "SystemPackage", package: "swift-system"),
         ]),
-        .testTarget(name: "syncscanTests", dependencies: ["syncscan", "TestSupport"]),
+        .testTarget(name: "syncscanTests", dependencies: ["syncscan", "SystemCalls", "TestSupport"]),
     ],
     cxxLanguageStandard: .cxx17
 )

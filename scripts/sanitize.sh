@@ -5,12 +5,10 @@
 # Usage: scripts/sanitize.sh [thread|address]...   (default: both)
 # TSAN_FILTER / ASAN_FILTER: a `swift test --filter` regex to narrow a run (default: the whole suite).
 #
-# TSan runs the tests one at a time (--no-parallel): with Swift Testing's parallel run on 2
-# cores, under TSan's slowdown, ScanServiceTests' aReloadBeforeTheSessionIsPublishedIsHonoured
-# missed its 10 s deadline (2 runs of 2; 0.09 s alone or serially): tests that block Swift's
-# pool threads for seconds (the daemon and broker runs) starve the others. The guard is 60 s
-# now; serially every test still has the machine to itself. Races between a test's own threads
-# are still seen. Left out under ASan: the test that bounds the daemon's RSS while
+# Both run the suite in parallel, as `swift test` does: every suite runs its tests on
+# TestSupport's ThreadPerBlockingJobExecutor (`.offThePool`), so a test that blocks (a child
+# process, a broker, a poll) holds a thread of its own, never one of Swift's two pool threads,
+# and cannot starve the others. Left out under ASan: the test that bounds the daemon's RSS while
 # stdout is stopped (ASan's shadow memory and its 256 MB quarantine of freed blocks are RSS by
 # design; the soak, scripts/soak.sh, checks RSS on the release build instead).
 set -uo pipefail
@@ -19,8 +17,8 @@ kinds=("$@"); [ ${#kinds[@]} -gt 0 ] || kinds=(thread address)
 status=0
 for kind in "${kinds[@]}"; do
     case $kind in
-        thread) scratch=.build-tsan filter=${TSAN_FILTER:-} skip= parallel=--no-parallel ;;
-        address) scratch=.build-asan filter=${ASAN_FILTER:-} skip=aStoppedStdoutReaderNeitherStallsCaptureNorGrowsMemory parallel= ;;
+        thread) scratch=.build-tsan filter=${TSAN_FILTER:-} skip= ;;
+        address) scratch=.build-asan filter=${ASAN_FILTER:-} skip=aStoppedStdoutReaderNeitherStallsCaptureNorGrowsMemory ;;
         *) echo "unknown sanitizer $kind" >&2; exit 2 ;;
     esac
     start=$(date +%s)
@@ -34,7 +32,7 @@ for kind in "${kinds[@]}"; do
     # never Synchronization.Mutex (a futex TSan cannot see on Linux).
     TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1} \
     ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:halt_on_error=1} \
-        swift test --skip-build --sanitize="$kind" --scratch-path "$scratch" $parallel \
+        swift test --skip-build --sanitize="$kind" --scratch-path "$scratch" \
             ${filter:+--filter "$filter"} ${skip:+--skip "$skip"}
     rc=$?
     [ $rc -eq 0 ] || status=1

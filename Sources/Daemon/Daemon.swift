@@ -22,17 +22,39 @@ public enum Daemon {
         let scan = ScanService(options: options, writer: writer, logger: logger, events: events) { line in
             StandardError.writeLine(line)
         }
-        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-            .init(service: scan, successTerminationBehavior: .gracefullyShutdownGroup,
-                  failureTerminationBehavior: .gracefullyShutdownGroup),
-        ]
+        // The scan service comes last: a graceful shutdown (SIGTERM) reaches the services in
+        // reverse order, so the scan is told first and the reload listener only after the scan
+        // has finished. In the other order the scan could end on its own (end of input at the
+        // moment of the signal) while the group waited for the listener, and the group took
+        // that for a failure: exit 1 on an ordinary stop.
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
         if let reload {
             services.append(.init(service: ReloadOnHangup(scan: scan, reload: reload, logger: logger),
                                   successTerminationBehavior: .ignore, failureTerminationBehavior: .ignore))
         }
+        services.append(.init(service: scan, successTerminationBehavior: .gracefullyShutdownGroup,
+                              failureTerminationBehavior: .gracefullyShutdownGroup))
         let group = ServiceGroup(configuration: .init(
             services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        try await group.run()
+        do {
+            try await group.run()
+        } catch let error as ServiceGroupError {
+            throw DaemonError.servicesEndedOutOfOrder(detail: "\(error)")
+        }
+    }
+}
+
+/// A failure of the daemon's own structure, not of its source or outputs.
+public enum DaemonError: Error, CustomStringConvertible {
+    /// The service group ended in a way it should not (a service returned while another was
+    /// being stopped); what was captured has been written.
+    case servicesEndedOutOfOrder(detail: String)
+
+    public var description: String {
+        switch self {
+        case .servicesEndedOutOfOrder(let detail):
+            "the daemon's services ended out of order (\(detail)); everything captured was written. This is a bug in syncscan: please report it with this line"
+        }
     }
 }
 

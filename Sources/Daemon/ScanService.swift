@@ -4,6 +4,7 @@ import Logging
 import Media
 import Results
 import ServiceLifecycle
+import SystemCalls
 import SystemPackage
 import V4L2
 import ZXing
@@ -82,9 +83,32 @@ public final class ScanService: Service, @unchecked Sendable {
     }
 
     public func run() async throws {
-        let statsTask = Task { await self.reportStatsPeriodically() }
-        let statusTask = Task { await self.reportStatusPeriodically() }
-        var failure: (any Error)?
+        // The stats and status loops are child tasks: they end (their last metrics write
+        // included) before the handlers are finished and the final metrics are written.
+        let failure: (any Error)? = await withTaskGroup(of: Void.self) { loops in
+            loops.addTask { await self.reportStatsPeriodically() }
+            loops.addTask { await self.reportStatusPeriodically() }
+            defer { loops.cancelAll() }
+            return await runSessions()
+        }
+        var firstFailure = failure
+        events.stopping()
+        let unused: [any ResultsHandler] = [snapshots as (any ResultsHandler)?, mqtt].compactMap { $0 }
+        let handler = lock.withLock { lastHandler } ?? (unused.isEmpty ? nil : ResultsFanOut(unused))
+        if let handler {
+            do { try await runOnThread(name: "syncscan-finish") { try handler.finish() } } catch { firstFailure = firstFailure ?? error }
+        }
+        let final = counters()
+        let pixelsSkipped = lock.withLock { totalPixelsSkipped }
+        summary(Self.summaryLine(final.statistics, emitted: final.codesEmitted, linesDropped: final.outputLinesDropped)
+                + (snapshotCounts(pixelsSkipped: pixelsSkipped, withEncodeTime: true).map { " " + $0 } ?? "")
+                + (mqttCounts(final).map { " " + $0 } ?? ""))
+        if let textfile = publishMetrics(final) { await runOnThread(name: "syncscan-metrics") { textfile.finish() } }
+        if let firstFailure { throw firstFailure }
+    }
+
+    /// Sessions one after another until the source ends, a stop, or a failure (returned).
+    private func runSessions() async -> (any Error)? {
         while true {
             let (options, fallback) = lock.withLock { () -> (PipelineOptions, PipelineOptions?) in
                 restartRequested = false
@@ -94,38 +118,18 @@ public final class ScanService: Service, @unchecked Sendable {
             do {
                 try await runSession(options)
             } catch let error as SessionError {
-                guard !error.streamed, let fallback, !Task.isShuttingDownGracefully else {
-                    failure = error.underlying
-                    break
-                }
+                guard !error.streamed, let fallback, !Task.isShuttingDownGracefully else { return error.underlying }
                 logger.error("the reloaded source failed to open; returning to the previous configuration",
                              metadata: ["source": "\(options.source)", "error": "\(error.underlying)"])
                 lock.withLock { if !restartRequested { self.options = fallback } }
                 continue
             } catch {
-                failure = error
-                break
+                return error
             }
             let restart = lock.withLock { restartRequested }
-            if !restart || Task.isShuttingDownGracefully { break }
+            if !restart || Task.isShuttingDownGracefully { return nil }
             logger.notice("restarting capture with the reloaded configuration")
         }
-        statsTask.cancel()
-        statusTask.cancel()
-        await statsTask.value  // its last metrics write comes before the final one, never after
-        events.stopping()
-        let unused: [any ResultsHandler] = [snapshots as (any ResultsHandler)?, mqtt].compactMap { $0 }
-        let handler = lock.withLock { lastHandler } ?? (unused.isEmpty ? nil : ResultsFanOut(unused))
-        if let handler {
-            do { try await Self.onOwnThread { try handler.finish() } } catch { failure = failure ?? error }
-        }
-        let final = counters()
-        let pixelsSkipped = lock.withLock { totalPixelsSkipped }
-        summary(Self.summaryLine(final.statistics, emitted: final.codesEmitted, linesDropped: final.outputLinesDropped)
-                + (snapshotCounts(pixelsSkipped: pixelsSkipped, withEncodeTime: true).map { " " + $0 } ?? "")
-                + (mqttCounts(final).map { " " + $0 } ?? ""))
-        if let textfile = publishMetrics(final) { try? await Self.onOwnThread { textfile.finish() } }
-        if let failure { throw failure }
     }
 
     /// One capture session with `options`, until its source ends, it is stopped, or it fails.
@@ -361,15 +365,6 @@ public final class ScanService: Service, @unchecked Sendable {
         if existing == nil { lock.withLock { textfileWriter = textfile } }
         textfile.submit(metrics.render(), to: FilePath(path))
         return textfile
-    }
-
-    /// Runs blocking `body` (waiting for a slow stdout reader) on a thread of its own, off the concurrency pool.
-    private static func onOwnThread(_ body: @escaping @Sendable () throws -> Void) async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            let thread = Thread { continuation.resume(with: Result { try body() }) }
-            thread.name = "syncscan-finish"
-            thread.start()
-        }
     }
 
     /// How often STATUS= is refreshed (when it changed) and a missing camera keeps the watchdog fed.

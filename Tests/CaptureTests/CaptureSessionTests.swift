@@ -28,7 +28,7 @@ private func expectLedgerComplete(_ collections: [SynchronizedDataCollection], f
     }
 }
 
-@Suite struct CaptureSessionTests {
+@Suite(.offThePool) struct CaptureSessionTests {
     @Test func aFileSourceHasEveryFrameScanned() async throws {
         let source = ScriptedFrameSource(steps: ScriptedFrameSource.frames(50), isLive: false, width: 320, height: 240)
         let (out, stats) = try await run(source)
@@ -164,7 +164,7 @@ private func expectLedgerComplete(_ collections: [SynchronizedDataCollection], f
     }
 }
 
-@Suite struct VideoDataOutputPolicyTests {
+@Suite(.offThePool) struct VideoDataOutputPolicyTests {
     @Test func framesWaitOnlyForAFileWhoseLateFramesAreKept() {
         let file = ScriptedFrameSource(steps: [], isLive: false), camera = ScriptedFrameSource(steps: [], isLive: true)
         // The default follows the source: a file keeps late frames and waits; a camera drops them.

@@ -1,5 +1,6 @@
 import Foundation
 import Media
+import TestSupport
 import Testing
 @testable import Capture
 
@@ -25,7 +26,7 @@ private func dropped(_ seq: UInt64, _ reason: DroppedReason) -> SynchronizedData
         metadata: nil)
 }
 
-@Suite struct DataOutputSynchronizerTests {
+@Suite(.offThePool) struct DataOutputSynchronizerTests {
     @Test func deliversInSequenceOrderWhateverOrderScansFinish() {
         let recorder = CollectionRecorder()
         let sync = DataOutputSynchronizer { recorder.append($0) }
@@ -82,7 +83,7 @@ private func dropped(_ seq: UInt64, _ reason: DroppedReason) -> SynchronizedData
 
 /// Delivery runs outside the synchronizer's lock: a delivery blocked on a slow reader holds up
 /// neither the statistics nor another thread opening and filling slots; order is kept.
-@Suite struct DataOutputSynchronizerBlockedDeliveryTests {
+@Suite(.offThePool) struct DataOutputSynchronizerBlockedDeliveryTests {
     @Test func statisticsAndFillsProceedWhileADeliveryIsBlocked() {
         let recorder = CollectionRecorder()
         let entered = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)

@@ -32,7 +32,7 @@ private func mixedFrame() throws -> (frame: GreyFrame, qr: RenderedCode, datamat
     return (frame, qr, datamatrix)
 }
 
-@Suite struct DecoderEngineRoutingTests {
+@Suite(.offThePool) struct DecoderEngineRoutingTests {
     @Test("hybrid keeps zxing-cpp's reading of 2-D codes and zbar's of 1-D codes, one object each")
     func hybridRunsBoth() throws {
         let (grey, _, _) = try mixedFrame()
@@ -107,7 +107,7 @@ private func mixedFrame() throws -> (frame: GreyFrame, qr: RenderedCode, datamat
 }
 
 /// Codes made hard on purpose, as cameras make them: small, blurred, rotated, washed out, noisy.
-@Suite struct HybridRecallTests {
+@Suite(.offThePool) struct HybridRecallTests {
     /// Every code in the set: 2-D (QR, DataMatrix, Aztec, PDF417) and 1-D (EAN-13, Code 128).
     static func codes() throws -> [(name: String, matrix: ModuleMatrix, moduleSize: Double)] {
         [

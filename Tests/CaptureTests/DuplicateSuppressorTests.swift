@@ -1,4 +1,5 @@
 import Media
+import TestSupport
 import Testing
 import ZBar
 @testable import Capture
@@ -9,7 +10,7 @@ private func code(_ text: String, at seconds: Double) -> MachineReadableCodeObje
                                      corners: [PixelPoint(x: 0, y: 0)], frame: info)
 }
 
-@Suite struct DuplicateSuppressorTests {
+@Suite(.offThePool) struct DuplicateSuppressorTests {
     @Test func aCodeInViewIsReportedOnceAndAgainAfterAnAbsenceLongerThanTheWindow() {
         var s = DuplicateSuppressor(window: MediaTime(seconds: 1))
         var reported: [Double] = []

@@ -16,7 +16,7 @@ private func patternFrame(_ format: PixelFormat, width: Int = 16, height: Int = 
                        format: format, buffer: buffer), bytes)
 }
 
-@Suite struct FramePixelPoolTests {
+@Suite(.offThePool) struct FramePixelPoolTests {
     @Test("a crop copies exactly the source bytes of its rows and columns, plane by plane", arguments: PixelFormat.allCases)
     func cropCopiesThePlanesRows(format: PixelFormat) throws {
         let (frame, bytes) = patternFrame(format)
@@ -93,7 +93,7 @@ private final class PixelRecorder: @unchecked Sendable {
     func append(_ c: SynchronizedDataCollection) { lock.withLock { _collections.append(c) } }
 }
 
-@Suite struct CaptureSessionPixelTests {
+@Suite(.offThePool) struct CaptureSessionPixelTests {
     /// 8 frames 160x120, a QR code in the even ones.
     private func source(isLive: Bool = false, interval: Duration? = nil) throws -> ScriptedFrameSource {
         var code = GreyFrame(width: 160, height: 120)

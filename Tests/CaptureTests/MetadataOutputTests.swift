@@ -18,7 +18,7 @@ private func scan(_ frame: VideoFrame, with output: MetadataOutput = MetadataOut
     output.makeScanner().scan(frame)
 }
 
-@Suite struct MetadataOutputFormatTests {
+@Suite(.offThePool) struct MetadataOutputFormatTests {
     @Test("GREY, YUYV, UYVY, NV12 and YU12 with padded rows give the same codes and corners",
           arguments: [PixelFormat.grey, .yuyv, .uyvy, .nv12, .yuv420])
     func sameCodesInEveryFormat(format: PixelFormat) throws {
@@ -58,7 +58,7 @@ private func scan(_ frame: VideoFrame, with output: MetadataOutput = MetadataOut
     }
 }
 
-@Suite struct MetadataOutputCodeObjectTests {
+@Suite(.offThePool) struct MetadataOutputCodeObjectTests {
     @Test("code objects carry the frame's sequence number, timestamp and geometry")
     func frameIdentity() throws {
         let (grey, _) = try greyFrame(with: Array("stamped".utf8))
@@ -106,7 +106,7 @@ private func scan(_ frame: VideoFrame, with output: MetadataOutput = MetadataOut
     }
 }
 
-@Suite struct MetadataOutputSettingsTests {
+@Suite(.offThePool) struct MetadataOutputSettingsTests {
     @Test("a new symbology set takes effect on the same scanner's next scan")
     func settingsChange() throws {
         var grey = GreyFrame(width: 560, height: 200)

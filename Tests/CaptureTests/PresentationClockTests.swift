@@ -1,8 +1,9 @@
 import Media
+import TestSupport
 import Testing
 @testable import Capture
 
-@Suite struct PresentationClockTests {
+@Suite(.offThePool) struct PresentationClockTests {
     private func times(_ raw: [Int64]) -> (times: [Int64], resets: Int) {
         var clock = PresentationClock()
         let t = raw.map { clock.presentationTime(for: MediaTime(nanoseconds: $0)).nanoseconds }

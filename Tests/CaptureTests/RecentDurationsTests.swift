@@ -1,7 +1,8 @@
 import Capture
+import TestSupport
 import Testing
 
-@Suite struct RecentDurationsTests {
+@Suite(.offThePool) struct RecentDurationsTests {
     @Test func medianIsTheUpperMiddleAndTheRingKeepsOnlyTheNewest() {
         var durations = RecentDurations(capacity: 4)
         #expect(durations.median == nil && durations.percentiles() == nil)

@@ -4,6 +4,7 @@ import Daemon
 import Foundation
 import Logging
 import Media
+import TestSupport
 import Testing
 import V4L2
 import ZBar
@@ -42,7 +43,7 @@ func expectConfigurationError(file: String?, environment: [String: String] = [:]
     }
 }
 
-@Suite struct ConfigurationDefaultsTests {
+@Suite(.offThePool) struct ConfigurationDefaultsTests {
     @Test func noFileNoEnvironmentGivesTheDocumentedDefaults() async throws {
         let configuration = try await SyncscanConfiguration.load(file: nil, environment: [:], overrides: [:])
         #expect(configuration.source == "/dev/video0")
@@ -80,7 +81,7 @@ func expectConfigurationError(file: String?, environment: [String: String] = [:]
     }
 }
 
-@Suite struct ConfigurationFileTests {
+@Suite(.offThePool) struct ConfigurationFileTests {
     @Test func everyKeyInTheFileReachesTheConfiguration() async throws {
         let file = try TemporaryConfigFile("""
         source: /dev/video2
@@ -160,7 +161,7 @@ func expectConfigurationError(file: String?, environment: [String: String] = [:]
     }
 }
 
-@Suite struct ConfigurationPrecedenceTests {
+@Suite(.offThePool) struct ConfigurationPrecedenceTests {
     @Test func flagBeatsEnvironmentBeatsFileBeatsDefault() async throws {
         let file = try TemporaryConfigFile("source: /dev/video1\nscanning_threads: 2\nlog_level: warning\n")
         let environment = ["SYNCSCAN_SOURCE": "/dev/video3", "SYNCSCAN_SCANNING_THREADS": "3", "PATH": "/usr/bin"]
@@ -219,7 +220,7 @@ func expectConfigurationError(file: String?, environment: [String: String] = [:]
     }
 }
 
-@Suite struct ConfigurationErrorTests {
+@Suite(.offThePool) struct ConfigurationErrorTests {
     @Test func unknownKeyNamesFileLineAndSuggestion() async throws {
         let file = try TemporaryConfigFile("source: /dev/video0\ndevice:\n  widht: 640\n")
         let lines = await expectConfigurationError(file: file.path)

@@ -3,9 +3,10 @@ import Daemon
 import Foundation
 import MQTT
 import Results
+import TestSupport
 import Testing
 
-@Suite struct MQTTConfigurationTests {
+@Suite(.offThePool) struct MQTTConfigurationTests {
     @Test func noURLMeansNoMQTTAndStdoutOn() async throws {
         let c = try await SyncscanConfiguration.load(file: nil, environment: [:])
         #expect(c.mqtt == nil)

@@ -39,7 +39,7 @@ private func counters(scanned: Int, late: Int, qr: Int, ean: Int, emitted: Int, 
     return c
 }
 
-@Suite(.serialized) struct MetricsTextfileTests {
+@Suite(.serialized, .offThePool) struct MetricsTextfileTests {
     /// The rendered registry parses, names every metric with its `source` label, and its counters
     /// equal the latest snapshot's counts less the baseline, however many snapshots came before.
     @Test func countersFollowTheSnapshotsAndTheFileParses() throws {

@@ -43,7 +43,7 @@ private final class OutputFile {
     deinit { try? fd.close() }
 }
 
-@Suite(.serialized) struct ScanServiceTests {
+@Suite(.serialized, .offThePool) struct ScanServiceTests {
     /// `output.queue_lines` changed by a reload resizes the output queue.
     @Test func reloadingQueueLinesResizesTheOutputQueue() throws {
         let out = try OutputFile()

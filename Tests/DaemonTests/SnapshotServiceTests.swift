@@ -6,7 +6,7 @@ import SystemPackage
 import TestSupport
 import Testing
 
-@Suite(.serialized) struct SnapshotServiceTests {
+@Suite(.serialized, .offThePool) struct SnapshotServiceTests {
     /// A full disk (ENOSPC from every write): the run ends normally at the end of the file, every
     /// code line goes out, the failure is logged once with the path, and the summary counts it.
     @Test func aFullDiskNeverStopsTheLinesAndIsCountedInTheSummary() async throws {

@@ -1,6 +1,7 @@
 import Daemon
 import Foundation
 import Logging
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -70,7 +71,7 @@ final class NotifySocketListener {
 
 let quietLogger = Logger(label: "syncscan.test.notifier") { _ in SwiftLogNoOpLogHandler() }
 
-@Suite struct SystemdNotifierTests {
+@Suite(.offThePool) struct SystemdNotifierTests {
     @Test func sendsEachStateAsTheExactSdNotifyMessage() throws {
         let listener = try NotifySocketListener()
         let notifier = SystemdNotifier(environment: ["NOTIFY_SOCKET": listener.notifySocket], logger: quietLogger)
@@ -179,7 +180,7 @@ let quietLogger = Logger(label: "syncscan.test.notifier") { _ in SwiftLogNoOpLog
     }
 }
 
-@Suite struct SystemdServiceEventsTests {
+@Suite(.offThePool) struct SystemdServiceEventsTests {
     /// A missing camera keeps the watchdog fed (no frames flow then) and its STATUS= goes out;
     /// nothing is sent after STOPPING=1.
     @Test func aMissingSourcePingsTheWatchdogAndStatusIsSent() throws {

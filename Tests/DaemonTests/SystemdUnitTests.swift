@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// What a finished command printed.
@@ -63,7 +64,7 @@ final class VerifiableUnits {
 
 let systemdAnalyze = "/usr/bin/systemd-analyze"
 
-@Suite struct SystemdUnitTests {
+@Suite(.offThePool) struct SystemdUnitTests {
     @Test func systemdAnalyzeIsInstalled() {
         #expect(FileManager.default.isExecutableFile(atPath: systemdAnalyze),
                 "install Debian's systemd package: the unit tests run \(systemdAnalyze)")

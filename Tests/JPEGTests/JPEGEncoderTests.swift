@@ -25,7 +25,7 @@ private func frameComponents(_ jpeg: [UInt8]) -> [(h: UInt8, v: UInt8)]? {
     return nil
 }
 
-@Suite struct JPEGEncoderTests {
+@Suite(.offThePool) struct JPEGEncoderTests {
     @Test("each pixel format encodes to a JPEG zbarimg reads the code from, with the format's own subsampling",
           arguments: PixelFormat.allCases)
     func everyFormatRoundTripsThroughZbarimg(format: PixelFormat) throws {

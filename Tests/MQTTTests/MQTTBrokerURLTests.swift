@@ -1,7 +1,8 @@
 import MQTT
+import TestSupport
 import Testing
 
-@Suite struct MQTTBrokerURLTests {
+@Suite(.offThePool) struct MQTTBrokerURLTests {
     @Test func hostAndPortParse() throws {
         let url = try MQTTBrokerURL(parsing: "mqtt://broker.local:1884")
         #expect(url.host == "broker.local")

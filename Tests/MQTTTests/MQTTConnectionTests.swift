@@ -3,7 +3,7 @@ import SystemPackage
 import TestSupport
 import Testing
 
-@Suite struct MQTTConnectionTests {
+@Suite(.offThePool) struct MQTTConnectionTests {
     @Test func refusedConnectionIsAnErrorNamingErrno() throws {
         // Port 1 on loopback: nothing listens, the kernel refuses (at connect or in the first loops).
         var failure: MQTTError?

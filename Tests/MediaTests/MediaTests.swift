@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 @testable import Media
 
-@Suite struct PixelFormatTests {
+@Suite(.offThePool) struct PixelFormatTests {
     @Test func frameSizesFollowTheV4L2AndY4MPlaneLayouts() {
         // 4x2 at the minimal stride, and 3x3 (odd: chroma rounds up) with a padded stride of 8.
         #expect(PixelFormat.grey.frameSize(width: 4, height: 2, bytesPerLine: 4) == 8)
@@ -52,7 +52,7 @@ import TestSupport
     }
 }
 
-@Suite struct MediaTimeTests {
+@Suite(.offThePool) struct MediaTimeTests {
     @Test func secondsAndNanosecondsAgree() {
         #expect(MediaTime(seconds: 1.5).nanoseconds == 1_500_000_000)
         #expect(MediaTime(nanoseconds: 33_333_333).seconds == 0.033333333)
@@ -79,7 +79,7 @@ import TestSupport
     }
 }
 
-@Suite struct PixelBufferTests {
+@Suite(.offThePool) struct PixelBufferTests {
     final class Counter: @unchecked Sendable {
         private let lock = NSLock()
         private var n = 0
@@ -104,7 +104,7 @@ import TestSupport
     }
 }
 
-@Suite struct SourceURITests {
+@Suite(.offThePool) struct SourceURITests {
     @Test func y4mFormsNameAFileAPipeOrStandardInput() throws {
         #expect(try SourceURI(parsing: "y4m:/tmp/a.y4m") == .y4m(path: "/tmp/a.y4m"))
         #expect(try SourceURI(parsing: "y4m:clip") == .y4m(path: "clip"))
@@ -140,7 +140,7 @@ import TestSupport
     }
 }
 
-@Suite struct DecimalTextTests {
+@Suite(.offThePool) struct DecimalTextTests {
     @Test func integerUnitsAreWrittenExactly() {
         #expect(DecimalText.string(units: 12_500_000_000, fractionDigits: 9) == "12.5")
         #expect(DecimalText.string(units: -1, fractionDigits: 3) == "-0.001")

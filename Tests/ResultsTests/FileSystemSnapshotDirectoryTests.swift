@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 @testable import Results
 
-@Suite struct FileSystemSnapshotDirectoryTests {
+@Suite(.offThePool) struct FileSystemSnapshotDirectoryTests {
     @Test func prepareCreatesMissingParentsRemovesStaleTemporariesAndListsOnlySnapshots() throws {
         let root = try TemporaryDirectory()
         let directory = FileSystemSnapshotDirectory(path: root.path + "/a/b/snapshots")

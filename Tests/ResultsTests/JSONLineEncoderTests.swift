@@ -1,6 +1,7 @@
 import Capture
 import Foundation
 import Media
+import TestSupport
 import Testing
 import ZBar
 @testable import Results
@@ -19,7 +20,7 @@ private func parse(_ line: [UInt8]) throws -> [String: Any] {
     try #require(JSONSerialization.jsonObject(with: Data(line)) as? [String: Any])
 }
 
-@Suite struct JSONLineEncoderTests {
+@Suite(.offThePool) struct JSONLineEncoderTests {
     @Test func aCodeLineHasEveryDocumentedField() throws {
         let line = JSONLineEncoder().encode(code(Array("hello".utf8)), source: "y4m:/tmp/a.y4m", time: fixedTime)
         #expect(line.last == UInt8(ascii: "\n"))

@@ -1,6 +1,7 @@
 import Foundation
 import SystemCalls
 import SystemPackage
+import TestSupport
 import Testing
 @testable import Results
 
@@ -24,7 +25,7 @@ private func readAll(_ fd: FileDescriptor) throws -> [UInt8] {
     }
 }
 
-@Suite struct LineWriterTests {
+@Suite(.offThePool) struct LineWriterTests {
     @Test func writesEveryLineInOrder() async throws {
         let p = try Pipe2()
         let writer = LineWriter(fileDescriptor: p.write, name: "pipe", capacity: 4, overflow: .wait)

@@ -31,7 +31,7 @@ private func drain(_ spool: MQTTSpool) throws -> [MQTTConnection.Message] {
     return out
 }
 
-@Suite struct MQTTSpoolTests {
+@Suite(.offThePool) struct MQTTSpoolTests {
     @Test func messagesComeBackInOrderWithTheirExactBytes() throws {
         let directory = try SpoolDirectory()
         var written = (0..<50).map { message($0) }

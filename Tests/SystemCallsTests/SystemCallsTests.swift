@@ -1,9 +1,10 @@
 import Dispatch
 import SystemCalls
 import SystemPackage
+import TestSupport
 import Testing
 
-@Suite struct IOErrorTests {
+@Suite(.offThePool) struct IOErrorTests {
     @Test func descriptionIsTheMessageThenTheCallAndItsErrno() {
         let error = IOError(call: "open", message: "cannot open '/x'; check the path", errno: .noSuchFileOrDirectory)
         #expect(error.code == .notFound && error.cause == .noSuchFileOrDirectory)
@@ -36,7 +37,7 @@ import Testing
     }
 }
 
-@Suite struct PollSetTests {
+@Suite(.offThePool) struct PollSetTests {
     @Test func reportsWhichDescriptorHasInputAndTimesOutWhenNoneHas() throws {
         let first = try FileDescriptor.pipe(), second = try FileDescriptor.pipe()
         defer { for fd in [first.readEnd, first.writeEnd, second.readEnd, second.writeEnd] { try? fd.close() } }
@@ -74,7 +75,7 @@ import Testing
     }
 }
 
-@Suite struct LockedValueTests {
+@Suite(.offThePool) struct LockedValueTests {
     private struct Refused: Error, Equatable { let value: Int }
 
     @Test func incrementsFromFourThreadsAtOnceAllCount() {

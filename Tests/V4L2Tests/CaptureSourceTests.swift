@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 import V4L2
 
-@Suite struct CaptureSourceFrameTests {
+@Suite(.offThePool) struct CaptureSourceFrameTests {
     @Test func framesWrapTheMappedBufferAndCarryKernelSequenceAndTimestamp() throws {
         let fake = FakeV4L2Kernel()
         let source = try V4L2CaptureSource(path: "/dev/video0", configuration: .fast, kernel: fake, logger: LogRecorder().logger)
@@ -89,7 +89,7 @@ import V4L2
     }
 }
 
-@Suite struct CaptureSourceFaultTests {
+@Suite(.offThePool) struct CaptureSourceFaultTests {
     @Test func hundredUnplugReplugCyclesResumeCaptureWithoutLeaks() throws {
         let cycles = 100
         let script = Array(repeating: [FakeV4L2Kernel.Step.frame, .unplug(missingOpens: 2)], count: cycles).flatMap { $0 }

@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 import V4L2
 
-@Suite struct DeviceListingTests {
+@Suite(.offThePool) struct DeviceListingTests {
     private func camera() -> FakeV4L2Kernel {
         FakeV4L2Kernel(driver: .init(formats: [
             .init(.yuyv, "YUYV 4:2:2", sizes: [.discrete(width: 640, height: 480), .discrete(width: 320, height: 240)],
@@ -56,7 +56,7 @@ import V4L2
     }
 }
 
-@Suite struct DevicePathTests {
+@Suite(.offThePool) struct DevicePathTests {
     @Test func acceptsDevicePathsAndV4L2URIs() throws {
         let cases = [("/dev/video0", "/dev/video0"), ("v4l2:/dev/video2", "/dev/video2"), ("v4l2:///dev/video2", "/dev/video2"),
                      ("/dev/v4l/by-id/usb-Cam_123-video-index0", "/dev/v4l/by-id/usb-Cam_123-video-index0")]

@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 import V4L2
 
-@Suite struct FormatNegotiationTests {
+@Suite(.offThePool) struct FormatNegotiationTests {
     private func format(_ fourcc: FourCC, compressed: Bool = false, emulated: Bool = false) -> V4L2FormatDescription {
         V4L2FormatDescription(index: 0, fourcc: fourcc, description: "\(fourcc)", isCompressed: compressed, isEmulated: emulated)
     }

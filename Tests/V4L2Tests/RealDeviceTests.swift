@@ -6,7 +6,7 @@ import V4L2
 /// Runs only where a real V4L2 capture node exists: inside the vivid VM, where
 /// `scripts/test-vivid.sh` runs this suite with VIVID_CAPTURE_DEV=/dev/video0.
 /// Serialized: the capture test expects to be the device's only user.
-@Suite(.serialized, .enabled(if: ProcessInfo.processInfo.environment["VIVID_CAPTURE_DEV"] != nil))
+@Suite(.serialized, .enabled(if: ProcessInfo.processInfo.environment["VIVID_CAPTURE_DEV"] != nil), .offThePool)
 struct RealDeviceTests {
     private var device: String { ProcessInfo.processInfo.environment["VIVID_CAPTURE_DEV"] ?? "/dev/video0" }
 

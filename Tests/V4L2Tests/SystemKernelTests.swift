@@ -4,7 +4,7 @@ import TestSupport
 import V4L2
 
 /// The real libv4l2 path, on what this machine has (no V4L2 devices): a non-V4L2 node.
-@Suite struct SystemKernelTests {
+@Suite(.offThePool) struct SystemKernelTests {
     /// vivid's `wrap_timestamp=1`: the nanosecond clock passes 2^63 and `tv_sec` turns to
     /// −9223372037; the conversion must not trap and the step across must be the real one.
     @Test func aTimestampAcrossTheSixtyFourBitWrapConvertsWithoutTrappingAndKeepsItsStep() {

@@ -5,7 +5,7 @@ import TestSupport
 @testable import Y4M
 
 /// Round trips through ffmpeg: the reader must see exactly the planes ffmpeg wrote.
-@Suite("Y4M source with ffmpeg streams")
+@Suite("Y4M source with ffmpeg streams", .offThePool)
 struct Y4MFFmpegTests {
     /// ffmpeg from PATH; records a failure naming what to install when it is missing.
     private func ffmpeg(sourceLocation: SourceLocation = #_sourceLocation) -> String? {

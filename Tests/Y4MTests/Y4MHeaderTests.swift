@@ -1,9 +1,10 @@
 import Media
 import SystemCalls
+import TestSupport
 import Testing
 @testable import Y4M
 
-@Suite("Y4M header")
+@Suite("Y4M header", .offThePool)
 struct Y4MHeaderTests {
     private func parse(_ line: String) throws(IOError) -> Y4MHeader {
         try Y4MHeader.parse(line: Array(line.utf8), path: "test.y4m")

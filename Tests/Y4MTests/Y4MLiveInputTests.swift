@@ -9,7 +9,7 @@ import TestSupport
 /// every wait here normally finishes at once.
 private let hangGuardSeconds = 20.0
 
-@Suite("Y4M source from pipes")
+@Suite("Y4M source from pipes", .offThePool)
 struct Y4MLiveInputTests {
     @Test func pipeIsLiveAndStampsArrivalTimes() throws {
         let pipe = try Y4MTestPipe()

@@ -1,5 +1,6 @@
 import Foundation
 import Media
+import TestSupport
 import Testing
 import Capture
 @testable import Y4M
@@ -12,7 +13,7 @@ private final class Y4MCollectionRecorder: @unchecked Sendable {
     var collections: [SynchronizedDataCollection] { lock.withLock { stored } }
 }
 
-@Suite("Y4M source in a capture session")
+@Suite("Y4M source in a capture session", .offThePool)
 struct Y4MSessionTests {
     /// A QR code rendered by qrencode, turned into a 4:2:0 Y4M file by ffmpeg, read by the
     /// session and scanned by zbar: every frame yields the code, paired with that frame.

@@ -6,7 +6,7 @@ import Testing
 import TestSupport
 @testable import Y4M
 
-@Suite("Y4M source from files")
+@Suite("Y4M source from files", .offThePool)
 struct Y4MSourceTests {
     @Test func readsMultipleFramesInOrderThenEnds() throws {
         let frames = (0..<5).map { y4mPattern(count: 6 * 4 * 3 / 2, seed: $0 * 17) }

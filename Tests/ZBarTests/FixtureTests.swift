@@ -2,7 +2,7 @@ import Testing
 import TestSupport
 
 /// The fixtures other tests rely on: real encoders, exact geometry, honest padding.
-@Suite struct FixtureTests {
+@Suite(.offThePool) struct FixtureTests {
     @Test("qrencode's matrix is a QR code: 21+4k modules with finder patterns in three corners")
     func qrMatrixShape() throws {
         let m = try ModuleMatrix.qrCode("fixture")

@@ -22,7 +22,7 @@ func expectOutline(_ symbol: DecodedSymbol?, matches code: RenderedCode, withinM
     }
 }
 
-@Suite struct ImageScannerGeometryTests {
+@Suite(.offThePool) struct ImageScannerGeometryTests {
     let hello: ModuleMatrix
 
     init() throws { hello = try ModuleMatrix.qrCode("syncscan geometry") }
@@ -77,7 +77,7 @@ func expectOutline(_ symbol: DecodedSymbol?, matches code: RenderedCode, withinM
     }
 }
 
-@Suite struct ImageScannerStrideTests {
+@Suite(.offThePool) struct ImageScannerStrideTests {
     let main: ModuleMatrix, hidden: ModuleMatrix
 
     init() throws {
@@ -132,7 +132,7 @@ func expectOutline(_ symbol: DecodedSymbol?, matches code: RenderedCode, withinM
     }
 }
 
-@Suite struct ImageScannerRegionTests {
+@Suite(.offThePool) struct ImageScannerRegionTests {
     @Test("a region excluding the code finds nothing; including it finds the code at full-frame points")
     func regionOfInterest() throws {
         var frame = GreyFrame(width: 480, height: 320, bytesPerLine: 512)
@@ -161,7 +161,7 @@ func expectOutline(_ symbol: DecodedSymbol?, matches code: RenderedCode, withinM
     }
 }
 
-@Suite struct ImageScannerSettingsTests {
+@Suite(.offThePool) struct ImageScannerSettingsTests {
     /// One frame holding a QR code on the left and an EAN-13 on the right.
     let frame: GreyFrame
 
@@ -228,7 +228,7 @@ func expectOutline(_ symbol: DecodedSymbol?, matches code: RenderedCode, withinM
     }
 }
 
-@Suite struct ImageScannerReconfigureTests {
+@Suite(.offThePool) struct ImageScannerReconfigureTests {
     @Test("dropping a length limit on reconfigure restores zbar's default, so the code is found again")
     func droppedLimitIsReset() throws {
         let code128 = try ModuleMatrix.linearBarcode(zintSymbology: "CODE128", data: "Hello-128", quietZone: 10)

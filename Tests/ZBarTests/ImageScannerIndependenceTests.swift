@@ -4,7 +4,7 @@ import TestSupport
 import ZBar
 
 /// One frame's scan must not depend on the frames scanned before it with the same scanner.
-@Suite struct ImageScannerIndependenceTests {
+@Suite(.offThePool) struct ImageScannerIndependenceTests {
     /// EAN-13 codes, each a different payload, made hard in turn (as `bench/recall.py` does):
     /// the kind of sequence after which zbar's decoders used to report a previous frame's code.
     static func frames() throws -> [GreyFrame] {

@@ -37,7 +37,7 @@ let payloads: [Payload] = [
     Payload(name: "2 kB mixed bytes", bytes: twoKilobytePayload),
 ]
 
-@Suite struct ImageScannerPayloadTests {
+@Suite(.offThePool) struct ImageScannerPayloadTests {
     @Test("a QR code's payload comes back byte for byte", arguments: payloads)
     func payloadRoundTrips(payload: Payload) throws {
         let large = payload.bytes.count > 500

@@ -13,7 +13,7 @@ let cornerCases: [Named<PayloadCase>] = [
                                 moduleSize: 2, width: 560, height: 200)),
 ]
 
-@Suite struct BarcodeReaderGeometryTests {
+@Suite(.offThePool) struct BarcodeReaderGeometryTests {
     @Test("corners are the code's own top-left, top-right, bottom-right, bottom-left within 2 modules", arguments: cornerCases)
     func uprightCorners(c: Named<PayloadCase>) throws {
         var frame = GreyFrame(width: c.value.width + 80, height: c.value.height + 60)
@@ -91,7 +91,7 @@ let cornerCases: [Named<PayloadCase>] = [
     }
 }
 
-@Suite struct BarcodeReaderLayoutTests {
+@Suite(.offThePool) struct BarcodeReaderLayoutTests {
     /// A frame with a Micro QR code and a QR code, the layouts' common reference.
     func twoCodes() throws -> GreyFrame {
         var frame = GreyFrame(width: 480, height: 240)
@@ -163,7 +163,7 @@ let cornerCases: [Named<PayloadCase>] = [
     }
 }
 
-@Suite struct BarcodeReaderRegionTests {
+@Suite(.offThePool) struct BarcodeReaderRegionTests {
     @Test("a region excluding the code finds nothing; including it finds the code at full-frame corners")
     func regionOfInterest() throws {
         var frame = GreyFrame(width: 480, height: 320, bytesPerLine: 512)

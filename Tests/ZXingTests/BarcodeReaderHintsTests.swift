@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 import ZXing
 
-@Suite struct BarcodeReaderHintsTests {
+@Suite(.offThePool) struct BarcodeReaderHintsTests {
     /// One frame holding a QR code on the left and an EAN-13 on the right.
     let frame: GreyFrame
 

@@ -54,7 +54,7 @@ let payloadCases: [PayloadCase] = {
     return cases
 }()
 
-@Suite struct BarcodeReaderPayloadTests {
+@Suite(.offThePool) struct BarcodeReaderPayloadTests {
     @Test("each 2-D symbology's payload comes back byte for byte, ECI marker not included", arguments: payloadCases)
     func payloadRoundTrips(c: PayloadCase) throws {
         let (frame, _) = frameWithCode(try c.matrix(), width: c.width, height: c.height, moduleSize: c.moduleSize)

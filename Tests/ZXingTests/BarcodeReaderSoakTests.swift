@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 import ZXing
 
-@Suite struct BarcodeReaderSoakTests {
+@Suite(.offThePool) struct BarcodeReaderSoakTests {
     /// Frame sizes from QVGA to 1080p, the range cameras deliver.
     static let frameSizes = [(320, 240), (640, 480), (1280, 720), (1920, 1080)]
 

@@ -4,7 +4,7 @@ import Testing
 
 /// `check-config FILE` and `run --config FILE` go through one validation: a file one accepts the
 /// other accepts, and a file one refuses the other refuses with the same problems (exit 2).
-@Suite(.serialized) struct CheckConfigAgreementTests {
+@Suite(.serialized, .offThePool) struct CheckConfigAgreementTests {
     /// A file body (`SOURCE` stands for a short Y4M file) and, for a bad file, what its problem says.
     static let cases: [(yaml: String, problem: String?)] = [
         ("source: SOURCE\n", nil),
@@ -44,7 +44,7 @@ import Testing
     }
 }
 
-@Suite struct ScanningThreadsTests {
+@Suite(.offThePool) struct ScanningThreadsTests {
     /// `auto` is the processors this process may run on (sched_getaffinity), so `taskset` narrows it.
     @Test func autoFollowsTheAffinityMask() throws {
         let file = try TemporaryFile(contents: Array("source: /dev/video0\n".utf8), suffix: ".yaml")

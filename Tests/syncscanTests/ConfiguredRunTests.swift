@@ -13,7 +13,7 @@ private func seqs(_ codes: [[String: Any]]) -> [Int] {
     codes.compactMap { ($0["frame"] as? [String: Any])?["seq"] as? Int }
 }
 
-@Suite(.serialized) struct ConfiguredRunTests {
+@Suite(.serialized, .offThePool) struct ConfiguredRunTests {
     /// A code in view for frames 0–9, gone for 10–24 (1.5 s of frame time), back for 25–29.
     private func comingAndGoing() throws -> [GreyFrame] {
         let code = try ModuleMatrix.qrCode("dup-check")

@@ -1,10 +1,13 @@
 import Foundation
+import SystemCalls
 import TestSupport
 
 /// A running `syncscan run` fed through a pipe on stdin, as a supervisor or a camera bridge would.
 final class RunningDaemon: @unchecked Sendable {
     let process = Process()
-    private let stdinWrite: Int32
+    /// The pipe's write end; -1 once closed, so it is closed exactly once (a second `close` of
+    /// the number could close another test's descriptor that reused it).
+    private let stdinWrite: LockedValue<Int32>
     let stdoutPath: String?
     let stderrFile: TemporaryFile
     private let stdoutFile: TemporaryFile?
@@ -14,7 +17,7 @@ final class RunningDaemon: @unchecked Sendable {
         signal(SIGPIPE, SIG_IGN)
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else { throw HarnessError("pipe failed") }
-        stdinWrite = fds[1]
+        stdinWrite = LockedValue(fds[1])
         stderrFile = try TemporaryFile(contents: [], suffix: ".err")
         if stdout == nil {
             let f = try TemporaryFile(contents: [], suffix: ".jsonl")
@@ -40,7 +43,9 @@ final class RunningDaemon: @unchecked Sendable {
     /// Writes all of `bytes` to the daemon's stdin; false once the daemon stopped reading.
     @discardableResult
     func feed(_ bytes: [UInt8]) -> Bool {
-        bytes.withUnsafeBytes { raw in
+        let stdinWrite = self.stdinWrite.withLock { $0 }
+        guard stdinWrite >= 0 else { return false }
+        return bytes.withUnsafeBytes { raw in
             var offset = 0
             while offset < raw.count {
                 let n = write(stdinWrite, raw.baseAddress! + offset, raw.count - offset)
@@ -51,7 +56,12 @@ final class RunningDaemon: @unchecked Sendable {
         }
     }
 
-    func closeStdin() { close(stdinWrite) }
+    func closeStdin() {
+        stdinWrite.withLock { fd in
+            if fd >= 0 { close(fd) }
+            fd = -1
+        }
+    }
 
     func send(_ signal: Int32) { kill(pid, signal) }
 
@@ -83,7 +93,7 @@ final class RunningDaemon: @unchecked Sendable {
 
     deinit {
         if process.isRunning { kill(pid, SIGKILL) }
-        close(stdinWrite)
+        closeStdin()
     }
 }
 

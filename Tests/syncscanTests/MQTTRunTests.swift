@@ -77,7 +77,7 @@ private func retained(_ topic: String, becomes value: String, broker: MosquittoB
     return seen
 }
 
-@Suite(.serialized) struct MQTTRunTests {
+@Suite(.serialized, .offThePool) struct MQTTRunTests {
     @Test func everyCodeOfAFileReachesTheSubscriberAsItsLineWithAUniqueID() throws {
         let broker = try MosquittoBroker()
         let subscriber = try MosquittoSubscriber(broker: broker)

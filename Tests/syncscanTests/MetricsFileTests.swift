@@ -35,7 +35,7 @@ private func expectFileMatchesSummary(_ text: PrometheusText, _ summary: [String
     #expect(text.value("syncscan_up") == 0, "written at exit: no longer streaming")
 }
 
-@Suite(.serialized) struct MetricsFileTests {
+@Suite(.serialized, .offThePool) struct MetricsFileTests {
     /// `run --metrics-file F` on a file: F parses, and its counters equal the summary line's.
     @Test func theFileAtExitEqualsTheSummaryLine() throws {
         let video = try TemporaryFile(contents: try sample(), suffix: ".y4m")

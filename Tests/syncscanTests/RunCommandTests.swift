@@ -18,7 +18,7 @@ private func scene() throws -> [GreyFrame] {
 /// zbar's display names, as zbarimg prints them, to syncscan's config names.
 private let zbarimgNames = ["QR-Code": "qrcode", "CODE-128": "code128"]
 
-@Suite(.serialized) struct RunCommandTests {
+@Suite(.serialized, .offThePool) struct RunCommandTests {
     @Test func everyFrameOfAFileIsScannedAndTheCodesAreExactlyThoseZbarimgFinds() throws {
         let frames = try scene()
         let video = try TemporaryFile(contents: Y4MWriter.bytes(frames), suffix: ".y4m")

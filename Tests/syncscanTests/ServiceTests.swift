@@ -13,7 +13,7 @@ private func qrFrames(_ count: Int, prefix: String) throws -> [GreyFrame] {
 
 private func pause(_ seconds: Double) { usleep(UInt32(seconds * 1_000_000)) }
 
-@Suite(.serialized) struct ServiceTests {
+@Suite(.serialized, .offThePool) struct ServiceTests {
     /// READY=1, then WATCHDOG=1 at least every WATCHDOG_USEC/2 while frames flow, none while the
     /// source is stalled, STOPPING=1 after SIGTERM, exit 0, and every line of every scanned frame written.
     @Test func notifiesSystemdAndPingsTheWatchdogOnlyWhileFramesFlow() throws {

@@ -20,7 +20,7 @@ private func zbarimgTexts(_ path: String) throws -> Set<String> {
     return Set(String(decoding: result.stdout, as: UTF8.self).split(separator: "\n").map(String.init))
 }
 
-@Suite(.serialized) struct SnapshotRunTests {
+@Suite(.serialized, .offThePool) struct SnapshotRunTests {
     @Test(arguments: ["frame", "code"])
     func eachCodeLineNamesAJPEGInTheDirectoryFromWhichZbarimgReadsTheSamePayload(crop: String) throws {
         let video = try TemporaryFile(contents: Y4MWriter.bytes(try scene()), suffix: ".y4m")

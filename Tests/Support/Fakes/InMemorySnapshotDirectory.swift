@@ -1,5 +1,6 @@
 import Foundation
 import Results
+import SystemCalls
 import SystemPackage
 
 /// A snapshot directory in memory that can be made to fail like a full or read-only disk.
@@ -9,8 +10,9 @@ public final class InMemorySnapshotDirectory: SnapshotDirectory, @unchecked Send
     private var files: [String: [UInt8]]
     private var _writeFailure: Errno?
     private var _prepareFailure: Errno?
-    private var _writeDelay: Duration = .zero
     private var _writes = 0
+    /// Writes wait while this is true (`holdWrites`/`releaseWrites`).
+    private let held = LockedValue(false)
 
     /// - Parameter files: snapshots a previous run left, by name.
     public init(path: String = "/fake/snapshots", files: [String: [UInt8]] = [:]) {
@@ -28,10 +30,14 @@ public final class InMemorySnapshotDirectory: SnapshotDirectory, @unchecked Send
         get { lock.withLock { _prepareFailure } }
         set { lock.withLock { _prepareFailure = newValue } }
     }
-    /// How long each write takes (a slow disk).
-    public var writeDelay: Duration {
-        get { lock.withLock { _writeDelay } }
-        set { lock.withLock { _writeDelay = newValue } }
+    /// A disk that does not answer: every write from now on waits until `releaseWrites()`
+    /// (or 60 s, a guard against a hung test).
+    public func holdWrites() { held.withLock { $0 = true } }
+
+    /// Lets held writes, and later ones, go through.
+    public func releaseWrites() {
+        held.withLock { $0 = false }
+        held.broadcast()
     }
     /// The files now, by name.
     public var contents: [String: [UInt8]] { lock.withLock { files } }
@@ -47,8 +53,7 @@ public final class InMemorySnapshotDirectory: SnapshotDirectory, @unchecked Send
     }
 
     public func write(_ jpeg: [UInt8], named name: String) -> Result<Void, SnapshotFileError> {
-        let delay = writeDelay
-        if delay > .zero { Thread.sleep(forTimeInterval: Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18) }
+        held.withLock(when: { !$0 }, deadline: .now + .seconds(60)) { _, _ in }
         return lock.withLock {
             _writes += 1
             if let errno = _writeFailure {

@@ -70,7 +70,7 @@ stats_interval_seconds: 10
 log_level: info
 snapshots:
   directory: /var/lib/syncscan/video0/snapshots
-  max_files: 50
+  max_files: 1000
 YAML
 # A short watchdog for the test (the unit's WatchdogSec=30s would make the stall test slow).
 mkdir -p /etc/systemd/system/$U.d
@@ -95,17 +95,32 @@ check "systemd: every journal line on stdout parses as JSON (jq)" "" \
   sh -c "journalctl -u $U -o cat --no-pager | grep '^{' | jq -e . >/dev/null"
 
 # snapshots: in the instance's state directory (StateDirectory=syncscan/%i), written by the
-# dynamic user, named by the code lines; zbarimg (the host's, through the overlay) reads them
+# dynamic user, named by the code lines; zbarimg (the host's, through the overlay) reads them.
+# Race-free: retention (max_files) may delete a file while the journal, which lags, shows its
+# line, so each named file is first copied (an open file survives its unlink; a file already
+# deleted fails the copy and the next older line is tried), and max_files 1000 (about a minute
+# of snapshots at vivid's rate) keeps the recent lines' files far longer than the journal lags.
 SHOTS=/var/lib/syncscan/video0/snapshots
+SNAP_SEEN=
 snap_ok() {
   local line name text
-  line=$(journal | grep '^{"type":"code"' | grep '"snapshot":' | tail -1)
-  name=$(jq -r '.snapshot // empty' <<< "$line" 2>/dev/null); text=$(jq -r '.text // empty' <<< "$line" 2>/dev/null)
-  [ -n "$name" ] && [ -s "$SHOTS/$name" ] && zbarimg -q --raw "$SHOTS/$name" 2>/dev/null | grep -qxF "$text"
+  while IFS= read -r line; do
+    name=$(jq -r '.snapshot // empty' <<< "$line" 2>/dev/null); text=$(jq -r '.text // empty' <<< "$line" 2>/dev/null)
+    [ -n "$name" ] && [ -n "$text" ] || continue
+    cp "$SHOTS/$name" /tmp/snap-check.jpg 2>/dev/null || continue
+    if [ -s /tmp/snap-check.jpg ] && zbarimg -q --raw /tmp/snap-check.jpg 2>/dev/null | grep -qxF "$text"; then
+      SNAP_SEEN="$name ($text)"; return 0
+    fi
+    SNAP_SEEN="$name does not decode to '$text'"; return 1
+  done < <(journal | grep '^{"type":"code"' | grep '"snapshot":' | tail -200 | tac)
+  SNAP_SEEN="no named file found"; return 1
 }
 wait_for 30 snap_ok
 check "systemd: snapshots land in the state directory $SHOTS, named by the code lines, and decode to their payload" \
-  "files: $(ls "$SHOTS" 2>&1 | wc -l); last named: $(journal | grep -o '"snapshot":"[^"]*"' | tail -1)" snap_ok
+  "files: $(ls "$SHOTS" 2>&1 | wc -l); checked: $SNAP_SEEN" snap_ok
+info "snapshot checked: $SNAP_SEEN"
+check "systemd: snapshot retention keeps at most max_files (1000) files" "files: $(ls "$SHOTS" 2>&1 | wc -l)" \
+  sh -c "[ \$(ls '$SHOTS' | wc -l) -le 1000 ]"
 # The rest runs without snapshots (read at start: off from the next restart on), as before.
 sed -i '/^snapshots:/,$d' $CFG
 

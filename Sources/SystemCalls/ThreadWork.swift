@@ -1,0 +1,18 @@
+import Foundation
+
+/// Runs blocking `body` on a thread of its own and awaits its result, so no thread of Swift's
+/// concurrency pool (two on a 2-core machine) is held while it blocks: finishing a queue that
+/// waits for a slow reader, a `waitpid`, a join.
+///
+/// One new `Thread` per call (named `name`, for `top -H` and backtraces); the continuation is
+/// resumed from it with what `body` returned or threw. Cancellation does not interrupt `body`.
+public func runOnThread<T: Sendable, Failure: Error>(
+    name: String, _ body: @escaping @Sendable () throws(Failure) -> T
+) async throws(Failure) -> T {
+    let result: Result<T, Failure> = await withCheckedContinuation { continuation in
+        let thread = Thread { continuation.resume(returning: Result(catching: body)) }
+        thread.name = name
+        thread.start()
+    }
+    return try result.get()
+}
