@@ -15,17 +15,10 @@ func runCommand(_ executable: String, _ arguments: [String], in directory: URL) 
     let outURL = directory.appendingPathComponent("command.stdout"), errURL = directory.appendingPathComponent("command.stderr")
     _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
     _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-    let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
-    defer { try? out.close(); try? err.close() }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    process.currentDirectoryURL = directory
-    process.standardOutput = out
-    process.standardError = err
-    try process.run()
-    process.waitUntilExit()
-    return CommandOutput(status: process.terminationStatus,
+    let process = try ChildProcess([executable] + arguments, stdout: .file(outURL.path), stderr: .file(errURL.path),
+                                   directory: directory.path)
+    let raw = process.wait(timeout: .seconds(120)) ?? -1   // a guard against a hung command, not a speed check
+    return CommandOutput(status: ChildProcess.exitStatus(raw),
                          stdout: try String(contentsOf: outURL, encoding: .utf8),
                          stderr: try String(contentsOf: errURL, encoding: .utf8))
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Logging
 import Media
 import SystemCalls
@@ -147,23 +148,7 @@ func y4mRun(_ executable: String, _ arguments: [String]) throws -> [UInt8] {
     struct CommandFailed: Error, CustomStringConvertible {
         var description: String
     }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    let output = Pipe()
-    let errors = Pipe()
-    process.standardInput = FileHandle.nullDevice
-    process.standardOutput = output
-    process.standardError = errors
-    try process.run()
-    let errorReader = Y4MResultBox<Data>()
-    Thread { errorReader.set(errors.fileHandleForReading.readDataToEndOfFile()) }.start()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    let stderr = errorReader.wait(seconds: 60).map { String(decoding: $0, as: UTF8.self) } ?? ""
-    guard process.terminationStatus == 0 else {
-        throw CommandFailed(description: "\(executable) \(arguments.joined(separator: " ")) exited with "
-                            + "\(process.terminationStatus): \(stderr)")
-    }
-    return Array(data)
+    let result = try ExternalTool.run(executable, arguments)
+    guard result.status == 0 else { throw CommandFailed(description: result.describe()) }
+    return result.stdout
 }

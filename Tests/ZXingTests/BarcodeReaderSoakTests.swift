@@ -20,7 +20,6 @@ import ZXing
         let code128s = try ["syncscan-128", "A1b2C3d4", "0000-9999"].map { text in
             (try ModuleMatrix.linearBarcode(zintSymbology: "CODE128", data: text, quietZone: 10), text)
         }
-        let start = ContinuousClock.now
         var reads = 0
         for (width, height) in Self.frameSizes {
             for moduleSize in [2.0, 3, 4] {
@@ -48,8 +47,6 @@ import ZXing
                 }
             }
         }
-        #expect(reads >= 50)  // 72 combinations, less those too wide for QVGA
-        let elapsed = ContinuousClock.now - start
-        #expect(elapsed < .seconds(20), "\(reads) frames took \(elapsed)")
+        #expect(reads >= 50)  // 72 combinations, less those too wide for QVGA (speed is the benchmarks' business)
     }
 }

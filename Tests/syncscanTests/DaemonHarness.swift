@@ -4,7 +4,7 @@ import TestSupport
 
 /// A running `syncscan run` fed through a pipe on stdin, as a supervisor or a camera bridge would.
 final class RunningDaemon: @unchecked Sendable {
-    let process = Process()
+    let process: ChildProcess
     /// The pipe's write end; -1 once closed, so it is closed exactly once (a second `close` of
     /// the number could close another test's descriptor that reused it).
     private let stdinWrite: LockedValue<Int32>
@@ -17,28 +17,26 @@ final class RunningDaemon: @unchecked Sendable {
         signal(SIGPIPE, SIG_IGN)
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else { throw HarnessError("pipe failed") }
+        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         stdinWrite = LockedValue(fds[1])
         stderrFile = try TemporaryFile(contents: [], suffix: ".err")
-        if stdout == nil {
+        let output: ChildProcess.Stream
+        if let stdout {
+            stdoutFile = nil
+            stdoutPath = nil
+            output = .descriptor(stdout.fileDescriptor)
+        } else {
             let f = try TemporaryFile(contents: [], suffix: ".jsonl")
             stdoutFile = f
             stdoutPath = f.path
-        } else {
-            stdoutFile = nil
-            stdoutPath = nil
+            output = .file(f.path)
         }
-        process.executableURL = URL(fileURLWithPath: SyncscanProcess.binary)
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        // The read end is closed exactly once, below, after the child has its copy.
-        process.standardInput = FileHandle(fileDescriptor: fds[0], closeOnDealloc: false)
-        process.standardOutput = try stdout ?? FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath!))
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrFile.path))
-        try process.run()
-        close(fds[0])
+        defer { close(fds[0]) }  // the child has its copy
+        process = try ChildProcess([SyncscanProcess.binary] + arguments, stdin: .descriptor(fds[0]), stdout: output,
+                                   stderr: .file(stderrFile.path), environment: environment)
     }
 
-    var pid: Int32 { process.processIdentifier }
+    var pid: Int32 { process.pid }
 
     /// Writes all of `bytes` to the daemon's stdin; false once the daemon stopped reading.
     @discardableResult
@@ -63,15 +61,11 @@ final class RunningDaemon: @unchecked Sendable {
         }
     }
 
-    func send(_ signal: Int32) { kill(pid, signal) }
+    func send(_ signal: Int32) { process.signal(signal) }
 
-    /// Waits for exit (at most `timeout`); kills it if it does not exit.
+    /// Waits for exit (at most `timeout`); kills it if it does not exit (-1).
     func wait(timeout: Duration = .seconds(20)) -> Int32 {
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning && ContinuousClock.now < deadline { usleep(20_000) }
-        if process.isRunning { kill(pid, SIGKILL); process.waitUntilExit(); return -1 }
-        process.waitUntilExit()
-        return process.terminationStatus
+        process.wait(timeout: timeout).map(ChildProcess.exitStatus) ?? -1
     }
 
     var stderr: String { (try? String(contentsOfFile: stderrFile.path, encoding: .utf8)) ?? "" }
@@ -92,7 +86,6 @@ final class RunningDaemon: @unchecked Sendable {
     }
 
     deinit {
-        if process.isRunning { kill(pid, SIGKILL) }
         closeStdin()
     }
 }

@@ -18,21 +18,10 @@ private func object(_ text: String) -> [String: Any]? {
 
 /// `syncscan run ARGS` reading a live pipe the test writes frames into; stdout and stderr in files.
 private final class LiveSyncscan {
-    let process = Process()
-    let stdin = Pipe()
-    let out: TemporaryFile
-    let err: TemporaryFile
+    let daemon: RunningDaemon
 
     init(_ arguments: [String], environment: [String: String] = [:]) throws {
-        out = try TemporaryFile(contents: [], suffix: ".out")
-        err = try TemporaryFile(contents: [], suffix: ".err")
-        process.executableURL = URL(fileURLWithPath: SyncscanProcess.binary)
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        process.arguments = ["run", "--source", "-"] + arguments
-        process.standardInput = stdin
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: out.path))
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: err.path))
-        try process.run()
+        daemon = try RunningDaemon(["run", "--source", "-"] + arguments, environment: environment)
     }
 
     /// The stdout codes' frame sequence numbers.
@@ -42,28 +31,24 @@ private final class LiveSyncscan {
     func feed(_ frames: [GreyFrame], interval: Double, after: (Int) throws -> Void = { _ in }) rethrows {
         let bytes = Y4MWriter.bytes(frames)
         let headerEnd = bytes.firstIndex(of: UInt8(ascii: "\n"))! + 1
-        stdin.fileHandleForWriting.write(Data(bytes[..<headerEnd]))
+        daemon.feed(Array(bytes[..<headerEnd]))
         let frameSize = (bytes.count - headerEnd) / frames.count
         for i in frames.indices {
             let start = headerEnd + i * frameSize
-            stdin.fileHandleForWriting.write(Data(bytes[start..<(start + frameSize)]))
+            daemon.feed(Array(bytes[start..<(start + frameSize)]))
             Thread.sleep(forTimeInterval: interval)
             try after(i)
         }
     }
 
     func closeInputAndWait() -> Int32 {
-        try? stdin.fileHandleForWriting.close()
-        process.waitUntilExit()
-        return process.terminationStatus
+        daemon.closeStdin()
+        return daemon.wait(timeout: .seconds(120))
     }
 
-    var stdoutCodes: [[String: Any]] {
-        let text = (try? String(contentsOfFile: out.path, encoding: .utf8)) ?? ""
-        return text.split(separator: "\n").compactMap { object(String($0)) }.filter { $0["type"] as? String == "code" }
-    }
+    var stdoutCodes: [[String: Any]] { daemon.stdoutLines.compactMap { $0 }.filter { $0["type"] as? String == "code" } }
 
-    var stderr: String { (try? String(contentsOfFile: err.path, encoding: .utf8)) ?? "" }
+    var stderr: String { daemon.stderr }
 }
 
 /// Polls the retained `topic` until it is `value` (at most `seconds`); the last value seen.
@@ -154,9 +139,8 @@ private func retained(_ topic: String, becomes value: String, broker: MosquittoB
         let daemon = try LiveSyncscan(["--mqtt-url", broker.url, "--mqtt-topic-prefix", "syncscan/test/term"])
         try daemon.feed(try codeFrames(3), interval: 0.05)
         #expect(try retained("syncscan/test/term/status", becomes: "online", broker: broker) == "online")
-        daemon.process.terminate()
-        daemon.process.waitUntilExit()
-        #expect(daemon.process.terminationStatus == 0, "stderr: \(daemon.stderr)")
+        daemon.daemon.send(SIGTERM)
+        #expect(daemon.daemon.wait(timeout: .seconds(60)) == 0, "stderr: \(daemon.stderr)")
         #expect(try MosquittoSubscriber.retained(on: "syncscan/test/term/status", broker: broker) == "offline")
         #expect(broker.log.contains(" disconnected.") && broker.closedWithoutDisconnect(clientPrefix: "syncscan-").isEmpty,
                 "a clean DISCONNECT: \(broker.log)")
@@ -167,9 +151,8 @@ private func retained(_ topic: String, becomes value: String, broker: MosquittoB
         let daemon = try LiveSyncscan(["--mqtt-url", broker.url, "--mqtt-topic-prefix", "syncscan/test/kill"])
         try daemon.feed(try codeFrames(3), interval: 0.05)
         #expect(try retained("syncscan/test/kill/status", becomes: "online", broker: broker) == "online")
-        kill(daemon.process.processIdentifier, SIGKILL)
-        daemon.process.waitUntilExit()
-        #expect(daemon.process.terminationReason == .uncaughtSignal)
+        daemon.daemon.send(SIGKILL)
+        #expect(daemon.daemon.wait(timeout: .seconds(60)) == 128 + SIGKILL, "ended by the signal")
         // Only the broker can have said it now: the Last Will.
         #expect(try retained("syncscan/test/kill/status", becomes: "offline", broker: broker) == "offline")
         #expect(broker.closedWithoutDisconnect(clientPrefix: "syncscan-").count == 1, "the connection ended without DISCONNECT: \(broker.log)")
@@ -201,9 +184,8 @@ private func retained(_ topic: String, becomes value: String, broker: MosquittoB
         let first = try LiveSyncscan(arguments, environment: environment)
         let frames = try codeFrames(40)
         try first.feed(Array(frames[0..<20]), interval: 0.1) { i in if i == 9 { broker.stop() } }
-        first.process.terminate()
-        first.process.waitUntilExit()
-        #expect(first.process.terminationStatus == 0, "stderr: \(first.stderr)")
+        first.daemon.send(SIGTERM)
+        #expect(first.daemon.wait(timeout: .seconds(60)) == 0, "stderr: \(first.stderr)")
         #expect(first.stderr.contains("MQTT codes the broker has not taken are spooled for the next run"), "stderr: \(first.stderr)")
         let second = try LiveSyncscan(arguments, environment: environment)
         try second.feed(Array(frames[20..<40]), interval: 0.1) { i in if i == 9 { try broker.start() } }

@@ -208,11 +208,7 @@ private func pause(_ seconds: Double) { usleep(UInt32(seconds * 1_000_000)) }
         let frames = try qrFrames(8, prefix: "pressure-payload-padded-to-make-lines-longer").map(stream.frame)
         let out = try TemporaryFile(contents: [], suffix: ".jsonl")
         let pipe = Pipe()
-        let reader = Process()
-        reader.executableURL = URL(fileURLWithPath: "/bin/cat")
-        reader.standardInput = pipe.fileHandleForReading
-        reader.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: out.path))
-        try reader.run()
+        let reader = try ChildProcess(["/bin/cat"], stdin: .descriptor(pipe.fileHandleForReading.fileDescriptor), stdout: .file(out.path))
         let daemon = try RunningDaemon(["run", "--config", config.path, "--source", "y4m:-", "--emit-frames"],
                                        stdout: pipe.fileHandleForWriting)
         try pipe.fileHandleForWriting.close()
@@ -231,18 +227,18 @@ private func pause(_ seconds: Double) { usleep(UInt32(seconds * 1_000_000)) }
         }
         feeder.start()
         pause(1)
-        kill(reader.processIdentifier, SIGSTOP)
+        reader.signal(SIGSTOP)
         let fedAtStop = fed.count
         var rss: [Int] = []
         for _ in 0..<10 { pause(1); if let r = daemon.residentBytes { rss.append(r) } }
         let fedDuringStop = fed.count - fedAtStop
-        kill(reader.processIdentifier, SIGCONT)
+        reader.signal(SIGCONT)
         pause(1)
         fed.stop()
         while !feeder.isFinished { usleep(10_000) }
         daemon.closeStdin()
         let status = daemon.wait()
-        reader.waitUntilExit()
+        _ = reader.wait(timeout: .seconds(60))
 
         #expect(status == 0, "stderr: \(daemon.stderr)")
         // Capture kept reading its pipe while stdout was blocked: the feeder was not held up.

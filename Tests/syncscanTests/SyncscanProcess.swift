@@ -37,16 +37,12 @@ struct SyncscanProcess {
     private static func launch(executable: String, arguments: [String], stdinPath: String?, stdout: FileHandle?,
                                environment: [String: String] = [:]) throws -> Output {
         let out = try TemporaryFile(contents: [], suffix: ".out"), err = try TemporaryFile(contents: [], suffix: ".err")
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: executable)
-        p.arguments = arguments
-        p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        p.standardInput = try stdinPath.map { try FileHandle(forReadingFrom: URL(fileURLWithPath: $0)) } ?? FileHandle.nullDevice
-        p.standardOutput = try stdout ?? FileHandle(forWritingTo: URL(fileURLWithPath: out.path))
-        p.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: err.path))
-        try p.run()
-        p.waitUntilExit()
-        return Output(status: p.terminationStatus,
+        let process = try ChildProcess([executable] + arguments, stdin: stdinPath.map(ChildProcess.Stream.file) ?? .null,
+                                       stdout: stdout.map { .descriptor($0.fileDescriptor) } ?? .file(out.path),
+                                       stderr: .file(err.path), environment: environment)
+        // A guard against a hung run, not a speed check.
+        let raw = process.wait(timeout: .seconds(300))
+        return Output(status: raw.map(ChildProcess.exitStatus) ?? -1,
                       stdout: [UInt8](FileManager.default.contents(atPath: out.path) ?? Data()),
                       stderr: (try? String(contentsOfFile: err.path, encoding: .utf8)) ?? "")
     }

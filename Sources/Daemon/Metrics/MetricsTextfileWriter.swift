@@ -15,70 +15,47 @@ import SystemPackage
 /// not yet written. A failed write is counted and logged once per errno until a write succeeds
 /// again; it never reaches the caller, so scanning goes on.
 public final class MetricsTextfileWriter: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var pending: (bytes: [UInt8], path: FilePath)?
-    private var writing = false
-    private var closed = false
-    private var finished = false
-    private var _failures = 0
-    /// Errnos already logged since the last successful write.
-    private var logged: Set<Errno> = []
-    private let logger: Logger
+    /// Failed writes, and the errnos already logged since the last successful write.
+    private struct Failures {
+        var count = 0
+        var logged: Set<Errno> = []
+    }
+
+    private let worker: BoundedWorker<(bytes: [UInt8], path: FilePath)>
+    private let state = LockedValue(Failures())
 
     public init(logger: Logger) {
-        self.logger = logger
-        let thread = Thread { [self] in self.drain() }
-        thread.name = "syncscan-metrics"
-        thread.start()
+        let state = self.state
+        // One waiting content at most: a newer one replaces it (`.dropOldest`).
+        worker = BoundedWorker(name: "syncscan-metrics", capacity: 1, overflow: .dropOldest) { content, _ in
+            switch Self.replace(content.path, with: content.bytes) {
+            case .success:
+                let recovered = state.withLock { failures in
+                    defer { failures.logged = [] }
+                    return !failures.logged.isEmpty
+                }
+                if recovered { logger.notice("metrics textfile written again", metadata: ["path": "\(content.path)"]) }
+            case .failure(let error):
+                let first = state.withLock { failures in
+                    failures.count += 1
+                    return failures.logged.insert(error.cause ?? .ioError).inserted
+                }
+                if first { logger.error("\(error)", metadata: ["path": "\(content.path)"]) }
+            }
+        }
     }
 
     /// Writes that failed so far.
-    public var failures: Int { condition.withLock { _failures } }
+    public var failures: Int { state.withLock { $0.count } }
 
     /// Queues `bytes` to replace the file at `path`, dropping content queued and not yet written.
     public func submit(_ bytes: [UInt8], to path: FilePath) {
-        condition.withLock {
-            pending = (bytes, path)
-            condition.broadcast()
-        }
+        worker.submit((bytes, path))
     }
 
     /// Writes what is queued and stops the thread (blocking: call it off the concurrency pool).
     public func finish() {
-        condition.lock(); defer { condition.unlock() }
-        closed = true
-        condition.broadcast()
-        while !finished { condition.wait() }
-    }
-
-    private func drain() {
-        condition.lock()
-        while true {
-            while pending == nil && !closed { condition.wait() }
-            guard let (bytes, path) = pending else { break }
-            pending = nil
-            condition.unlock()
-            let result = Self.replace(path, with: bytes)
-            condition.lock()
-            switch result {
-            case .success:
-                if !logged.isEmpty {
-                    logged = []
-                    condition.unlock()
-                    logger.notice("metrics textfile written again", metadata: ["path": "\(path)"])
-                    condition.lock()
-                }
-            case .failure(let error):
-                _failures += 1
-                let first = logged.insert(error.cause ?? .ioError).inserted
-                condition.unlock()
-                if first { logger.error("\(error)", metadata: ["path": "\(path)"]) }
-                condition.lock()
-            }
-        }
-        finished = true
-        condition.broadcast()
-        condition.unlock()
+        worker.finish()
     }
 
     /// Writes `bytes` to a temporary file beside `path`, fsyncs it and renames it over `path`.

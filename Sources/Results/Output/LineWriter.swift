@@ -1,9 +1,9 @@
-import Foundation
 import Logging
 import SystemCalls
 import SystemPackage
 
-/// Writes lines to a file descriptor from its own thread, through a bounded queue.
+/// Writes lines to a file descriptor from its own thread, through a bounded queue (a
+/// `BoundedWorker`).
 ///
 /// A slow reader never stalls the pipeline: with `.drop` a full queue drops the new line and
 /// counts it; with `.wait` the producer waits (a file source, where every line matters and
@@ -13,106 +13,55 @@ import SystemPackage
 /// can exit non-zero.
 /// SIGPIPE must be ignored by the process (`main` does it) or the first EPIPE kills it instead.
 public final class LineWriter: @unchecked Sendable {
-    public enum OverflowPolicy: Sendable { case wait, drop }
+    public typealias OverflowPolicy = SystemCalls.OverflowPolicy
 
-    private let condition = NSCondition()
-    private var queue: [[UInt8]] = []
-    private var queueHead = 0
-    private var closed = false
-    private var finished = false
-    private var failure: IOError?
-    private var _dropped = 0
-    private let fd: FileDescriptor
-    private var _capacity: Int
-    private var overflow: OverflowPolicy
-    private let name: String
+    private let worker: BoundedWorker<[UInt8]>
+    /// The failed write's error, once one failed; lines dropped by the worker after it are lost.
+    private let failure: LockedValue<IOError?>
 
     /// - Parameters:
     ///   - name: what the descriptor is, for messages ("stdout").
     ///   - capacity: lines that may wait to be written.
     public init(fileDescriptor: FileDescriptor, name: String, capacity: Int, overflow: OverflowPolicy) {
-        self.fd = fileDescriptor
-        self.name = name
-        self._capacity = max(1, capacity)
-        self.overflow = overflow
-        let thread = Thread { [self] in self.drain() }
-        thread.name = "syncscan-output"
-        thread.start()
+        let failure = LockedValue<IOError?>(nil)
+        self.failure = failure
+        worker = BoundedWorker(name: "syncscan-output", capacity: capacity, overflow: overflow) { line, worker in
+            let result = Result(catchingErrno: { try line.withUnsafeBytes { _ = try fileDescriptor.writeAll($0) } })
+            if case .failure(let errno) = result {
+                let lost = worker.discardPending() + 1
+                failure.withLock { $0 = .writeFailed(name: name, errno: errno, linesLost: lost) }
+            }
+        }
     }
 
     /// Queues one line (which must end with a newline).
     /// - Throws: the `IOError` of the failed write, once one has failed.
     public func write(_ line: [UInt8]) throws(IOError) {
-        condition.lock(); defer { condition.unlock() }
-        while true {
-            if let failure { throw failure }
-            if pendingLocked < _capacity { break }
-            if overflow == .drop { _dropped += 1; return }
-            // Waiting: `setOverflowPolicy` or the writer thread wakes us.
-            condition.wait()
-        }
-        queue.append(line)
-        condition.broadcast()
+        if let error = failure.withLock({ $0 }) { throw error }
+        worker.submit(line)
     }
 
     /// Changes what a full queue does from now on (the daemon sets it once it knows whether the
     /// source is live).
-    public func setOverflowPolicy(_ policy: OverflowPolicy) {
-        condition.withLock {
-            overflow = policy
-            condition.broadcast()
-        }
-    }
+    public func setOverflowPolicy(_ policy: OverflowPolicy) { worker.setOverflow(policy) }
 
     /// Lines that may wait to be written.
-    public var capacity: Int { condition.withLock { _capacity } }
+    public var capacity: Int { worker.capacity }
 
     /// Changes how many lines may wait from now on (a reloaded `output.queue_lines`); lines
     /// already queued beyond a smaller capacity are still written.
-    public func setCapacity(_ capacity: Int) {
-        condition.withLock {
-            _capacity = max(1, capacity)
-            condition.broadcast()
-        }
-    }
+    public func setCapacity(_ capacity: Int) { worker.setCapacity(capacity) }
 
-    /// Lines dropped because the queue was full.
-    public var droppedLines: Int { condition.withLock { _dropped } }
+    /// Lines dropped because the queue was full (not those lost to a failed write).
+    public var droppedLines: Int { worker.dropped }
     /// Lines queued and not yet written.
-    public var pendingLines: Int { condition.withLock { pendingLocked } }
+    public var pendingLines: Int { worker.pending }
 
-    /// Writes what is queued, stops the writer thread and reports a failure, if any.
+    /// Writes what is queued, stops the writer thread and reports a failure, if any (blocking:
+    /// call it off the concurrency pool).
     public func finish() throws(IOError) {
-        condition.lock(); defer { condition.unlock() }
-        closed = true
-        condition.broadcast()
-        while !finished { condition.wait() }
-        if let failure { throw failure }
-    }
-
-    private var pendingLocked: Int { queue.count - queueHead }
-
-    private func drain() {
-        condition.lock()
-        while true {
-            while pendingLocked == 0 && !closed && failure == nil { condition.wait() }
-            if pendingLocked == 0 || failure != nil { break }
-            let line = queue[queueHead]
-            queue[queueHead] = []
-            queueHead += 1
-            if queueHead > 64 && queueHead * 2 > queue.count { queue.removeFirst(queueHead); queueHead = 0 }
-            condition.broadcast()
-            condition.unlock()
-            let result = Result(catchingErrno: { try line.withUnsafeBytes { _ = try fd.writeAll($0) } })
-            condition.lock()
-            if case .failure(let errno) = result {
-                failure = .writeFailed(name: name, errno: errno, linesLost: pendingLocked + 1)
-                queue.removeAll(); queueHead = 0
-            }
-        }
-        finished = true
-        condition.broadcast()
-        condition.unlock()
+        worker.finish()
+        if let error = failure.withLock({ $0 }) { throw error }
     }
 }
 

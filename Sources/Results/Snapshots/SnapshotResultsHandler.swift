@@ -3,6 +3,7 @@ import Foundation
 import JPEG
 import Logging
 import Media
+import SystemCalls
 import SystemPackage
 
 /// Saves the frame each emitted code was seen in as a JPEG in a directory, and names the file
@@ -18,23 +19,21 @@ import SystemPackage
 /// directory is listed when the thread starts); the newest is always kept.
 public final class SnapshotResultsHandler: ResultsHandler, @unchecked Sendable {
     /// One frame to save.
-    private struct Job {
+    private struct Job: Sendable {
         let pixels: FramePixels
         let name: String
     }
 
+    /// The counts the stats line and the metrics read.
+    private struct Counts {
+        var written = 0, failed = 0
+        var encodeTimes = RecentDurations(capacity: 512)
+    }
+
     public let settings: SnapshotSettings
-    private let directory: any SnapshotDirectory
-    private let logger: Logger
     private let clock: @Sendable () -> WallClockTime
-    private let condition = NSCondition()
-    private var queue: [Job?] = []
-    private var queueHead = 0
-    private var overflow: LineWriter.OverflowPolicy
-    private var closed = false
-    private var finished = false
-    private var counts = (written: 0, skipped: 0, failed: 0)
-    private var encodeTimes = RecentDurations(capacity: 512)
+    private let worker: BoundedWorker<Job>
+    private let counts = LockedValue(Counts())
     /// The frame of the previous code `handle` saw and the name its snapshot got (nil: skipped).
     /// Touched only by `handle`, which the pipeline calls serially.
     private var lastFrame: (frame: FrameInfo, pixels: ObjectIdentifier, name: String?)?
@@ -43,35 +42,37 @@ public final class SnapshotResultsHandler: ResultsHandler, @unchecked Sendable {
     ///   - directory: where files go (`FileSystemSnapshotDirectory(path: settings.directory)` in the daemon).
     ///   - overflow: what a full queue does; the daemon sets it per source (`setOverflowPolicy`).
     public init(settings: SnapshotSettings, directory: any SnapshotDirectory, logger: Logger,
-                overflow: LineWriter.OverflowPolicy = .wait, clock: @escaping @Sendable () -> WallClockTime = WallClockTime.now) {
+                overflow: OverflowPolicy = .wait, clock: @escaping @Sendable () -> WallClockTime = WallClockTime.now) {
         self.settings = settings
-        self.directory = directory
-        self.logger = logger
-        self.overflow = overflow
         self.clock = clock
-        let thread = Thread { [self] in self.run() }
-        thread.name = "syncscan-snapshots"
-        thread.start()
+        let saver = SnapshotSaver(directory: directory, settings: settings, logger: logger)
+        let counts = self.counts
+        worker = BoundedWorker(name: "syncscan-snapshots", capacity: settings.queueFrames, overflow: overflow,
+                               onStart: { saver.prepare() }) { job, _ in
+            switch saver.save(job.pixels, named: job.name) {
+            case .written(let seconds): counts.withLock { $0.written += 1; $0.encodeTimes.add(seconds) }
+            case .failed: counts.withLock { $0.failed += 1 }
+            }
+        }
     }
 
     public var pixelsRequest: PixelsRequest? { settings.pixelsRequest }
 
+    /// Starts the handler's thread, which first lists the directory (files of earlier runs count
+    /// toward the limits); `handle` starts it too.
+    public func start() { worker.start() }
+
     /// Changes what a full queue does from now on.
-    public func setOverflowPolicy(_ policy: LineWriter.OverflowPolicy) {
-        condition.withLock {
-            overflow = policy
-            condition.broadcast()
-        }
-    }
+    public func setOverflowPolicy(_ policy: OverflowPolicy) { worker.setOverflow(policy) }
 
     /// Snapshots written.
-    public var written: Int { condition.withLock { counts.written } }
+    public var written: Int { counts.withLock { $0.written } }
     /// Snapshots skipped because the queue was full (a live source).
-    public var skipped: Int { condition.withLock { counts.skipped } }
+    public var skipped: Int { worker.dropped }
     /// Snapshots that could not be encoded or written.
-    public var failed: Int { condition.withLock { counts.failed } }
+    public var failed: Int { counts.withLock { $0.failed } }
     /// The median JPEG encode time of recent snapshots, in seconds.
-    public var medianEncodeSeconds: Double? { condition.withLock { encodeTimes.median } }
+    public var medianEncodeSeconds: Double? { counts.withLock { $0.encodeTimes.median } }
 
     public func handle(_ code: inout DeliveredCode) throws {
         guard let pixels = code.pixels else { return }  // no room in the pool: the session counted it
@@ -81,17 +82,14 @@ public final class SnapshotResultsHandler: ResultsHandler, @unchecked Sendable {
             return
         }
         let name = Self.fileName(time: clock(), sequenceNumber: code.code.frame.sequenceNumber)
-        let queued = enqueue(Job(pixels: pixels, name: name))
+        let queued = worker.submit(Job(pixels: pixels, name: name))
         lastFrame = (code.code.frame, identity, queued ? name : nil)
         if queued { code.fields.append((name: "snapshot", value: name)) }
     }
 
-    /// Writes what is queued and stops the thread; safe to call more than once.
+    /// Writes what is queued and stops the thread; safe to call more than once (blocking).
     public func finish() throws {
-        condition.lock(); defer { condition.unlock() }
-        closed = true
-        condition.broadcast()
-        while !finished { condition.wait() }
+        worker.finish()
     }
 
     /// `20261122T101500.123Z-seq000123.jpg`.
@@ -99,59 +97,37 @@ public final class SnapshotResultsHandler: ResultsHandler, @unchecked Sendable {
         let seq = String(sequenceNumber)
         return "\(time.basicFormat)-seq\(String(repeating: "0", count: max(0, 6 - seq.count)))\(seq).jpg"
     }
+}
 
-    /// Queues `job`; false when it was skipped (full queue with `.drop`, or the handler finished).
-    private func enqueue(_ job: Job) -> Bool {
-        condition.lock(); defer { condition.unlock() }
-        while queue.count - queueHead >= max(1, settings.queueFrames) && !closed {
-            if overflow == .drop { counts.skipped += 1; return false }
-            condition.wait()
-        }
-        if closed { counts.skipped += 1; return false }
-        queue.append(job)
-        condition.broadcast()
-        return true
+/// Encodes and writes snapshots; used only on the handler's thread (its store and encoder are
+/// that thread's alone).
+private final class SnapshotSaver: @unchecked Sendable {
+    enum Outcome { case written(encodeSeconds: Double), failed }
+
+    private var store: SnapshotStore
+    private let settings: SnapshotSettings
+    private let logger: Logger
+    private var encoder: JPEGEncoder?
+    private var encoderMade = false
+
+    init(directory: any SnapshotDirectory, settings: SnapshotSettings, logger: Logger) {
+        self.store = SnapshotStore(directory: directory, settings: settings, logger: logger)
+        self.settings = settings
+        self.logger = logger
     }
 
-    /// The handler's thread: lists the directory, then encodes and writes each queued frame.
-    private func run() {
-        var store = SnapshotStore(directory: directory, settings: settings, logger: logger)
-        store.prepare()
-        let encoder: JPEGEncoder?
-        do { encoder = try JPEGEncoder() } catch {
-            logger.error("snapshots cannot be encoded; codes are still reported", metadata: ["error": "\(error)"])
-            encoder = nil
-        }
-        condition.lock()
-        while true {
-            while queue.count == queueHead && !closed { condition.wait() }
-            if queue.count == queueHead { break }
-            var job = queue[queueHead]
-            queue[queueHead] = nil
-            queueHead += 1
-            if queueHead > 64 && queueHead * 2 > queue.count { queue.removeFirst(queueHead); queueHead = 0 }
-            condition.broadcast()
-            condition.unlock()
-            let outcome = save(job!, with: encoder, into: &store)
-            job = nil  // the pixels go back to their pool now, not under this handler's lock
-            condition.lock()
-            switch outcome {
-            case .written(let seconds): counts.written += 1; encodeTimes.add(seconds)
-            case .failed: counts.failed += 1
+    /// Lists the directory and trims it to the limits.
+    func prepare() { store.prepare() }
+
+    /// Encodes and writes one frame; its pixels go back to the pool when the job is released.
+    func save(_ pixels: FramePixels, named name: String) -> Outcome {
+        if !encoderMade {
+            encoderMade = true
+            do { encoder = try JPEGEncoder() } catch {
+                logger.error("snapshots cannot be encoded; codes are still reported", metadata: ["error": "\(error)"])
             }
         }
-        queue.removeAll()
-        finished = true
-        condition.broadcast()
-        condition.unlock()
-    }
-
-    private enum Outcome { case written(encodeSeconds: Double), failed }
-
-    /// Encodes and writes one frame; its pixels go back to the pool when the job is dropped.
-    private func save(_ job: Job, with encoder: JPEGEncoder?, into store: inout SnapshotStore) -> Outcome {
         guard let encoder else { return .failed }
-        let pixels = job.pixels
         let start = ContinuousClock.now
         let jpeg: [UInt8]
         do {
@@ -160,11 +136,11 @@ public final class SnapshotResultsHandler: ResultsHandler, @unchecked Sendable {
                                    bytesPerLine: pixels.bytesPerLine, quality: settings.quality)
             }
         } catch {
-            store.reportOnce(kind: "jpeg", "snapshot not encoded; codes are still reported", error: "\(error)", name: job.name)
+            store.reportOnce(kind: "jpeg", "snapshot not encoded; codes are still reported", error: "\(error)", name: name)
             return .failed
         }
         let elapsed = ContinuousClock.now - start
-        return store.save(jpeg, named: job.name)
+        return store.save(jpeg, named: name)
             ? .written(encodeSeconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
             : .failed
     }

@@ -22,6 +22,12 @@ public final class ThreadPerBlockingJobExecutor: TaskExecutor, @unchecked Sendab
     /// The executor every `.offThePool` test runs on.
     public static let shared = ThreadPerBlockingJobExecutor()
 
+    private static let mark = "syncscan.ThreadPerBlockingJobExecutor"
+
+    /// Whether the calling thread is one of this executor's (a thread's name is no proof: a new
+    /// thread starts with its creator's, and Foundation's setter does not always reach the kernel).
+    public static var runsOnItsThread: Bool { Thread.current.threadDictionary[mark] as? Bool == true }
+
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         // A new thread whenever the queued jobs outnumber the idle threads: a job never waits
@@ -37,6 +43,7 @@ public final class ThreadPerBlockingJobExecutor: TaskExecutor, @unchecked Sendab
             // Named from inside: a new thread starts with its creator's name (a pool thread's).
             Thread { [self] in
                 Thread.current.name = "test-job-\(number)"
+                Thread.current.threadDictionary[Self.mark] = true
                 work()
             }.start()
         }

@@ -1,30 +1,54 @@
 import Foundation
+import SystemCalls
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// A program started with `posix_spawnp` and an empty signal mask, for servers and clients that a
-/// test stops with a signal (mosquitto, mosquitto_sub).
+/// A program started with `posix_spawnp` and an empty signal mask, waited for with `waitpid`:
+/// every child process of the tests (tools, the daemon under test, brokers).
 ///
-/// Swift Testing runs tests on threads that block most signals, and Foundation's `Process` passes
-/// that mask on: a child that does not unblock SIGTERM itself never sees `terminate()`, and
-/// waiting for it hangs. Here `POSIX_SPAWN_SETSIGMASK` clears the mask and `POSIX_SPAWN_SETSIGDEF`
-/// resets SIGTERM, SIGINT and SIGHUP to their defaults. stdin is `/dev/null`; stdout and stderr
-/// go to the files given (or `/dev/null`); no other descriptor is inherited. Killed with SIGKILL and reaped when released, if still running.
+/// Not Foundation's `Process`: its exit monitoring (a SIGCHLD source on a dispatch queue) lost
+/// exits when dozens of tests spawned children at once, leaving `waitUntilExit` waiting on a
+/// zombie for good. Here each child is reaped by `waitpid` on its own pid.
+///
+/// Swift Testing runs tests on threads that block most signals, and a spawned child inherits
+/// the mask: a child that does not unblock SIGTERM itself would never see it. Here
+/// `POSIX_SPAWN_SETSIGMASK` clears the mask and `POSIX_SPAWN_SETSIGDEF` resets SIGTERM, SIGINT,
+/// SIGHUP and SIGPIPE to their defaults. Descriptors 0, 1 and 2 come from `stdin`, `stdout`
+/// and `stderr`; no other open descriptor is inherited, so a test's
+/// pipe end is never kept open by a child. Killed with SIGKILL and reaped when released, if
+/// still running.
 public final class ChildProcess: @unchecked Sendable {
-    public let pid: pid_t
-    private let lock = NSLock()
-    private var status: Int32?
+    /// Where one of the child's standard descriptors comes from.
+    public enum Stream: Sendable {
+        /// `/dev/null`.
+        case null
+        /// A file: read for stdin; for stdout and stderr created if missing and appended to.
+        case file(String)
+        /// A descriptor of the test's, duplicated into the child (the test still owns it).
+        case descriptor(Int32)
+    }
 
-    /// Starts `arguments[0]` (looked up on `PATH`) with `arguments`.
-    public init(_ arguments: [String], stdout: String = "/dev/null", stderr: String = "/dev/null") throws {
+    public let pid: pid_t
+    private let status = LockedValue<Int32?>(nil)
+
+    /// Starts `arguments[0]` (looked up on `PATH`) with `arguments`; `environment` is added to
+    /// the test process's own; `directory`: the child's working directory (through `env -C`).
+    public init(_ arguments: [String], stdin: Stream = .null, stdout: Stream = .null, stderr: Stream = .null,
+                environment: [String: String] = [:], directory: String? = nil) throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_APPEND, 0o644)
-        posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_APPEND, 0o644)
-        // Nothing else: an inherited pipe end (a test's stdin pipe to syncscan) would keep the pipe open.
+        for (target, stream, flags) in [(Int32(0), stdin, O_RDONLY), (1, stdout, O_WRONLY | O_CREAT | O_APPEND),
+                                         (2, stderr, O_WRONLY | O_CREAT | O_APPEND)] {
+            switch stream {
+            case .null: posix_spawn_file_actions_addopen(&actions, target, "/dev/null", target == 0 ? O_RDONLY : O_WRONLY, 0)
+            case .file(let path): posix_spawn_file_actions_addopen(&actions, target, path, flags, 0o644)
+            case .descriptor(let fd): posix_spawn_file_actions_adddup2(&actions, fd, target)
+            }
+        }
+        // Nothing else: an inherited pipe end (a test's stdin pipe to syncscan) would keep the pipe
+        // open. (glibc ignores a close action whose descriptor another thread closed meanwhile.)
         let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd"))?.compactMap { Int32($0) } ?? []
         for fd in open where fd > 2 { posix_spawn_file_actions_addclose(&actions, fd) }
         var attributes = posix_spawnattr_t()
@@ -33,14 +57,18 @@ public final class ChildProcess: @unchecked Sendable {
         var empty = sigset_t(), defaults = sigset_t()
         sigemptyset(&empty)
         sigemptyset(&defaults)
-        for signal in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&defaults, signal) }
+        for signal in [SIGTERM, SIGINT, SIGHUP, SIGPIPE] { sigaddset(&defaults, signal) }
         posix_spawnattr_setsigmask(&attributes, &empty)
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let arguments = directory.map { ["env", "-C", $0] + arguments } ?? arguments
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
+        let merged = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        var envp: [UnsafeMutablePointer<CChar>?] = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for pointer in envp { free(pointer) } }
         var child: pid_t = 0
-        let rc = posix_spawnp(&child, arguments[0], &actions, &attributes, &argv, environ)
+        let rc = posix_spawnp(&child, arguments[0], &actions, &attributes, &argv, &envp)
         guard rc == 0 else {
             throw FixtureError.toolFailed("cannot start `\(arguments.joined(separator: " "))`: \(String(cString: strerror(rc)))")
         }
@@ -54,7 +82,7 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// Whether the program has not exited yet (`waitpid` with `WNOHANG`).
     public var isRunning: Bool {
-        lock.withLock {
+        status.withLock { status in
             guard status == nil else { return false }
             var raw: Int32 = 0
             if waitpid(pid, &raw, WNOHANG) == pid { status = raw }
@@ -70,7 +98,7 @@ public final class ChildProcess: @unchecked Sendable {
     /// Waits for the program to exit; its raw `waitpid` status.
     @discardableResult
     public func wait() -> Int32 {
-        lock.withLock {
+        status.withLock { status in
             if let status { return status }
             var raw: Int32 = 0
             while waitpid(pid, &raw, 0) == -1 && errno == EINTR {}
@@ -79,9 +107,27 @@ public final class ChildProcess: @unchecked Sendable {
         }
     }
 
+    /// Waits at most `timeout` for the program to exit (polling `waitpid` every 10 ms); past it
+    /// the program is killed (SIGKILL) and `nil` returned.
+    public func wait(timeout: Duration) -> Int32? {
+        let deadline = ContinuousClock.now + timeout
+        while isRunning && ContinuousClock.now < deadline { usleep(10_000) }
+        if isRunning {
+            kill(pid, SIGKILL)
+            wait()
+            return nil
+        }
+        return wait()
+    }
+
     /// The exit code, or nil when a signal ended the program (after `wait`).
     public var exitCode: Int32? {
         let raw = wait()
         return raw & 0x7f == 0 ? (raw >> 8) & 0xff : nil
+    }
+
+    /// The exit code of a raw `waitpid` status, or 128 + the signal that ended the program (as a shell reports it).
+    public static func exitStatus(_ raw: Int32) -> Int32 {
+        raw & 0x7f == 0 ? (raw >> 8) & 0xff : 128 + (raw & 0x7f)
     }
 }

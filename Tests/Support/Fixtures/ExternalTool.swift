@@ -17,24 +17,18 @@ public enum ExternalTool {
 
     /// Runs `tool` with `arguments` and waits for it; throws only if it cannot be started.
     public static func run(_ tool: String, _ arguments: [String]) throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [tool] + arguments
-        let out = Pipe(), err = try TemporaryFile(contents: [], suffix: ".stderr")
-        process.standardOutput = out
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: err.path))
-        process.standardInput = FileHandle.nullDevice
-        do { try process.run() } catch {
-            throw FixtureError.toolFailed("cannot start `\(tool)` via /usr/bin/env: \(error)")
+        let out = try TemporaryFile(contents: [], suffix: ".stdout"), err = try TemporaryFile(contents: [], suffix: ".stderr")
+        let child: ChildProcess
+        do { child = try ChildProcess([tool] + arguments, stdout: .file(out.path), stderr: .file(err.path)) } catch {
+            throw FixtureError.toolFailed("`\(tool)` is not installed (apt: qrencode, zint, zbar-tools): \(error)")
         }
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        // A guard against a hung tool, not a speed check.
+        guard let raw = child.wait(timeout: .seconds(120)) else {
+            throw FixtureError.toolFailed("`\(([tool] + arguments).joined(separator: " "))` did not finish in 120 s; killed")
+        }
+        let stdout = [UInt8](FileManager.default.contents(atPath: out.path) ?? Data())
         let stderr = (try? String(contentsOfFile: err.path, encoding: .utf8)) ?? ""
-        let result = Result(command: [tool] + arguments, status: process.terminationStatus, stdout: [UInt8](stdout), stderr: stderr)
-        if result.status == 127 {
-            throw FixtureError.toolFailed("`\(tool)` is not installed (apt: qrencode, zint, zbar-tools): \(result.describe())")
-        }
-        return result
+        return Result(command: [tool] + arguments, status: ChildProcess.exitStatus(raw), stdout: stdout, stderr: stderr)
     }
 }
 

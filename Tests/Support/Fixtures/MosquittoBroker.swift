@@ -122,7 +122,7 @@ public final class MosquittoSubscriber: @unchecked Sendable {
         output = try TemporaryFile(contents: [], suffix: ".sub")
         // stdbuf: a line per message in the file as it arrives.
         process = try ChildProcess(["stdbuf", "-oL", "mosquitto_sub", "-h", "127.0.0.1", "-p", "\(broker.port)", "-v", "-q", "1",
-                                    "-c", "-i", "syncscan-test-\(UUID().uuidString.prefix(8))", "-t", topic], stdout: output.path)
+                                    "-c", "-i", "syncscan-test-\(UUID().uuidString.prefix(8))", "-t", topic], stdout: .file(output.path))
         // Subscribed once the broker lists the session; a short wait is enough on loopback.
         let deadline = Date().addingTimeInterval(5)
         while Date() < deadline && !broker.log.contains("syncscan-test-") { usleep(20_000) }
