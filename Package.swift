@@ -74,7 +74,7 @@ let package = Package(
 
         // The AVFoundation-shaped pipeline: session, outputs, synchronizer (any FrameSource in).
         .target(name: "Capture", dependencies: [
-            "Media", "ZBar", "ZXing",
+            "Media", "ZBar", "ZXing", "SystemCalls",
             .product(name: "Logging", package: "swift-log"),
         ]),
 

@@ -34,8 +34,11 @@ public protocol FrameSource: AnyObject, Sendable {
     /// Since when the source's device is gone and being waited for (a camera's reconnect backoff);
     /// `nil` when it is not. Any thread.
     var missingSince: ContinuousClock.Instant? { get }
+    /// Times the source reopened its device after a fault or an unplug (0 for a file or pipe). Any thread.
+    var reopens: Int { get }
 }
 
 extension FrameSource {
     public var missingSince: ContinuousClock.Instant? { nil }
+    public var reopens: Int { 0 }
 }

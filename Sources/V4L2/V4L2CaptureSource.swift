@@ -166,6 +166,9 @@ public final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
     /// How many times the device was opened successfully (1 after `start()`; +1 per reopen).
     public var openCount: Int { control.withLock { $0.opens } }
 
+    /// Opens past the first: reopens after a fault or an unplug.
+    public var reopens: Int { max(0, openCount - 1) }
+
     public func start() throws {
         guard enterSourceThread() else { return }
         defer { leaveSourceThread() }

@@ -10,11 +10,7 @@ import Testing
     /// A full disk (ENOSPC from every write): the run ends normally at the end of the file, every
     /// code line goes out, the failure is logged once with the path, and the summary counts it.
     @Test func aFullDiskNeverStopsTheLinesAndIsCountedInTheSummary() async throws {
-        var frame = GreyFrame(width: 160, height: 120)
-        frame.draw(try ModuleMatrix.qrCode("full disk"), centerX: 80, centerY: 60, moduleSize: 3)
-        var bytes = Array("YUV4MPEG2 W160 H120 F10:1 Ip A1:1 Cmono\n".utf8)
-        for _ in 0..<12 { bytes += Array("FRAME\n".utf8) + frame.bytes }
-        let video = try TemporaryFile(contents: bytes, suffix: ".y4m")
+        let video = try TemporaryFile.qrClip("full disk", frames: 12)
         var configuration = SyncscanConfiguration()
         configuration.source = video.path
         configuration.duplicateSuppression.enabled = false

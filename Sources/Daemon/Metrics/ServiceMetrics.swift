@@ -16,11 +16,11 @@ public struct ServiceCounters: Sendable, Hashable {
     public var deviceReopens = 0
     /// Whether a source is streaming now (not between sessions, not waiting for a lost camera).
     public var streaming = false
-    /// Snapshot files written, skipped (queue or pixel pool full) and failed; zero without `snapshots.directory`.
-    public var snapshotsWritten = 0, snapshotsSkipped = 0, snapshotsFailed = 0
-    /// MQTT: codes the broker acknowledged and codes dropped, messages waiting in memory, codes
-    /// waiting in the spool, whether the broker is connected; zero without `mqtt.url`.
-    public var mqttPublished = 0, mqttDropped = 0, mqttQueued = 0, mqttSpooled = 0, mqttConnected = false
+    /// Each results handler's counters (snapshots, MQTT, …), handler by handler, in their order.
+    public var handlers: [[ResultsCounter]] = []
+
+    /// The handler counter named `name` (`snapshots_written`), if a handler has one.
+    public func handlerCounter(_ name: String) -> Int? { handlers.joined().first { $0.name == name }?.value }
 
     public init() {}
 }
@@ -49,18 +49,14 @@ public final class ServiceMetrics: Sendable {
     private let frames: [(outcome: DroppedReason?, counter: Counter)]
     private let codesEmitted: Counter, outputLinesDropped: Counter, deviceReopens: Counter, textfileWriteFailures: Counter
     private let up: Gauge
-    /// Written, skipped, failed; only with snapshots.
-    private let snapshots: (written: Counter, skipped: Counter, failed: Counter)?
-    /// Only with MQTT.
-    private let mqtt: (published: Counter, dropped: Counter, queued: Gauge, spooled: Gauge, connected: Gauge)?
     private let scanDuration: DurationHistogram
     private let published: LockedValue<(counters: ServiceCounters, writeFailures: Int)>
 
     /// - Parameters:
-    ///   - baseline: the service's counts when this source's metrics begin.
-    ///   - snapshots: whether snapshots are saved (their counters are made only then).
-    ///   - mqtt: whether codes go to an MQTT broker (its counters and gauges are made only then).
-    public init(source: String, baseline: ServiceCounters = ServiceCounters(), snapshots: Bool = false, mqtt: Bool = false) {
+    ///   - baseline: the service's counts when this source's metrics begin. The results
+    ///     handlers' counters and gauges are made from the first `update` on (`ResultsCounter`
+    ///     names them), so their series appear in the first rendering.
+    public init(source: String, baseline: ServiceCounters = ServiceCounters()) {
         self.source = source
         let label = ("source", source)
         frames = ([nil] + DroppedReason.allCases).map { [registry] reason in
@@ -75,17 +71,6 @@ public final class ServiceMetrics: Sendable {
         textfileWriteFailures = counter("metrics_textfile_write_failures", "Failed replacements of this metrics file.")
         up = registry.makeGauge(descriptor: .init(namespace: "syncscan", metricName: "up", unitName: "", helpText: "1 while the source is streaming, else 0."),
                                 labels: [label])
-        let gauge = { [registry] (name: String, help: String) in
-            registry.makeGauge(descriptor: .init(namespace: "syncscan", metricName: name, unitName: "", helpText: help), labels: [label])
-        }
-        self.snapshots = snapshots ? (counter("snapshots_written", "Snapshot files written."),
-                                      counter("snapshots_skipped", "Frames with codes saved no snapshot: the snapshot queue or the pixel pool was full."),
-                                      counter("snapshots_failed", "Snapshot files that could not be written (the log says why).")) : nil
-        self.mqtt = mqtt ? (counter("mqtt_published", "Codes the MQTT broker acknowledged."),
-                            counter("mqtt_dropped", "Codes dropped before the MQTT broker took them: past the memory queue and the spool."),
-                            gauge("mqtt_queued_messages", "Messages waiting in memory for the MQTT broker."),
-                            gauge("mqtt_spooled_messages", "Codes waiting in the spool file for the MQTT broker."),
-                            gauge("mqtt_connected", "1 while connected to the MQTT broker, else 0.")) : nil
         scanDuration = registry.makeDurationHistogram(
             descriptor: .init(namespace: "syncscan", metricName: "scan_duration", unitName: "seconds", helpText: "Time to scan one frame, in seconds."),
             labels: [label], buckets: Self.scanDurationBuckets)
@@ -101,6 +86,15 @@ public final class ServiceMetrics: Sendable {
         let codes = counters.statistics.codesBySymbology.keys.map { symbology in
             (symbology, registry.makeCounter(descriptor: Self.codesTotal, labels: [("source", source), ("symbology", symbology.rawValue)]))
         }
+        let handlerCounters = counters.handlers.joined()
+        let handlerMetrics = handlerCounters.map { [registry, source] counter -> (ResultsCounter, Counter?, Gauge?) in
+            let descriptor = MetricNameDescriptor(namespace: "syncscan", metricName: counter.metric,
+                                                  unitName: counter.kind == .counter ? "total" : "", helpText: counter.help)
+            return switch counter.kind {
+            case .counter: (counter, registry.makeCounter(descriptor: descriptor, labels: [("source", source)]), nil)
+            case .gauge: (counter, nil, registry.makeGauge(descriptor: descriptor, labels: [("source", source)]))
+            }
+        }
         let increments = published.withLock { last -> [(Counter, Int)] in
             let (new, old) = (counters.statistics, last.counters.statistics)
             defer { last = (counters, failures) }
@@ -112,22 +106,13 @@ public final class ServiceMetrics: Sendable {
                 (outputLinesDropped, counters.outputLinesDropped - last.counters.outputLinesDropped),
                 (deviceReopens, counters.deviceReopens - last.counters.deviceReopens),
                 (textfileWriteFailures, failures - last.writeFailures),
-            ] + (snapshots.map { [
-                ($0.written, counters.snapshotsWritten - last.counters.snapshotsWritten),
-                ($0.skipped, counters.snapshotsSkipped - last.counters.snapshotsSkipped),
-                ($0.failed, counters.snapshotsFailed - last.counters.snapshotsFailed),
-            ] } ?? []) + (mqtt.map { [
-                ($0.published, counters.mqttPublished - last.counters.mqttPublished),
-                ($0.dropped, counters.mqttDropped - last.counters.mqttDropped),
-            ] } ?? [])
+            ] + handlerMetrics.compactMap { counter, metric, _ in
+                metric.map { ($0, counter.value - (last.counters.handlerCounter(counter.name) ?? 0)) }
+            }
         }
         for (counter, n) in increments where n > 0 { counter.increment(by: Int64(n)) }
         up.set(counters.streaming ? 1.0 : 0.0)
-        if let mqtt {
-            mqtt.queued.set(Double(counters.mqttQueued))
-            mqtt.spooled.set(Double(counters.mqttSpooled))
-            mqtt.connected.set(counters.mqttConnected ? 1.0 : 0.0)
-        }
+        for (counter, _, gauge) in handlerMetrics { gauge?.set(Double(counter.value)) }
     }
 
     /// The text exposition format (node_exporter's textfile format), ending with a newline.

@@ -1,4 +1,5 @@
 import Capture
+import SystemCalls
 
 /// Several results handlers as one: each code goes to each, in order (a handler sees the fields
 /// the ones before it attached: snapshots before JSON lines, so a line names its snapshot).
@@ -23,6 +24,18 @@ public final class ResultsFanOut: ResultsHandler, @unchecked Sendable {
     public func frameCompleted(_ collection: SynchronizedDataCollection) throws {
         for handler in handlers { try handler.frameCompleted(collection) }
     }
+
+    public func start() { for handler in handlers { handler.start() } }
+
+    public func setOverflowPolicy(_ policy: OverflowPolicy) { for handler in handlers { handler.setOverflowPolicy(policy) } }
+
+    public func sourceStreaming() { for handler in handlers { handler.sourceStreaming() } }
+
+    public func statsUpdated(_ json: [UInt8]) { for handler in handlers { handler.statsUpdated(json) } }
+
+    public var counters: [ResultsCounter] { handlers.flatMap(\.counters) }
+
+    public var summaryFields: [String] { handlers.flatMap(\.summaryFields) }
 
     /// Finishes every handler, even after one fails; throws the first failure.
     public func finish() throws {

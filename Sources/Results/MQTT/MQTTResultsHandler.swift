@@ -54,9 +54,10 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
     private let wakePipe: (readEnd: FileDescriptor, writeEnd: FileDescriptor)?
     // Shared with the handler's thread, under `condition`.
     private var incoming: [Entry] = []
-    private var overflow: LineWriter.OverflowPolicy
+    private var overflow: OverflowPolicy
     private var connected = false
     private var online = false
+    private var started = false
     private var closed = false
     private var finished = false
     private var counts = Counts()
@@ -71,7 +72,7 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
     ///   - hostname: the default topic prefix's middle part.
     ///   - password: read from `settings.passwordFile` by the caller.
     public init(settings: MQTTSettings, source: String, hostname: String, password: String?, logger: Logger,
-                overflow: LineWriter.OverflowPolicy = .wait, clock: @escaping @Sendable () -> WallClockTime = WallClockTime.now) {
+                overflow: OverflowPolicy = .wait, clock: @escaping @Sendable () -> WallClockTime = WallClockTime.now) {
         self.settings = settings
         self.source = source
         self.logger = logger
@@ -96,9 +97,20 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
             logger.warning("MQTT codes are published within 50 ms instead of at once: no wake-up pipe", metadata: [
                 "error": "pipe: \(error)", "fix": "raise the open files limit (LimitNOFILE=)"])
         }
-        let thread = Thread { [self] in self.run() }
-        thread.name = "syncscan-mqtt"
-        thread.start()
+    }
+
+    /// Starts the broker connection's thread (once); `finish` starts it too, so what was queued
+    /// before is still delivered or spooled.
+    public func start() {
+        let start = condition.withLock {
+            defer { started = true }
+            return !started
+        }
+        guard start else { return }
+        Thread { [self] in
+            Thread.current.name = "syncscan-mqtt"
+            run()
+        }.start()
     }
 
     deinit {
@@ -106,8 +118,9 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
         try? wakePipe?.writeEnd.close()
     }
 
-    /// Changes what a full queue does from now on.
-    public func setOverflowPolicy(_ policy: LineWriter.OverflowPolicy) {
+    /// Changes what a full queue does from now on (`.dropOldest` acts as `.drop`: the memory
+    /// queue and the spool already keep the newest codes and count what they drop).
+    public func setOverflowPolicy(_ policy: OverflowPolicy) {
         condition.withLock { overflow = policy; condition.broadcast() }
     }
 
@@ -122,11 +135,34 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
     /// Whether the broker connection is up now.
     public var isConnected: Bool { condition.withLock { connected } }
 
+    public var counters: [ResultsCounter] {
+        condition.lock()
+        let (counts, queued, connected) = (self.counts, self.counts.memory + incoming.count, self.connected)
+        condition.unlock()
+        return [
+            ResultsCounter(name: "mqtt_published", help: "Codes the MQTT broker acknowledged.", value: counts.published),
+            ResultsCounter(name: "mqtt_queued", metric: "mqtt_queued_messages", help: "Messages waiting in memory for the MQTT broker.",
+                           kind: .gauge, value: queued),
+            ResultsCounter(name: "mqtt_spooled", metric: "mqtt_spooled_messages", help: "Codes waiting in the spool file for the MQTT broker.",
+                           kind: .gauge, value: counts.spooled),
+            ResultsCounter(name: "mqtt_dropped",
+                           help: "Codes dropped before the MQTT broker took them: past the memory queue and the spool.", value: counts.dropped),
+            ResultsCounter(name: "mqtt_connected", help: "1 while connected to the MQTT broker, else 0.", kind: .gauge,
+                           value: connected ? 1 : 0, inLines: false),
+        ]
+    }
+
+    public func sourceStreaming() { markOnline() }
+
+    public func statsUpdated(_ json: [UInt8]) { publishStats(json) }
+
     /// Publishes retained `online` now (the source streams) and after every reconnect.
     public func markOnline() {
         let added = condition.withLock {
             guard !online else { return false }
             online = true
+            // Not connected yet: the connection publishes `online` first when it comes up (once).
+            guard connected else { return false }
             addLocked(Entry(message: statusMessage("online"), isCode: false))
             return true
         }
@@ -163,6 +199,7 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
     /// what is queued, spools what it did not take, disconnects cleanly and stops the thread;
     /// safe to call more than once.
     public func finish() throws {
+        start()
         let closing = condition.withLock {
             guard !closed else { return false }
             addLocked(Entry(message: statusMessage("offline"), isCode: false))

@@ -27,6 +27,8 @@ public final class SnapshotResultsHandler: ResultsHandler, @unchecked Sendable {
     /// The counts the stats line and the metrics read.
     private struct Counts {
         var written = 0, failed = 0
+        /// Frames whose codes came without pixels: the session's pool of copies was full.
+        var noPixels = 0
         var encodeTimes = RecentDurations(capacity: 512)
     }
 
@@ -36,7 +38,7 @@ public final class SnapshotResultsHandler: ResultsHandler, @unchecked Sendable {
     private let counts = LockedValue(Counts())
     /// The frame of the previous code `handle` saw and the name its snapshot got (nil: skipped).
     /// Touched only by `handle`, which the pipeline calls serially.
-    private var lastFrame: (frame: FrameInfo, pixels: ObjectIdentifier, name: String?)?
+    private var lastFrame: (frame: FrameInfo, pixels: ObjectIdentifier?, name: String?)?
 
     /// - Parameters:
     ///   - directory: where files go (`FileSystemSnapshotDirectory(path: settings.directory)` in the daemon).
@@ -67,15 +69,38 @@ public final class SnapshotResultsHandler: ResultsHandler, @unchecked Sendable {
 
     /// Snapshots written.
     public var written: Int { counts.withLock { $0.written } }
-    /// Snapshots skipped because the queue was full (a live source).
-    public var skipped: Int { worker.dropped }
+    /// Snapshots skipped: the queue was full (a live source), or the frame's pixels were not
+    /// copied (the session's pool of copies was full).
+    public var skipped: Int { worker.dropped + counts.withLock { $0.noPixels } }
     /// Snapshots that could not be encoded or written.
     public var failed: Int { counts.withLock { $0.failed } }
     /// The median JPEG encode time of recent snapshots, in seconds.
     public var medianEncodeSeconds: Double? { counts.withLock { $0.encodeTimes.median } }
 
+    public var counters: [ResultsCounter] {
+        [
+            ResultsCounter(name: "snapshots_written", help: "Snapshot files written.", value: written),
+            ResultsCounter(name: "snapshots_skipped",
+                           help: "Frames with codes saved no snapshot: the snapshot queue or the pixel pool was full.", value: skipped),
+            ResultsCounter(name: "snapshots_failed", help: "Snapshot files that could not be written (the log says why).", value: failed),
+        ]
+    }
+
+    /// `snapshot_encode_p50=2.98ms`: the median JPEG encode time of recent snapshots.
+    public var summaryFields: [String] {
+        let encode = medianEncodeSeconds.map { DecimalText.string($0 * 1000, fractionDigits: 2, minimumFractionDigits: 2) + "ms" } ?? "-"
+        return ["snapshot_encode_p50=\(encode)"]
+    }
+
     public func handle(_ code: inout DeliveredCode) throws {
-        guard let pixels = code.pixels else { return }  // no room in the pool: the session counted it
+        guard let pixels = code.pixels else {
+            // No room in the session's pool of copies: counted once per frame.
+            if lastFrame?.frame != code.code.frame {
+                lastFrame = (code.code.frame, nil, nil)
+                if pixelsRequest != nil { counts.withLock { $0.noPixels += 1 } }
+            }
+            return
+        }
         let identity = ObjectIdentifier(pixels)
         if let last = lastFrame, last.pixels == identity, last.frame == code.code.frame {
             if let name = last.name { code.fields.append((name: "snapshot", value: name)) }

@@ -45,3 +45,14 @@ public final class TemporaryDirectory: @unchecked Sendable {
 
     deinit { try? FileManager.default.removeItem(atPath: path) }
 }
+
+extension TemporaryFile {
+    /// A mono 160x120 Y4M file at 10 fps: `frames` frames, each showing the QR code `text` in the middle.
+    public static func qrClip(_ text: String, frames: Int) throws -> TemporaryFile {
+        var frame = GreyFrame(width: 160, height: 120)
+        frame.draw(try ModuleMatrix.qrCode(text), centerX: 80, centerY: 60, moduleSize: 3)
+        var bytes = Array("YUV4MPEG2 W160 H120 F10:1 Ip A1:1 Cmono\n".utf8)
+        for _ in 0..<frames { bytes += Array("FRAME\n".utf8) + frame.bytes }
+        return try TemporaryFile(contents: bytes, suffix: ".y4m")
+    }
+}

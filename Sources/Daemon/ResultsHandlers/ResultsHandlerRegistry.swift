@@ -1,0 +1,62 @@
+import Capture
+import Foundation
+import Logging
+import Results
+
+/// The results handlers a configuration turns on beside stdout's JSON lines: one registration
+/// line per handler kind, in the order each code passes through them (snapshots first, so the
+/// lines and the messages after them name the code's snapshot).
+///
+/// To add a handler: its type (a `ResultsHandler`), its configuration reading
+/// (`SyncscanConfiguration`), and one line in `make`. The service starts, feeds, counts and
+/// finishes it through the protocol alone.
+public enum ResultsHandlerRegistry {
+    /// What a handler may need besides its own settings.
+    public struct Context: Sendable {
+        /// The starting source's URI (the `source` field, MQTT's default topic prefix).
+        public var source: String
+        public var logger: Logger
+        /// Where snapshots go; `nil`: `snapshots.directory` on disk (tests pass a fake disk).
+        public var snapshotDirectory: (any SnapshotDirectory)?
+
+        public init(source: String, logger: Logger, snapshotDirectory: (any SnapshotDirectory)? = nil) {
+            self.source = source
+            self.logger = logger
+            self.snapshotDirectory = snapshotDirectory
+        }
+    }
+
+    /// The handlers `configuration` asks for, made (their threads start with `start()`).
+    public static func make(_ configuration: SyncscanConfiguration, context: Context) -> [any ResultsHandler] {
+        let made: [(any ResultsHandler)?] = [
+            configuration.snapshots.map { settings in
+                SnapshotResultsHandler(settings: settings, directory: context.snapshotDirectory ?? FileSystemSnapshotDirectory(path: settings.directory),
+                                       logger: context.logger)
+            },
+            configuration.mqtt.map { settings in
+                MQTTResultsHandler(settings: settings, source: context.source, hostname: shortHostname(),
+                                   password: readPassword(settings, logger: context.logger), logger: context.logger)
+            },
+        ]
+        return made.compactMap { $0 }
+    }
+
+    /// This machine's host name up to its first dot, for MQTT's default topic prefix.
+    static func shortHostname() -> String {
+        let name = ProcessInfo.processInfo.hostName
+        return name.split(separator: ".").first.map(String.init) ?? (name.isEmpty ? "localhost" : name)
+    }
+
+    /// The first line of `mqtt.password_file`; `nil` (logged) when it cannot be read.
+    static func readPassword(_ settings: MQTTSettings, logger: Logger) -> String? {
+        guard let path = settings.passwordFile else { return nil }
+        do {
+            let text = try String(contentsOfFile: path, encoding: .utf8)
+            return text.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
+        } catch {
+            logger.error("mqtt.password_file cannot be read; connecting without a password (the broker will likely refuse)",
+                         metadata: ["file": "\(path)", "error": "\(error)"])
+            return nil
+        }
+    }
+}

@@ -1,0 +1,349 @@
+import Capture
+import Foundation
+import Logging
+import Media
+import Results
+import ServiceLifecycle
+import SystemCalls
+import SystemPackage
+
+/// The daemon's one long-running job: a capture session from the source to the results handler.
+///
+/// Stops when the source ends (a file), on graceful shutdown (SIGTERM/SIGINT: frames in flight
+/// are finished and flushed), or on failure (source error, stdout gone) — then it throws so the
+/// process exits non-zero. `reload(_:)` applies new options: scanner settings, duplicate window
+/// and output queue size in place on the following frames; a changed source, device or frame
+/// policy restarts the session. A summary line goes to stderr at the end in every case.
+///
+/// A reload never ends the service by itself. Its new source is checked first
+/// (`SourceFactory.checkOpenable`): one that cannot be opened is logged and the running session
+/// keeps going on the running configuration. If the reopened source still fails before it
+/// streams, the failure is logged and the previous configuration is reopened; only when that
+/// fails too does the service end, non-zero, with the error. (A `y4m:-` stream cannot be read
+/// again from its middle, so for it that second failure is the usual outcome.)
+///
+/// It names no particular results handler: the configured ones (`ResultsHandlerRegistry`) are
+/// started, fed, counted and finished through `ResultsHandler` alone, after stdout's JSON lines
+/// handler of each session. No lock is held while it calls out (a session, a handler, the
+/// metrics): each reads what it needs from `state` and lets go first.
+public final class ScanService: Service, @unchecked Sendable {
+    /// One running session's parts.
+    private struct Running {
+        var session: CaptureSession
+        var synchronizer: DataOutputSynchronizer
+        var metadata: MetadataOutput
+        var delivery: Delivery
+    }
+
+    /// Everything shared between `run`, `reload` and the report loops.
+    private struct State {
+        var options: PipelineOptions
+        /// The running session's parts; `nil` between sessions.
+        var current: Running?
+        var restartRequested = false
+        /// The options before a restart-requiring reload, until the restarted session streams.
+        var fallbackOptions: PipelineOptions?
+        /// Counts of the sessions that have ended (a reload that reopens the source starts a new one).
+        var totals = CaptureStatistics()
+        var totalEmitted = 0
+        var totalReopens = 0
+        /// Whether the running session's source has streamed (set by its `onStreaming`).
+        var currentStreamed = false
+        /// The metrics of the current source (a reload to another source starts new series).
+        var metrics: ServiceMetrics
+        /// Made on the first write of a `metrics.textfile`.
+        var textfileWriter: MetricsTextfileWriter?
+    }
+
+    private let writer: LineWriter
+    private let logger: Logger
+    private let events: any ServiceEvents
+    private let summary: @Sendable (String) -> Void
+    /// The configured results handlers beside stdout (snapshots, MQTT, …), shared by every
+    /// session: one snapshot directory, one broker connection for the whole run.
+    private let handlers: [any ResultsHandler]
+    private let state: LockedValue<State>
+    /// Test seam: runs after a session's parts are made, just before they become `current`.
+    var sessionWillPublish: (@Sendable () -> Void)?
+
+    /// - Parameters:
+    ///   - writer: where JSON lines go (stdout in the daemon).
+    ///   - events: lifecycle notifications (systemd).
+    ///   - summary: receives the end-of-run summary line (the daemon writes it to stderr).
+    ///   - snapshotDirectory: where snapshots go when `snapshots.directory` is set; `nil`: that
+    ///     directory on disk (tests pass a fake: a full or read-only disk).
+    ///   - additionalHandlers: handlers after the configured ones (an embedding program's own).
+    public init(options: PipelineOptions, writer: LineWriter, logger: Logger, events: any ServiceEvents = NoServiceEvents(),
+                snapshotDirectory: (any SnapshotDirectory)? = nil, additionalHandlers: [any ResultsHandler] = [],
+                summary: @escaping @Sendable (String) -> Void) {
+        self.writer = writer
+        self.logger = logger
+        self.events = events
+        self.summary = summary
+        let sourceURI = (try? SourceURI(parsing: options.source))?.description ?? options.source
+        handlers = ResultsHandlerRegistry.make(options.configuration, context: .init(source: sourceURI, logger: logger,
+                                                                                     snapshotDirectory: snapshotDirectory))
+            + additionalHandlers
+        state = LockedValue(State(options: options, metrics: ServiceMetrics(source: sourceURI)))
+    }
+
+    public func run() async throws {
+        for handler in handlers { handler.start() }
+        // The stats and status loops are child tasks: they end (their last metrics write
+        // included) before the handlers are finished and the final metrics are written.
+        var failure: (any Error)? = await withTaskGroup(of: Void.self) { loops in
+            loops.addTask { await self.reportStatsPeriodically() }
+            loops.addTask { await self.reportStatusPeriodically() }
+            defer { loops.cancelAll() }
+            return await runSessions()
+        }
+        events.stopping()
+        // The configured handlers flush (a snapshot queue, a broker's last PUBACKs), then stdout.
+        let (handlers, writer) = (self.handlers, self.writer)
+        let finished: [any Error] = await runOnThread(name: "syncscan-finish") {
+            var errors: [any Error] = []
+            do { try ResultsFanOut(handlers).finish() } catch { errors.append(error) }
+            do { try writer.finish() } catch { errors.append(error) }
+            return errors
+        }
+        failure = failure ?? finished.first
+        let final = counters()
+        summary(ServiceLines.summary(final, handlerSummaryFields: handlers.map(\.summaryFields)))
+        if let textfile = publishMetrics(final) { await runOnThread(name: "syncscan-metrics") { textfile.finish() } }
+        if let failure { throw failure }
+    }
+
+    /// Sessions one after another until the source ends, a stop, or a failure (returned).
+    private func runSessions() async -> (any Error)? {
+        while true {
+            let (options, fallback) = state.withLock { state in
+                state.restartRequested = false
+                defer { state.fallbackOptions = nil }
+                return (state.options, state.fallbackOptions)
+            }
+            do {
+                try await runSession(options)
+            } catch let error as SessionError {
+                guard !error.streamed, let fallback, !Task.isShuttingDownGracefully else { return error.underlying }
+                logger.error("the reloaded source failed to open; returning to the previous configuration",
+                             metadata: ["source": "\(options.source)", "error": "\(error.underlying)"])
+                state.withLock { if !$0.restartRequested { $0.options = fallback } }
+                continue
+            } catch {
+                return error
+            }
+            let restart = state.withLock { $0.restartRequested }
+            if !restart || Task.isShuttingDownGracefully { return nil }
+            logger.notice("restarting capture with the reloaded configuration")
+        }
+    }
+
+    /// One capture session with `options`, until its source ends, it is stopped, or it fails.
+    /// Each session has its own JSON lines handler (lines name its source) on the shared writer,
+    /// after the configured handlers (so a line names the code's snapshot).
+    private func runSession(_ options: PipelineOptions) async throws {
+        let source = try SourceFactory.makeSource(options, logger: logger)
+        // Lines wait for a slow reader only when frames wait too (a file read to its end).
+        let policy: OverflowPolicy = options.configuration.videoDataOutput.framesWait(for: source) ? .wait : .drop
+        writer.setOverflowPolicy(policy)
+        for handler in handlers { handler.setOverflowPolicy(policy) }
+        let lines = options.configuration.output.stdout
+            ? JSONLinesResultsHandler(writer: writer, source: source.uri, emitFrames: options.emitFrames) : nil
+        let parts: [any ResultsHandler] = handlers + (lines.map { [$0] } ?? [])
+        let handler: any ResultsHandler = parts.count == 1 ? parts[0] : ResultsFanOut(parts)
+        let events = self.events
+        let delivery = Delivery(handler: handler, window: MediaTime(seconds: options.duplicateWindow),
+                                frameDelivered: { events.frameDelivered() })
+        let metrics = serviceMetrics(for: source.uri)
+        let metadata = MetadataOutput(settings: options.configuration.metadataSettings, scanningThreads: options.configuration.scanningThreads,
+                                      scanTimeObserver: { metrics.recordScanDuration($0) })
+        // Pixel copies: the snapshot queue, one per scanning thread, and two on their way between them.
+        let session = CaptureSession(input: source, videoDataOutput: options.configuration.videoDataOutput,
+                                     metadataOutput: metadata, pixelsRequest: handler.pixelsRequest,
+                                     pixelCopies: (options.configuration.snapshots?.queueFrames ?? 0) + metadata.scanningThreads + 2,
+                                     logger: logger)
+        let synchronizer = DataOutputSynchronizer { collection in try delivery.deliver(collection) }
+        sessionWillPublish?()
+        // A reload that came before `current` was set has nothing to stop: honour it by not starting.
+        let superseded = state.withLock { state in
+            if !state.restartRequested { state.current = Running(session: session, synchronizer: synchronizer, metadata: metadata, delivery: delivery) }
+            return state.restartRequested
+        }
+        if superseded { return }
+        let limit = options.frameLimit
+        let result: Result<Void, any Error>
+        let streamed = LockedValue(false)
+        let handlers = self.handlers
+        do {
+            try await withGracefulShutdownHandler {
+                _ = try await session.run(synchronizer: synchronizer, frameLimit: limit, onStreaming: { [state] in
+                    streamed.withLock { $0 = true }
+                    state.withLock { $0.currentStreamed = true }
+                    for handler in handlers { handler.sourceStreaming() }
+                    events.streaming()
+                })
+            } onGracefulShutdown: {
+                events.stopping()
+                session.stop()
+            }
+            result = .success(())
+        } catch {
+            result = .failure(error)
+        }
+        let (statistics, emitted, reopens) = (synchronizer.statistics, delivery.emitted, source.reopens)
+        state.withLock { state in
+            state.totals.add(statistics)
+            state.totalEmitted += emitted
+            state.totalReopens += reopens
+            state.current = nil
+            state.currentStreamed = false
+        }
+        if case .failure(let error) = result { throw SessionError(underlying: error, streamed: streamed.withLock { $0 }) }
+    }
+
+    /// A session's failure, and whether its source had streamed (a reload falls back only when not).
+    private struct SessionError: Error {
+        var underlying: any Error
+        var streamed: Bool
+    }
+
+    /// Applies `new` options: in place when only scanning settings changed, else by restarting capture.
+    ///
+    /// When the new source cannot be opened nothing is applied: the reason is logged and the
+    /// running session goes on.
+    public func reload(_ new: PipelineOptions) {
+        events.reloading()
+        defer { events.reloaded() }
+        let old = state.withLock { $0.options }
+        if old.needsRestart(for: new) {
+            do {
+                try SourceFactory.checkOpenable(new, logger: logger)
+            } catch {
+                logger.error("reloaded configuration not applied: its source cannot be opened; keeping the running configuration",
+                             metadata: ["source": "\(new.source)", "error": "\(error)"])
+                return
+            }
+        }
+        writer.setCapacity(new.configuration.output.queueLines)
+        if new.configuration.snapshots != old.configuration.snapshots {
+            logger.notice("snapshots.* changed: snapshot settings are read at start; restart the service to apply them")
+        }
+        if new.configuration.mqtt != old.configuration.mqtt {
+            logger.notice("mqtt.* changed: MQTT settings are read at start; restart the service to apply them")
+        }
+        let (needsRestart, running) = state.withLock { state in
+            let old = state.options
+            state.options = new
+            let restart = old.needsRestart(for: new)
+            if restart && state.fallbackOptions == nil { state.fallbackOptions = old }
+            if restart { state.restartRequested = true }
+            return (restart, state.current)
+        }
+        // Applied to the running session outside the lock (each part has its own).
+        running?.delivery.setWindow(MediaTime(seconds: new.duplicateWindow))
+        running?.metadata.settings = new.configuration.metadataSettings
+        if needsRestart {
+            logger.notice("reloaded configuration changes the source or capture settings; reopening")
+            running?.session.stop()
+        } else {
+            logger.notice("reloaded configuration applied in place", metadata: [
+                "output.queue_lines": "\(new.configuration.output.queueLines)",
+                "symbologies": "\(new.configuration.scanner.symbologies.map(\.rawValue).sorted().joined(separator: ","))",
+            ])
+        }
+    }
+
+    /// The stats line's content now: counts so far (all sessions), scan times, output drops,
+    /// then each results handler's counters.
+    public func statsLine() -> String {
+        let metadata = state.withLock { $0.current?.metadata }
+        let failures = metadata?.decoderFailures
+        return ServiceLines.stats(counters(), scanTimes: metadata?.scanTimePercentiles(),
+                                  decoderFailures: failures.map { ($0.count, $0.last.map { "\($0)" }) })
+    }
+
+    /// The counts now, over every session: what the summary line and the metrics file show.
+    public func counters() -> ServiceCounters {
+        var counters = ServiceCounters()
+        let (running, streamed) = state.withLock { state in
+            (counters.statistics, counters.codesEmitted, counters.deviceReopens) = (state.totals, state.totalEmitted, state.totalReopens)
+            return (state.current, state.currentStreamed)
+        }
+        if let running {  // its counts are added to the totals only when it ends
+            counters.statistics.add(running.synchronizer.statistics)
+            counters.codesEmitted += running.delivery.emitted
+            counters.deviceReopens += running.session.input.reopens
+            counters.streaming = streamed && running.session.input.missingSince == nil
+        }
+        counters.outputLinesDropped = writer.droppedLines
+        counters.handlers = handlers.map(\.counters)
+        return counters
+    }
+
+    /// The metrics labelled `source`: the current ones, or new ones starting from the counts now.
+    private func serviceMetrics(for source: String) -> ServiceMetrics {
+        let current = state.withLock { $0.metrics }
+        if current.source == source { return current }
+        let new = ServiceMetrics(source: source, baseline: counters())
+        state.withLock { $0.metrics = new }
+        return new
+    }
+
+    /// Brings the metrics up to `counters` and, with `metrics.textfile` set, hands the file's new
+    /// content to the textfile writer's thread; returns that writer.
+    @discardableResult
+    private func publishMetrics(_ counters: ServiceCounters) -> MetricsTextfileWriter? {
+        let (metrics, path, existing) = state.withLock { ($0.metrics, $0.options.configuration.metricsTextfile, $0.textfileWriter) }
+        metrics.update(counters, textfileWriteFailures: existing?.failures ?? 0)
+        guard let path else { return existing }
+        let textfile = existing ?? MetricsTextfileWriter(logger: logger)
+        if existing == nil { state.withLock { $0.textfileWriter = textfile } }
+        textfile.submit(metrics.render(), to: FilePath(path))
+        return textfile
+    }
+
+    /// How often STATUS= is refreshed (when it changed) and a missing camera keeps the watchdog fed.
+    static let statusInterval: Duration = .seconds(1)
+
+    /// The STATUS= line now: `scanning SOURCE: frames=N codes=N dropped=N` (all sessions),
+    /// `waiting for SOURCE (gone N s)` while a lost camera is waited for, or `opening SOURCE`
+    /// between sessions.
+    public func statusLine() -> String {
+        let (running, totals, source) = state.withLock { ($0.current, $0.totals, $0.options.source) }
+        guard let running else { return "opening \(source)" }
+        let input = running.session.input
+        if let since = input.missingSince {
+            return "waiting for \(input.uri) (gone \((ContinuousClock.now - since).components.seconds) s)"
+        }
+        var s = totals
+        s.add(running.synchronizer.statistics)
+        return "scanning \(input.uri): frames=\(s.frames) codes=\(s.codes) dropped=\(s.droppedTotal)"
+    }
+
+    private func reportStatusPeriodically() async {
+        var last = ""
+        while !Task.isCancelled {
+            let line = statusLine()
+            if line != last { events.status(line); last = line }
+            // Liveness while the camera is missing: its reconnect backoff ends at device.missing_timeout.
+            if line.hasPrefix("waiting for ") { events.sourceMissing() }
+            do { try await Task.sleep(for: Self.statusInterval) } catch { return }
+        }
+    }
+
+    private func reportStatsPeriodically() async {
+        while !Task.isCancelled {
+            let interval = state.withLock { $0.options.configuration.statsIntervalSeconds }
+            guard interval > 0 else {
+                try? await Task.sleep(for: .seconds(1))
+                continue
+            }
+            do { try await Task.sleep(for: .seconds(interval)) } catch { return }
+            logger.notice("\(statsLine())")
+            let counters = counters()
+            let json = ServiceLines.statsJSON(counters)
+            for handler in handlers { handler.statsUpdated(json) }
+            publishMetrics(counters)
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import Capture
+@testable import Daemon
+import Foundation
+import Logging
+import Results
+import SystemCalls
+import SystemPackage
+import TestSupport
+import Testing
+
+/// A results handler the service knows nothing about: it only implements `ResultsHandler`.
+/// It records what the service asked of it and counts codes by its own counter.
+private final class RecordingResultsHandler: ResultsHandler, @unchecked Sendable {
+    private let record = LockedValue((events: [String](), texts: [String](), stats: 0))
+
+    var events: [String] { record.withLock { $0.events } }
+    var texts: [String] { record.withLock { $0.texts } }
+    var statsUpdates: Int { record.withLock { $0.stats } }
+
+    func start() { record.withLock { $0.events.append("start") } }
+    func setOverflowPolicy(_ policy: OverflowPolicy) { record.withLock { $0.events.append("overflow \(policy)") } }
+    func sourceStreaming() { record.withLock { $0.events.append("streaming") } }
+    func statsUpdated(_ json: [UInt8]) { record.withLock { $0.stats += 1 } }
+
+    func handle(_ code: inout DeliveredCode) throws {
+        let text = code.code.text ?? ""
+        record.withLock { $0.texts.append(text) }
+        code.fields.append((name: "recorded", value: "yes"))
+    }
+
+    func finish() throws { record.withLock { $0.events.append("finish") } }
+
+    var counters: [ResultsCounter] {
+        [ResultsCounter(name: "recorded_codes", help: "Codes the recording handler saw.", value: texts.count)]
+    }
+
+    var summaryFields: [String] { ["recorded_last=\(texts.last ?? "-")"] }
+}
+
+@Suite(.offThePool) struct ResultsHandlerPluginTests {
+    /// The service starts it, sets its overflow policy for the source, tells it the source
+    /// streams, hands it every code before the JSON line (its field reaches the line), passes it
+    /// the stats, finishes it, and shows its counter in the stats line, the summary and the
+    /// metrics file — all through the protocol.
+    @Test func aHandlerPlugsInThroughTheProtocolAlone() async throws {
+        let video = try TemporaryFile.qrClip("plug-in", frames: 6)
+        let metrics = try TemporaryDirectory()
+        var configuration = SyncscanConfiguration()
+        configuration.source = video.path
+        configuration.duplicateSuppression.enabled = false
+        configuration.statsIntervalSeconds = 0
+        configuration.metricsTextfile = metrics.path + "/syncscan.prom"
+        let out = try TemporaryFile(contents: [], suffix: ".jsonl")
+        let fd = try FileDescriptor.open(out.path, .writeOnly, options: .append)
+        defer { try? fd.close() }
+        let writer = LineWriter(fileDescriptor: fd, name: "out", capacity: 64, overflow: .wait)
+        let handler = RecordingResultsHandler()
+        let summary = LockedValue("")
+        let service = ScanService(options: PipelineOptions(configuration), writer: writer, logger: LogRecorder().logger,
+                                  additionalHandlers: [handler]) { line in summary.withLock { $0 = line } }
+        try await service.run()
+
+        #expect(handler.events == ["start", "overflow wait", "streaming", "finish"])
+        #expect(handler.texts == Array(repeating: "plug-in", count: 6))
+        let lines = String(decoding: FileManager.default.contents(atPath: out.path) ?? Data(), as: UTF8.self).split(separator: "\n")
+        #expect(lines.count == 6 && lines.allSatisfy { $0.contains("\"recorded\":\"yes\"") }, "\(lines)")
+        let text = summary.withLock { $0 }
+        #expect(text.contains("codes_emitted=6 output_lines_dropped=0 recorded_codes=6 recorded_last=plug-in"), "\(text)")
+        #expect(service.statsLine().contains(" recorded_codes=6"), "\(service.statsLine())")
+        let prom = try PrometheusText(path: metrics.path + "/syncscan.prom")
+        #expect(prom.value("syncscan_recorded_codes_total") == 6)
+        #expect(prom.types["syncscan_recorded_codes_total"] == "counter" || prom.types["syncscan_recorded_codes"] == "counter")
+    }
+}
