@@ -24,19 +24,15 @@ import SystemPackage
 /// are logged once per kind with the URL and what to do; they never stop capture or stdout.
 
 public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
-    /// One message on its way: in `incoming`, then in the thread's memory queue.
-    private struct Entry {
-        let message: MQTTConnection.Message
-        let isCode: Bool
-        /// The message id of the connection it was last published on; `nil`: not sent on this one.
-        var mid: Int32?
-        var acknowledged = false
-    }
+    private typealias Entry = MQTTOutbox.Entry
 
     /// The counters `published`, `queued`, `spooled` and `dropped` read.
     private struct Counts {
         var published = 0
+        /// Dropped before the thread took them (it fell behind by a whole queue).
         var dropped = 0
+        /// Dropped by the thread's outbox (memory and spool full), and left at exit with nowhere to go.
+        var outboxDropped = 0
         var memory = 0
         var spooled = 0
     }
@@ -127,7 +123,7 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
     /// Codes the broker acknowledged.
     public var published: Int { condition.withLock { counts.published } }
     /// Codes dropped: past the memory queue and the spool (oldest first), or left at exit with nowhere to go.
-    public var dropped: Int { condition.withLock { counts.dropped } }
+    public var dropped: Int { condition.withLock { counts.dropped + counts.outboxDropped } }
     /// Messages waiting in memory for the broker now.
     public var queued: Int { condition.withLock { counts.memory + incoming.count } }
     /// Codes waiting in the spool file now.
@@ -146,7 +142,8 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
             ResultsCounter(name: "mqtt_spooled", metric: "mqtt_spooled_messages", help: "Codes waiting in the spool file for the MQTT broker.",
                            kind: .gauge, value: counts.spooled),
             ResultsCounter(name: "mqtt_dropped",
-                           help: "Codes dropped before the MQTT broker took them: past the memory queue and the spool.", value: counts.dropped),
+                           help: "Codes dropped before the MQTT broker took them: past the memory queue and the spool.",
+                           value: counts.dropped + counts.outboxDropped),
             ResultsCounter(name: "mqtt_connected", help: "1 while connected to the MQTT broker, else 0.", kind: .gauge,
                            value: connected ? 1 : 0, inLines: false),
         ]
@@ -248,158 +245,27 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
 
     // MARK: - The handler's thread
 
-    /// What the handler's thread owns: the memory queue, the spool, the connection.
-    private struct ThreadState {
-        /// Oldest first; only the head is removed (acknowledged, or dropped).
-        var queue: [Entry] = []
-        var head = 0
-        var spool: MQTTSpool?
-        var connection: MQTTConnection?
-        /// Message ids of this connection → queue positions (`head` + offset at publish time, made absolute).
-        var inflight: [Int32: Int] = [:]
-        /// Absolute position of `queue[head]`: positions count every entry ever queued.
-        var headPosition = 0
-        var memoryCount: Int { queue.count - head }
-    }
-
     /// The handler's thread: connects, publishes in order, spools, reconnects with backoff, until finished.
     private func run() {
-        var state = ThreadState()
-        var reported: Set<String> = []
+        var outbox = MQTTOutbox(bound: bound, spool: openSpool())
+        var connection: MQTTConnection?
+        var log = ConnectionLog(settings: settings, logger: logger)
         var backoff = 0.5
         var nextAttempt = ContinuousClock.now
         var deadline: ContinuousClock.Instant?
         var refused = false
 
-        func reportOnce(_ error: MQTTError) {
-            guard reported.insert(error.kind).inserted else {
-                logger.debug("MQTT broker connection failed again", metadata: ["url": "\(settings.url)", "error": "\(error)"])
-                return
-            }
-            let waiting = state.spool.map { "codes wait in memory, then in \($0.path)" } ?? "codes wait in memory"
-            logger.error("MQTT broker connection failed; \(waiting), and stdout goes on; retrying", metadata: [
-                "url": "\(settings.url)", "error": "\(error)", "later": "further \(error.kind) failures are logged at debug level"])
-        }
-
-        var spoolFailures: Set<String> = []
-        func spoolFailed(_ error: IOError) {
-            if spoolFailures.insert("\(error.call) \(error.cause?.rawValue ?? 0)").inserted {
-                logger.error("MQTT spool failed; codes wait in memory only", metadata: ["error": "\(error)"])
-            }
-        }
-
         func lost(_ error: MQTTError?) {
-            state.connection = nil
-            state.inflight.removeAll()
-            for i in state.head..<state.queue.count where !state.queue[i].acknowledged { state.queue[i].mid = nil }
+            connection = nil
+            outbox.connectionLost()
             let wasConnected = condition.withLock {
                 defer { connected = false; condition.broadcast() }
                 return connected
             }
             if wasConnected { backoff = 0.5 }
-            if let error { reportOnce(error) }
+            if let error { log.failed(error, spool: outbox.spool) }
             nextAttempt = ContinuousClock.now + .milliseconds(Int(backoff * 1000))
             backoff = min(30, backoff * 2)
-        }
-
-        /// Drops the oldest queued entry (a code is counted).
-        func dropOldest() {
-            if state.queue[state.head].isCode { condition.withLock { counts.dropped += 1 } }
-            state.head += 1
-            state.headPosition += 1
-        }
-
-        /// Places new entries: in memory while it has room and nothing is spooled, else codes to
-        /// the spool (in order behind what is there); without a spool, or when it fails, the
-        /// oldest in memory make room. Status and stats messages stay in memory (up to twice the bound).
-        func place(_ entries: [Entry]) {
-            for entry in entries {
-                if entry.isCode, let spool = state.spool, !spool.isEmpty || state.memoryCount >= bound {
-                    switch appendDroppingOldest(entry.message, to: spool) {
-                    case .success: continue
-                    case .failure(let error): spoolFailed(error); state.spool = nil
-                    }
-                }
-                if entry.isCode {
-                    if state.memoryCount >= bound { dropOldest() }
-                } else if state.memoryCount >= 2 * bound {
-                    continue  // a status or stats message past twice the bound: a newer one follows
-                }
-                state.queue.append(entry)
-            }
-        }
-
-        /// Appends to the spool; when full, the oldest code of all (memory, then spool) is dropped until it fits.
-        func appendDroppingOldest(_ message: MQTTConnection.Message, to spool: MQTTSpool) -> Result<Void, IOError> {
-            while true {
-                switch spool.append(message) {
-                case .failure(let error): return .failure(error)
-                case .success(true): return .success(())
-                case .success(false):
-                    if spool.isEmpty && state.memoryCount == 0 {
-                        condition.withLock { counts.dropped += 1 }  // larger than the whole spool
-                        return .success(())
-                    }
-                    if let i = (state.head..<state.queue.count).first(where: { state.queue[$0].isCode && state.queue[$0].mid == nil }) {
-                        // The oldest code in memory goes; the spool's oldest moves up into memory.
-                        condition.withLock { counts.dropped += 1 }
-                        state.queue.remove(at: i)
-                        reindexInflight(removedAt: i)
-                        if case .failure(let error) = refill(max: 1) { return .failure(error) }
-                    } else {
-                        switch spool.removeFirst() {
-                        case .failure(let error): return .failure(error)
-                        case .success: condition.withLock { counts.dropped += 1 }
-                        }
-                    }
-                }
-            }
-        }
-
-        /// In-flight ids point at absolute positions; an entry removed in the middle shifts those after it.
-        func reindexInflight(removedAt index: Int) {
-            let removed = state.headPosition + (index - state.head)
-            for (mid, position) in state.inflight where position > removed { state.inflight[mid] = position - 1 }
-        }
-
-        /// Moves up to `max` of the spool's oldest codes into memory, while it has room.
-        @discardableResult
-        func refill(max: Int = .max) -> Result<Void, IOError> {
-            guard let spool = state.spool else { return .success(()) }
-            var moved = 0
-            while moved < max && !spool.isEmpty && state.memoryCount < bound {
-                switch spool.removeFirst() {
-                case .failure(let error): return .failure(error)
-                case .success(let message?):
-                    state.queue.append(Entry(message: message, isCode: true))
-                    moved += 1
-                case .success(nil): return .success(())
-                }
-            }
-            return .success(())
-        }
-
-        /// Publishes the counters the accessors read, and wakes `handle` waiting for room.
-        func publishCounts() {
-            let memory = state.memoryCount, spooled = state.spool?.count ?? 0
-            condition.withLock {
-                counts.memory = memory
-                counts.spooled = spooled
-                condition.broadcast()
-            }
-        }
-
-        if let directory = settings.spoolDirectory {
-            let name = MQTTSpool.fileName(for: connectionOptions.clientID ?? "syncscan")
-            switch MQTTSpool.open(directory: FilePath(directory), fileName: name, maxBytes: settings.spoolMaxBytes, logger: logger) {
-            case .success(let spool):
-                state.spool = spool
-                if !spool.isEmpty {
-                    logger.notice("MQTT codes spooled by an earlier run are delivered first", metadata: [
-                        "file": "\(spool.path)", "codes": "\(spool.count)"])
-                }
-            case .failure(let error): spoolFailed(error)
-            }
         }
 
         while true {
@@ -408,51 +274,38 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
                 defer { incoming.removeAll(keepingCapacity: true) }
                 return (incoming, closed)
             }
-            place(newEntries)
-            if case .failure(let error) = refill() { spoolFailed(error); state.spool = nil }
-            publishCounts()
+            outbox.place(newEntries)
+            if let error = outbox.spoolFailure { log.spoolFailed(error); outbox.spoolFailure = nil }
+            publishCounts(outbox)
             if isClosed {
                 if deadline == nil { deadline = ContinuousClock.now + .milliseconds(Int(drainTimeoutSeconds * 1000)) }
-                let drained = state.memoryCount == 0 && (state.spool?.isEmpty ?? true)
                 // With a spool, an absent broker is not waited for: the spool keeps the codes for the next run.
-                let giveUp = ContinuousClock.now >= deadline! || (state.spool != nil && state.connection == nil)
-                if drained || giveUp {
+                let giveUp = ContinuousClock.now >= deadline! || (outbox.spool != nil && connection == nil)
+                if outbox.isDrained || giveUp {
                     // A clean DISCONNECT (the broker then discards the Will), written before the socket closes.
-                    if let client = state.connection {
-                        client.disconnect()
-                        _ = client.loop(timeout: .milliseconds(10))
+                    if let connection {
+                        connection.disconnect()
+                        _ = connection.loop(timeout: .milliseconds(10))
                     }
                     break
                 }
             }
-            guard let client = state.connection else {
+            guard let client = connection else {
                 if ContinuousClock.now < nextAttempt {
                     condition.withLock { _ = condition.wait(until: Date(timeIntervalSinceNow: 0.05)) }
                     continue
                 }
                 switch MQTTConnection.connect(connectionOptions) {
-                case .success(let c): state.connection = c
+                case .success(let c): connection = c
                 case .failure(let error): lost(error)
                 }
                 continue
             }
             // Publish what is not on this connection yet, in order, up to a window of unacknowledged messages.
-            var failure: MQTTError?
-            if condition.withLock({ connected }) {
-                var i = state.head
-                while i < state.queue.count && state.inflight.count < 100 && failure == nil {
-                    if state.queue[i].mid == nil && !state.queue[i].acknowledged {
-                        switch client.publish(state.queue[i].message) {
-                        case .success(let mid):
-                            state.queue[i].mid = mid
-                            state.inflight[mid] = state.headPosition + (i - state.head)
-                        case .failure(let error): failure = error
-                        }
-                    }
-                    i += 1
-                }
+            if condition.withLock({ connected }), let failure = outbox.publishPending({ client.publish($0) }) {
+                lost(failure)
+                continue
             }
-            if let failure { lost(failure); continue }
             let (events, loopFailure) = client.loop(timeout: .milliseconds(50), wake: wakePipe?.readEnd)
             for event in events {
                 switch event {
@@ -465,68 +318,107 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
                     }
                     // A retained `online` first on every new connection once streaming.
                     if streaming { _ = client.publish(statusMessage("online")) }
-                    if !reported.isEmpty {
-                        logger.notice("MQTT broker connected", metadata: ["url": "\(settings.url)"])
-                        reported.removeAll()
-                    }
+                    log.connected()
                 case .refused(let error):
-                    reportOnce(error)
+                    log.failed(error, spool: outbox.spool)
                     refused = true
                 case .published(let mid):
-                    guard let position = state.inflight.removeValue(forKey: mid) else { continue }
-                    let i = state.head + (position - state.headPosition)
-                    guard i >= state.head && i < state.queue.count else { continue }
-                    state.queue[i].acknowledged = true
-                    var delivered = 0
-                    while state.head < state.queue.count && state.queue[state.head].acknowledged {
-                        if state.queue[state.head].isCode { delivered += 1 }
-                        state.head += 1
-                        state.headPosition += 1
-                    }
-                    if state.head > 256 && state.head * 2 > state.queue.count {
-                        state.queue.removeFirst(state.head)
-                        state.head = 0
-                    }
-                    if delivered > 0 { condition.withLock { counts.published += delivered } }
+                    outbox.acknowledge(mid)
                 case .disconnected(let error):
                     // After a refused CONNACK the broker closes the connection: the refusal was the news.
                     lost(refused ? nil : error ?? MQTTError(call: "connection", code: 7, reason: "The connection was lost."))
                     refused = false
                 }
             }
-            if state.connection == nil { continue }
+            if connection == nil { continue }
             if let loopFailure { lost(refused ? nil : loopFailure); refused = false }
         }
-        state.connection = nil
+        connection = nil
         // What the broker did not take: codes to the spool (before what is there), the rest dropped.
-        let left = state.queue[state.head...].filter { !$0.acknowledged && $0.isCode }.map(\.message)
-        var lost = left.count + (state.spool?.count ?? 0)
-        if let spool = state.spool {
-            switch spool.prepend(left).flatMap({ notFitting in spool.sync().map { notFitting } }) {
-            case .success(let notFitting):
-                lost = notFitting
-                if spool.count > 0 {
-                    logger.notice("MQTT codes the broker has not taken are spooled for the next run", metadata: [
-                        "url": "\(settings.url)", "file": "\(spool.path)", "codes": "\(spool.count)"])
-                }
-            case .failure(let error):
-                spoolFailed(error)
-                lost = left.count
-            }
+        let lostAtExit = outbox.closeForExit()
+        if let error = outbox.spoolFailure { log.spoolFailed(error) }
+        if let spool = outbox.spool, spool.count > 0, outbox.spoolFailure == nil {
+            logger.notice("MQTT codes the broker has not taken are spooled for the next run", metadata: [
+                "url": "\(settings.url)", "file": "\(spool.path)", "codes": "\(spool.count)"])
         }
-        let spooledAtExit = state.spool?.count ?? 0
-        state.spool = nil
-        if lost > 0 {
+        if lostAtExit > 0 {
             logger.error("MQTT codes not delivered at exit: the broker did not take them in time and no spool kept them", metadata: [
-                "url": "\(settings.url)", "codes": "\(lost)",
+                "url": "\(settings.url)", "codes": "\(lostAtExit)",
                 "fix": "set mqtt.spool_directory (under systemd the unit's StateDirectory= is the default)"])
         }
+        let (published, dropped, spooledAtExit) = (outbox.published, outbox.dropped + lostAtExit, outbox.spooledCount)
         condition.withLock {
-            counts.dropped += lost
+            counts.published = published
+            counts.outboxDropped = dropped
             counts.memory = 0
             counts.spooled = spooledAtExit
             finished = true
             condition.broadcast()
+        }
+    }
+
+    /// The spool file (`mqtt.spool_directory`), or `nil` (none set, or it cannot be opened: logged).
+    private func openSpool() -> MQTTSpool? {
+        guard let directory = settings.spoolDirectory else { return nil }
+        let name = MQTTSpool.fileName(for: connectionOptions.clientID ?? "syncscan")
+        switch MQTTSpool.open(directory: FilePath(directory), fileName: name, maxBytes: settings.spoolMaxBytes, logger: logger) {
+        case .success(let spool):
+            if !spool.isEmpty {
+                logger.notice("MQTT codes spooled by an earlier run are delivered first", metadata: [
+                    "file": "\(spool.path)", "codes": "\(spool.count)"])
+            }
+            return spool
+        case .failure(let error):
+            logger.error("MQTT spool failed; codes wait in memory only", metadata: ["error": "\(error)"])
+            return nil
+        }
+    }
+
+    /// Publishes the counters the accessors read, and wakes `handle` waiting for room.
+    private func publishCounts(_ outbox: MQTTOutbox) {
+        let (memory, spooled, published, dropped) = (outbox.memoryCount, outbox.spooledCount, outbox.published, outbox.dropped)
+        condition.withLock {
+            counts.memory = memory
+            counts.spooled = spooled
+            counts.published = published
+            counts.outboxDropped = dropped
+            condition.broadcast()
+        }
+    }
+}
+
+/// The broker connection's failures as the log shows them: each kind once (then at debug
+/// level) until the connection is up again, and each spool failure once.
+private struct ConnectionLog {
+    let settings: MQTTSettings
+    let logger: Logger
+    private var reported: Set<String> = []
+    private var spoolFailures: Set<String> = []
+
+    init(settings: MQTTSettings, logger: Logger) {
+        self.settings = settings
+        self.logger = logger
+    }
+
+    mutating func failed(_ error: MQTTError, spool: MQTTSpool?) {
+        guard reported.insert(error.kind).inserted else {
+            logger.debug("MQTT broker connection failed again", metadata: ["url": "\(settings.url)", "error": "\(error)"])
+            return
+        }
+        let waiting = spool.map { "codes wait in memory, then in \($0.path)" } ?? "codes wait in memory"
+        logger.error("MQTT broker connection failed; \(waiting), and stdout goes on; retrying", metadata: [
+            "url": "\(settings.url)", "error": "\(error)", "later": "further \(error.kind) failures are logged at debug level"])
+    }
+
+    mutating func connected() {
+        guard !reported.isEmpty else { return }
+        logger.notice("MQTT broker connected", metadata: ["url": "\(settings.url)"])
+        reported.removeAll()
+    }
+
+    mutating func spoolFailed(_ error: IOError) {
+        if spoolFailures.insert("\(error.call) \(error.cause?.rawValue ?? 0)").inserted {
+            logger.error("MQTT spool failed; codes wait in memory only", metadata: ["error": "\(error)"])
         }
     }
 }
