@@ -47,7 +47,8 @@ public final class BoundedWorker<Job: Sendable>: @unchecked Sendable {
     private let onStart: (@Sendable () -> Void)?
 
     /// - Parameters:
-    ///   - name: the thread's name (`syncscan-output`).
+    ///   - name: the thread's name (`syncscan-output`): at most 15 bytes, Linux's limit (a longer
+    ///     one is refused and the thread keeps its creator's name).
     ///   - capacity: jobs that may wait (at least 1).
     ///   - overflow: what a full queue does; `setOverflow` changes it later.
     ///   - work: runs each job on the worker's thread, one at a time, in submission order; it is
@@ -55,6 +56,7 @@ public final class BoundedWorker<Job: Sendable>: @unchecked Sendable {
     ///   - onStart: runs first on the thread, before any job (listing a directory).
     public init(name: String, capacity: Int, overflow: OverflowPolicy, onStart: (@Sendable () -> Void)? = nil,
                 work: @escaping @Sendable (Job, BoundedWorker<Job>) -> Void) {
+        precondition(name.utf8.count <= 15, "thread name '\(name)' is longer than Linux's 15 bytes")
         self.name = name
         self.work = work
         self.onStart = onStart

@@ -10,9 +10,11 @@ public func runOnThread<T: Sendable, Failure: Error>(
     name: String, _ body: @escaping @Sendable () throws(Failure) -> T
 ) async throws(Failure) -> T {
     let result: Result<T, Failure> = await withCheckedContinuation { continuation in
-        let thread = Thread { continuation.resume(returning: Result(catching: body)) }
-        thread.name = name
-        thread.start()
+        // Named from inside: a new thread starts with its creator's name.
+        Thread {
+            Thread.current.name = name
+            continuation.resume(returning: Result(catching: body))
+        }.start()
     }
     return try result.get()
 }

@@ -56,6 +56,7 @@ public final class CaptureSession: @unchecked Sendable {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<CaptureStatistics, any Error>) in
                 let thread = Thread { [self] in
+                    Thread.current.name = "syncscan-source"  // from inside: a new thread starts with its creator's name
                     do {
                         try self.runBlocking(synchronizer: synchronizer, frameLimit: frameLimit, onStreaming: onStreaming)
                         continuation.resume(returning: synchronizer.statistics)
@@ -63,7 +64,6 @@ public final class CaptureSession: @unchecked Sendable {
                         continuation.resume(throwing: error)
                     }
                 }
-                thread.name = "syncscan-source"
                 thread.start()
             }
         } onCancel: {
@@ -99,6 +99,7 @@ public final class CaptureSession: @unchecked Sendable {
             let output = metadataOutput
             let copying = pixelsRequest.flatMap { request in pixelPool.map { PixelCopying(request: request, pool: $0, wait: waitWhenFull) } }
             let t = Thread {
+                Thread.current.name = "syncscan-scan-\(i)"
                 defer { scanners.leave() }
                 let scanner = output.makeScanner()
                 // The frame is scanned (its pixels copied if asked for) and released inside
@@ -108,7 +109,6 @@ public final class CaptureSession: @unchecked Sendable {
                     queue.done()
                 }
             }
-            t.name = "syncscan-scan-\(i)"
             t.start()
         }
 

@@ -27,7 +27,7 @@ public final class MetricsTextfileWriter: @unchecked Sendable {
     public init(logger: Logger) {
         let state = self.state
         // One waiting content at most: a newer one replaces it (`.dropOldest`).
-        worker = BoundedWorker(name: "syncscan-metrics", capacity: 1, overflow: .dropOldest) { content, _ in
+        worker = BoundedWorker(name: "syncscan-metric", capacity: 1, overflow: .dropOldest) { content, _ in
             switch Self.replace(content.path, with: content.bytes) {
             case .success:
                 let recovered = state.withLock { failures in

@@ -109,7 +109,7 @@ public final class ScanService: Service, @unchecked Sendable {
         failure = failure ?? finished.first
         let final = counters()
         summary(ServiceLines.summary(final, handlerSummaryFields: handlers.map(\.summaryFields)))
-        if let textfile = publishMetrics(final) { await runOnThread(name: "syncscan-metrics") { textfile.finish() } }
+        if let textfile = publishMetrics(final) { await runOnThread(name: "syncscan-metric") { textfile.finish() } }
         if let failure { throw failure }
     }
 

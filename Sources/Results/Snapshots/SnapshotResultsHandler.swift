@@ -49,7 +49,7 @@ public final class SnapshotResultsHandler: ResultsHandler, @unchecked Sendable {
         self.clock = clock
         let saver = SnapshotSaver(directory: directory, settings: settings, logger: logger)
         let counts = self.counts
-        worker = BoundedWorker(name: "syncscan-snapshots", capacity: settings.queueFrames, overflow: overflow,
+        worker = BoundedWorker(name: "syncscan-shots", capacity: settings.queueFrames, overflow: overflow,
                                onStart: { saver.prepare() }) { job, _ in
             switch saver.save(job.pixels, named: job.name) {
             case .written(let seconds): counts.withLock { $0.written += 1; $0.encodeTimes.add(seconds) }
