@@ -56,7 +56,6 @@ public final class BoundedWorker<Job: Sendable>: @unchecked Sendable {
     ///   - onStart: runs first on the thread, before any job (listing a directory).
     public init(name: String, capacity: Int, overflow: OverflowPolicy, onStart: (@Sendable () -> Void)? = nil,
                 work: @escaping @Sendable (Job, BoundedWorker<Job>) -> Void) {
-        precondition(name.utf8.count <= 15, "thread name '\(name)' is longer than Linux's 15 bytes")
         self.name = name
         self.work = work
         self.onStart = onStart
@@ -74,7 +73,7 @@ public final class BoundedWorker<Job: Sendable>: @unchecked Sendable {
         let name = self.name
         // Named from inside: a new thread starts with its creator's name.
         Thread { [self] in
-            Thread.current.name = name
+            nameCurrentThread(name)
             drain()
         }.start()
     }

@@ -12,7 +12,7 @@ public func runOnThread<T: Sendable, Failure: Error>(
     let result: Result<T, Failure> = await withCheckedContinuation { continuation in
         // Named from inside: a new thread starts with its creator's name.
         Thread {
-            Thread.current.name = name
+            nameCurrentThread(name)
             continuation.resume(returning: Result(catching: body))
         }.start()
     }

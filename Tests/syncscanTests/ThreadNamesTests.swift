@@ -10,7 +10,7 @@ import Testing
         frame.draw(try ModuleMatrix.qrCode("names"), centerX: 80, centerY: 60, moduleSize: 3)
         let stream = Y4MStream(width: 160, height: 120)
         let shots = try TemporaryDirectory()
-        let daemon = try RunningDaemon(["run", "--source", "y4m:-", "--snapshot-dir", shots.path])
+        let daemon = try RunningDaemon(["run", "--source", "y4m:-", "--scanning-threads", "2", "--snapshot-dir", shots.path])
         daemon.feed(stream.header)
         daemon.feed(stream.frame(frame))
         let deadline = ContinuousClock.now + .seconds(20)
@@ -20,7 +20,7 @@ import Testing
             .map { $0.trimmingCharacters(in: .newlines) })
         daemon.closeStdin()
         #expect(daemon.wait() == 0, "stderr: \(daemon.stderr)")
-        for expected in ["syncscan-source", "syncscan-scan-0", "syncscan-output", "syncscan-shots"] {
+        for expected in ["syncscan-source", "syncscan-scan-0", "syncscan-scan-1", "syncscan-output", "syncscan-shots"] {
             #expect(names.contains(expected), "threads: \(names.sorted())")
         }
     }

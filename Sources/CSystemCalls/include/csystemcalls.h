@@ -5,4 +5,8 @@
 /// CPU_COUNT, which need _GNU_SOURCE and a macro Swift cannot import), or -1 with errno set.
 int csystemcalls_affinity_processor_count(void);
 
+/// Names the calling thread for the kernel (pthread_setname_np on pthread_self(), which needs
+/// _GNU_SOURCE): at most 15 bytes; returns 0 or an errno (ERANGE for a longer name).
+int csystemcalls_set_thread_name(const char *name);
+
 #endif

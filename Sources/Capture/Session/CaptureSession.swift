@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Media
+import SystemCalls
 
 /// Runs one input through the video data output and the metadata output into a synchronizer
 /// (AVFoundation's `AVCaptureSession`).
@@ -56,7 +57,7 @@ public final class CaptureSession: @unchecked Sendable {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<CaptureStatistics, any Error>) in
                 let thread = Thread { [self] in
-                    Thread.current.name = "syncscan-source"  // from inside: a new thread starts with its creator's name
+                    nameCurrentThread("syncscan-source")  // from inside: a new thread starts with its creator's name
                     do {
                         try self.runBlocking(synchronizer: synchronizer, frameLimit: frameLimit, onStreaming: onStreaming)
                         continuation.resume(returning: synchronizer.statistics)
@@ -99,7 +100,7 @@ public final class CaptureSession: @unchecked Sendable {
             let output = metadataOutput
             let copying = pixelsRequest.flatMap { request in pixelPool.map { PixelCopying(request: request, pool: $0, wait: waitWhenFull) } }
             let t = Thread {
-                Thread.current.name = "syncscan-scan-\(i)"
+                nameCurrentThread("syncscan-scan-\(i)")
                 defer { scanners.leave() }
                 let scanner = output.makeScanner()
                 // The frame is scanned (its pixels copied if asked for) and released inside

@@ -104,7 +104,7 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
         }
         guard start else { return }
         Thread { [self] in
-            Thread.current.name = "syncscan-mqtt"
+            nameCurrentThread("syncscan-mqtt")
             run()
         }.start()
     }

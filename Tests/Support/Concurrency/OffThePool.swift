@@ -42,7 +42,7 @@ public final class ThreadPerBlockingJobExecutor: TaskExecutor, @unchecked Sendab
         if let number {
             // Named from inside: a new thread starts with its creator's name (a pool thread's).
             Thread { [self] in
-                Thread.current.name = "test-job-\(number)"
+                nameCurrentThread("test-job-\(number)")
                 Thread.current.threadDictionary[Self.mark] = true
                 work()
             }.start()
