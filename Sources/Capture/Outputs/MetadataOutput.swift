@@ -1,5 +1,6 @@
 import Foundation
 import Media
+import SystemCalls
 import ZBar
 import ZXing
 
@@ -71,44 +72,48 @@ public final class MetadataOutput: @unchecked Sendable {
         }
     }
 
-    private let lock = NSLock()
-    private var _settings: Settings
-    private var scanTimes = RecentDurations(capacity: 1024)
-    private var failures = (count: 0, last: nil as ZXingError?)
+    /// The settings in force, recent scan times, decoder failures: read and written from any thread.
+    private struct Shared {
+        var settings: Settings
+        var scanTimes = RecentDurations(capacity: 1024)
+        var failures = (count: 0, last: nil as ZXingError?)
+    }
+
+    private let shared: LockedValue<Shared>
     /// Threads scanning in parallel; each holds one `Scanner`.
     public let scanningThreads: Int
     /// Told every frame's scan duration, from the scanning thread (a metrics histogram).
     private let scanTimeObserver: (@Sendable (Duration) -> Void)?
 
     public init(settings: Settings = Settings(), scanningThreads: Int = 1, scanTimeObserver: (@Sendable (Duration) -> Void)? = nil) {
-        self._settings = settings
+        self.shared = LockedValue(Shared(settings: settings))
         self.scanningThreads = max(1, scanningThreads)
         self.scanTimeObserver = scanTimeObserver
     }
 
     /// The settings in force; assigning them takes effect on the following frames.
     public var settings: Settings {
-        get { lock.withLock { _settings } }
-        set { lock.withLock { _settings = newValue } }
+        get { shared.withLock { $0.settings } }
+        set { shared.withLock { $0.settings = newValue } }
     }
 
     /// Median and 99th percentile of recent scan times, in seconds.
     public func scanTimePercentiles() -> (p50: Double, p99: Double)? {
-        lock.withLock { scanTimes.percentiles() }
+        shared.withLock { $0.scanTimes.percentiles() }
     }
 
     /// Frames on which a decoder library failed (zxing-cpp threw), and the latest failure. Such a
     /// frame still yields what the other engine read, and the session goes on.
-    public var decoderFailures: (count: Int, last: ZXingError?) { lock.withLock { failures } }
+    public var decoderFailures: (count: Int, last: ZXingError?) { shared.withLock { $0.failures } }
 
     fileprivate func record(scanTime: Duration) {
         let seconds = Double(scanTime.components.seconds) + Double(scanTime.components.attoseconds) / 1e18
-        lock.withLock { scanTimes.add(seconds) }
+        shared.withLock { $0.scanTimes.add(seconds) }
         scanTimeObserver?(scanTime)
     }
 
     fileprivate func record(failure: ZXingError) {
-        lock.withLock { failures = (failures.count + 1, failure) }
+        shared.withLock { $0.failures = ($0.failures.count + 1, failure) }
     }
 
     /// A scanner for one thread.

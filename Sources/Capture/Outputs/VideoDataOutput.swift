@@ -1,5 +1,6 @@
 import Foundation
 import Media
+import SystemCalls
 
 /// Delivers frames to the scanners with a bounded number in flight (AVFoundation's
 /// `AVCaptureVideoDataOutput`).
@@ -36,10 +37,13 @@ public struct VideoDataOutput: Sendable, Hashable {
 /// The hand-off between the source thread and the scanning threads: a bounded FIFO that
 /// counts frames being scanned as in flight.
 final class FrameQueue: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var frames: [VideoFrame] = []
-    private var busy = 0
-    private var closed = false
+    private struct State {
+        var frames: [VideoFrame] = []
+        var busy = 0
+        var closed = false
+    }
+
+    private let state = LockedValue(State())
     /// Frames queued plus frames being scanned.
     let capacity: Int
 
@@ -48,37 +52,34 @@ final class FrameQueue: @unchecked Sendable {
     /// Queues `frame` if there is room; if not, waits for room when `wait` is set, else refuses.
     /// Returns whether the frame was queued.
     func offer(_ frame: VideoFrame, wait: Bool) -> Bool {
-        condition.lock(); defer { condition.unlock() }
-        while frames.count + busy >= capacity && !closed {
-            guard wait else { return false }
-            condition.wait()
+        let capacity = self.capacity
+        let queued = state.withLock(when: { $0.frames.count + $0.busy < capacity || $0.closed || !wait }) { state, _ in
+            guard !state.closed, state.frames.count + state.busy < capacity else { return false }
+            state.frames.append(frame)
+            return true
         }
-        guard !closed else { return false }
-        frames.append(frame)
-        condition.broadcast()
-        return true
+        if queued { state.broadcast() }
+        return queued
     }
 
     /// The next frame to scan; blocks while the queue is empty; `nil` once closed and drained.
     func take() -> VideoFrame? {
-        condition.lock(); defer { condition.unlock() }
-        while frames.isEmpty && !closed { condition.wait() }
-        guard !frames.isEmpty else { return nil }
-        busy += 1
-        return frames.removeFirst()
+        state.withLock(when: { !$0.frames.isEmpty || $0.closed }) { state, _ in
+            guard !state.frames.isEmpty else { return nil }
+            state.busy += 1
+            return state.frames.removeFirst()
+        }
     }
 
     /// A frame taken with `take()` has been scanned and released.
     func done() {
-        condition.lock(); defer { condition.unlock() }
-        busy -= 1
-        condition.broadcast()
+        state.withLock { $0.busy -= 1 }
+        state.broadcast()
     }
 
     /// No more frames: scanners finish what is queued and stop.
     func close() {
-        condition.lock(); defer { condition.unlock() }
-        closed = true
-        condition.broadcast()
+        state.withLock { $0.closed = true }
+        state.broadcast()
     }
 }

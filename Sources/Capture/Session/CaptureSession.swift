@@ -22,8 +22,7 @@ public final class CaptureSession: @unchecked Sendable {
     /// whose codes went out without pixels because every copy was in use.
     public let pixelPool: FramePixelPool?
     private let logger: Logger
-    private let stopLock = NSLock()
-    private var stopRequested = false
+    private let stopRequested = LockedValue(false)
 
     /// A gap larger than this is taken as a restart of the source's numbering, not as lost frames.
     public static let maximumDiscontinuity: UInt64 = 100_000
@@ -74,11 +73,11 @@ public final class CaptureSession: @unchecked Sendable {
 
     /// Asks the session to stop: the source stops, frames in flight are finished.
     public func stop() {
-        stopLock.withLock { stopRequested = true }
+        stopRequested.withLock { $0 = true }
         input.stop()
     }
 
-    private var isStopRequested: Bool { stopLock.withLock { stopRequested } }
+    private var isStopRequested: Bool { stopRequested.withLock { $0 } }
 
     /// The whole run on the calling thread (the source thread).
     func runBlocking(synchronizer: DataOutputSynchronizer, frameLimit: Int? = nil, onStreaming: () -> Void = {}) throws {

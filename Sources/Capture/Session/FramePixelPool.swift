@@ -1,6 +1,7 @@
 import Foundation
 import Media
 import Synchronization
+import SystemCalls
 
 /// A copy of a frame's pixels (the whole frame or a crop), held after the source got its
 /// buffer back, in storage lent by a `FramePixelPool`.
@@ -66,23 +67,32 @@ public final class FramePixels: @unchecked Sendable, Hashable {
 public final class FramePixelPool: @unchecked Sendable {
     /// Copies that may exist at once.
     public let capacity: Int
-    private let condition = NSCondition()
-    private var free: [UnsafeMutableRawBufferPointer] = []
-    private var lent = 0
-    private var lentDelivered = 0
-    private var _skipped = 0
-    private var _copied = 0
+    /// The buffers and counts, under the pool's one lock (its condition wakes a waiting `copy`).
+    private struct State {
+        /// Buffers back from their copies, for the next ones (owned by the pool; only this lock hands them out).
+        var free: [FreeBuffer] = []
+        var lent = 0
+        var lentDelivered = 0
+        var skipped = 0
+        var copied = 0
+    }
+
+    private let state = LockedValue(State())
+
+    private struct FreeBuffer: @unchecked Sendable {
+        let storage: UnsafeMutableRawBufferPointer
+    }
 
     public init(capacity: Int) { self.capacity = max(1, capacity) }
 
-    deinit { for buffer in free { buffer.deallocate() } }
+    deinit { state.withLock { for buffer in $0.free { buffer.storage.deallocate() } } }
 
     /// Frames whose pixels were not copied because every buffer was taken.
-    public var skipped: Int { condition.withLock { _skipped } }
+    public var skipped: Int { state.withLock { $0.skipped } }
     /// Frames whose pixels were copied.
-    public var copied: Int { condition.withLock { _copied } }
+    public var copied: Int { state.withLock { $0.copied } }
     /// Copies that exist now.
-    public var lentCount: Int { condition.withLock { lent } }
+    public var lentCount: Int { state.withLock { $0.lent } }
 
     /// Copies `region` of `frame` (the whole frame when `nil`; widened to `format.cropAlignment`
     /// and clamped to the frame), or returns `nil` and counts a skip when no buffer is free.
@@ -122,30 +132,31 @@ public final class FramePixelPool: @unchecked Sendable {
     }
 
     private func take(byteCount: Int, wait: Bool) -> UnsafeMutableRawBufferPointer? {
-        condition.lock()
-        while lent >= capacity && wait && lentDelivered > 0 { condition.wait() }
-        guard lent < capacity else {
-            _skipped += 1
-            condition.unlock()
-            return nil
+        let capacity = self.capacity
+        let taken: (FreeBuffer?, Bool) = state.withLock(
+            when: { !($0.lent >= capacity && wait && $0.lentDelivered > 0) }) { state, _ in
+            guard state.lent < capacity else {
+                state.skipped += 1
+                return (nil, false)
+            }
+            state.lent += 1
+            state.copied += 1
+            return (state.free.popLast(), true)
         }
-        lent += 1
-        _copied += 1
-        let reused = free.popLast()
-        condition.unlock()
-        if let reused, reused.count >= byteCount { return reused }
-        reused?.deallocate()
+        guard taken.1 else { return nil }
+        if let reused = taken.0?.storage, reused.count >= byteCount { return reused }
+        taken.0?.storage.deallocate()
         return .allocate(byteCount: max(byteCount, 1), alignment: 64)
     }
 
-    fileprivate func noteDelivered() { condition.withLock { lentDelivered += 1 } }
+    fileprivate func noteDelivered() { state.withLock { $0.lentDelivered += 1 } }
 
     fileprivate func recycle(_ storage: UnsafeMutableRawBufferPointer, delivered: Bool) {
-        condition.withLock {
-            lent -= 1
-            if delivered { lentDelivered -= 1 }
-            free.append(storage)
-            condition.broadcast()
+        state.withLock { state in
+            state.lent -= 1
+            if delivered { state.lentDelivered -= 1 }
+            state.free.append(FreeBuffer(storage: storage))
         }
+        state.broadcast()
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Media
+import SystemCalls
 
 /// Delivers one `SynchronizedDataCollection` per frame, in frame order, with video as the
 /// master clock (AVFoundation's `AVCaptureDataOutputSynchronizer`).
@@ -19,17 +20,39 @@ import Media
 public final class DataOutputSynchronizer: @unchecked Sendable {
     public typealias Delivery = @Sendable (SynchronizedDataCollection) throws -> Void
 
-    private let lock = NSLock()
-    private var slots: [SynchronizedDataCollection?] = []
-    private var head = 0
-    /// Sequence number of `slots[head]`.
-    private var headSequence: UInt64?
-    private var stats = CaptureStatistics()
-    private var firstDeliveryError: (any Error)?
-    /// Collections that left the head, in order, not yet handed to `deliver`.
-    private var outbox: [SynchronizedDataCollection] = []
-    /// Whether a thread is running `deliverOutbox()`.
-    private var delivering = false
+    /// The slots, the ledger and the outbox, under the synchronizer's one lock.
+    private struct State {
+        var slots: [SynchronizedDataCollection?] = []
+        var head = 0
+        /// Sequence number of `slots[head]`.
+        var headSequence: UInt64?
+        var stats = CaptureStatistics()
+        var firstDeliveryError: (any Error)?
+        /// Collections that left the head, in order, not yet handed to `deliver`.
+        var outbox: [SynchronizedDataCollection] = []
+        /// Whether a thread is running `deliverOutbox()`.
+        var delivering = false
+
+        /// Moves the filled head slots to the outbox; true when the caller must deliver it (no thread is).
+        mutating func drain() -> Bool {
+            while head < slots.count, let collection = slots[head] {
+                slots[head] = nil
+                head += 1
+                headSequence! += 1
+                stats.record(collection)
+                if firstDeliveryError == nil { outbox.append(collection) }
+            }
+            if head > 256 && head * 2 > slots.count {
+                slots.removeFirst(head)
+                head = 0
+            }
+            guard !delivering, !outbox.isEmpty else { return false }
+            delivering = true
+            return true
+        }
+    }
+
+    private let state = LockedValue(State())
     private let deliver: Delivery
 
     /// - Parameter deliver: called serially, in sequence order, once per frame. An error it throws
@@ -41,94 +64,69 @@ public final class DataOutputSynchronizer: @unchecked Sendable {
     /// Opens the slot for the next sequence number; `collection` fills it now (a drop), `nil`
     /// leaves it for `fill`. Sequence numbers must arrive consecutively.
     public func open(_ sequenceNumber: UInt64, with collection: SynchronizedDataCollection? = nil) {
-        lock.lock()
-        if headSequence == nil { headSequence = sequenceNumber }
-        precondition(sequenceNumber == headSequence! + UInt64(slots.count - head),
-                     "sequence \(sequenceNumber) opened out of order")
-        slots.append(collection)
-        let mustDeliver = drainLocked()
-        lock.unlock()
+        let mustDeliver = state.withLock { state in
+            if state.headSequence == nil { state.headSequence = sequenceNumber }
+            precondition(sequenceNumber == state.headSequence! + UInt64(state.slots.count - state.head),
+                         "sequence \(sequenceNumber) opened out of order")
+            state.slots.append(collection)
+            return state.drain()
+        }
         if mustDeliver { deliverOutbox() }
     }
 
     /// Fills the open slot of `collection.sequenceNumber`.
     public func fill(_ collection: SynchronizedDataCollection) {
-        lock.lock()
-        guard let base = headSequence, collection.sequenceNumber >= base else {
-            preconditionFailure("sequence \(collection.sequenceNumber) filled but never opened")
+        let mustDeliver = state.withLock { state in
+            guard let base = state.headSequence, collection.sequenceNumber >= base else {
+                preconditionFailure("sequence \(collection.sequenceNumber) filled but never opened")
+            }
+            let index = state.head + Int(collection.sequenceNumber - base)
+            precondition(index < state.slots.count && state.slots[index] == nil, "sequence \(collection.sequenceNumber) filled twice")
+            state.slots[index] = collection
+            return state.drain()
         }
-        let index = head + Int(collection.sequenceNumber - base)
-        precondition(index < slots.count && slots[index] == nil, "sequence \(collection.sequenceNumber) filled twice")
-        slots[index] = collection
-        let mustDeliver = drainLocked()
-        lock.unlock()
         if mustDeliver { deliverOutbox() }
     }
 
     /// Counts a frame the source delivered under the previous frame's number: it has no slot of
     /// its own and is not scanned.
     public func noteRepeatedSequenceNumber() {
-        lock.lock(); defer { lock.unlock() }
-        stats.repeatedSequenceNumbers += 1
+        state.withLock { $0.stats.repeatedSequenceNumbers += 1 }
     }
 
     /// Counts so far: frames delivered, scanned, dropped by reason, codes.
-    public var statistics: CaptureStatistics {
-        lock.lock(); defer { lock.unlock() }
-        return stats
-    }
+    public var statistics: CaptureStatistics { state.withLock { $0.stats } }
 
     /// The first error the delivery closure threw, if any.
-    public var deliveryError: (any Error)? {
-        lock.lock(); defer { lock.unlock() }
-        return firstDeliveryError
-    }
+    public var deliveryError: (any Error)? { state.withLock { $0.firstDeliveryError } }
 
     /// Slots opened and not yet handed to delivery (the outbox included).
-    public var pendingCount: Int {
-        lock.lock(); defer { lock.unlock() }
-        return slots.count - head + outbox.count
-    }
-
-    /// Moves the filled head slots to the outbox; true when the caller must deliver it (no thread is).
-    private func drainLocked() -> Bool {
-        while head < slots.count, let collection = slots[head] {
-            slots[head] = nil
-            head += 1
-            headSequence! += 1
-            stats.record(collection)
-            if firstDeliveryError == nil { outbox.append(collection) }
-        }
-        if head > 256 && head * 2 > slots.count {
-            slots.removeFirst(head)
-            head = 0
-        }
-        guard !delivering, !outbox.isEmpty else { return false }
-        delivering = true
-        return true
-    }
+    public var pendingCount: Int { state.withLock { $0.slots.count - $0.head + $0.outbox.count } }
 
     /// Delivers the outbox, without the lock, until it is empty; then another thread may deliver.
     private func deliverOutbox() {
         while true {
-            lock.lock()
-            guard !outbox.isEmpty, firstDeliveryError == nil else {
+            let (batch, discarded) = state.withLock { state -> ([SynchronizedDataCollection], [SynchronizedDataCollection]) in
+                guard !state.outbox.isEmpty, state.firstDeliveryError == nil else {
+                    let discarded = state.outbox
+                    state.outbox.removeAll()
+                    state.delivering = false
+                    return ([], discarded)
+                }
+                let batch = state.outbox
+                state.outbox.removeAll(keepingCapacity: true)
+                return (batch, [])
+            }
+            if batch.isEmpty {
                 // Released after unlocking: a collection's pixel copy goes back to its pool's lock.
-                let discarded = outbox
-                outbox.removeAll()
-                delivering = false
-                lock.unlock()
                 withExtendedLifetime(discarded) {}
                 return
             }
-            let batch = outbox
-            outbox.removeAll(keepingCapacity: true)
-            lock.unlock()
             for collection in batch {
                 // Out of the synchronizer: its pixel copy no longer waits for frames ahead of it.
                 collection.video.pixels?.markDelivered()
                 do { try deliver(collection) } catch {
-                    lock.withLock { firstDeliveryError = error }
+                    state.withLock { $0.firstDeliveryError = error }
                     break
                 }
             }

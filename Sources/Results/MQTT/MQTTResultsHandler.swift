@@ -45,18 +45,32 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
     private let source: String
     private let runID: String
     private let clock: @Sendable () -> WallClockTime
-    private let condition = NSCondition()
     /// Written by `wakeThread` (after the lock is released), drained by the thread before it takes `incoming`.
     private let wakePipe: (readEnd: FileDescriptor, writeEnd: FileDescriptor)?
-    // Shared with the handler's thread, under `condition`.
-    private var incoming: [Entry] = []
-    private var overflow: OverflowPolicy
-    private var connected = false
-    private var online = false
-    private var started = false
-    private var closed = false
-    private var finished = false
-    private var counts = Counts()
+    /// What `handle` and the accessors share with the handler's thread, under one lock whose
+    /// condition wakes a `handle` waiting for room, `finish` and the thread's backoff wait.
+    private struct Shared {
+        var incoming: [Entry] = []
+        var overflow: OverflowPolicy
+        var connected = false
+        var online = false
+        var started = false
+        var closed = false
+        var finished = false
+        var counts = Counts()
+
+        /// Hands `entry` to the thread. Should the thread fall behind by a whole queue (a slow
+        /// name lookup, a slow disk), the oldest waiting entry is dropped (a code is counted).
+        mutating func add(_ entry: Entry, bound: Int) {
+            if incoming.count >= bound, let oldest = incoming.indices.first {
+                if incoming[oldest].isCode { counts.dropped += 1 }
+                incoming.remove(at: oldest)
+            }
+            incoming.append(entry)
+        }
+    }
+
+    private let shared: LockedValue<Shared>
     /// Frame of the last code `handle` saw and the codes of it so far (for ids); `handle` only.
     private var lastFrame: (sequence: UInt64, index: Int)?
 
@@ -72,7 +86,7 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
         self.settings = settings
         self.source = source
         self.logger = logger
-        self.overflow = overflow
+        self.shared = LockedValue(Shared(overflow: overflow))
         self.clock = clock
         let name = MQTTSettings.sourceName(source)
         let prefix = settings.topicPrefix ?? "syncscan/\(hostname)/\(name)"
@@ -98,9 +112,9 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
     /// Starts the broker connection's thread (once); `finish` starts it too, so what was queued
     /// before is still delivered or spooled.
     public func start() {
-        let start = condition.withLock {
-            defer { started = true }
-            return !started
+        let start = shared.withLock { shared in
+            defer { shared.started = true }
+            return !shared.started
         }
         guard start else { return }
         Thread { [self] in
@@ -117,24 +131,23 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
     /// Changes what a full queue does from now on (`.dropOldest` acts as `.drop`: the memory
     /// queue and the spool already keep the newest codes and count what they drop).
     public func setOverflowPolicy(_ policy: OverflowPolicy) {
-        condition.withLock { overflow = policy; condition.broadcast() }
+        shared.withLock { $0.overflow = policy }
+        shared.broadcast()
     }
 
     /// Codes the broker acknowledged.
-    public var published: Int { condition.withLock { counts.published } }
+    public var published: Int { shared.withLock { $0.counts.published } }
     /// Codes dropped: past the memory queue and the spool (oldest first), or left at exit with nowhere to go.
-    public var dropped: Int { condition.withLock { counts.dropped + counts.outboxDropped } }
+    public var dropped: Int { shared.withLock { $0.counts.dropped + $0.counts.outboxDropped } }
     /// Messages waiting in memory for the broker now.
-    public var queued: Int { condition.withLock { counts.memory + incoming.count } }
+    public var queued: Int { shared.withLock { $0.counts.memory + $0.incoming.count } }
     /// Codes waiting in the spool file now.
-    public var spooled: Int { condition.withLock { counts.spooled } }
+    public var spooled: Int { shared.withLock { $0.counts.spooled } }
     /// Whether the broker connection is up now.
-    public var isConnected: Bool { condition.withLock { connected } }
+    public var isConnected: Bool { shared.withLock { $0.connected } }
 
     public var counters: [ResultsCounter] {
-        condition.lock()
-        let (counts, queued, connected) = (self.counts, self.counts.memory + incoming.count, self.connected)
-        condition.unlock()
+        let (counts, queued, connected) = shared.withLock { ($0.counts, $0.counts.memory + $0.incoming.count, $0.connected) }
         return [
             ResultsCounter(name: "mqtt_published", help: "Codes the MQTT broker acknowledged.", value: counts.published),
             ResultsCounter(name: "mqtt_queued", metric: "mqtt_queued_messages", help: "Messages waiting in memory for the MQTT broker.",
@@ -155,12 +168,13 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
 
     /// Publishes retained `online` now (the source streams) and after every reconnect.
     public func markOnline() {
-        let added = condition.withLock {
-            guard !online else { return false }
-            online = true
+        let (message, bound) = (statusMessage("online"), self.bound)
+        let added = shared.withLock { shared in
+            guard !shared.online else { return false }
+            shared.online = true
             // Not connected yet: the connection publishes `online` first when it comes up (once).
-            guard connected else { return false }
-            addLocked(Entry(message: statusMessage("online"), isCode: false))
+            guard shared.connected else { return false }
+            shared.add(Entry(message: message, isCode: false), bound: bound)
             return true
         }
         if added { wakeThread() }
@@ -168,9 +182,9 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
 
     /// Queues `payload` (the counters as a JSON object) on `<prefix>/stats`.
     public func publishStats(_ payload: [UInt8]) {
-        condition.withLock {
-            addLocked(Entry(message: MQTTConnection.Message(topic: topicPrefix + "/stats", payload: payload, qos: settings.qos), isCode: false))
-        }
+        let (entry, bound) = (Entry(message: MQTTConnection.Message(topic: topicPrefix + "/stats", payload: payload, qos: settings.qos),
+                                    isCode: false), self.bound)
+        shared.withLock { $0.add(entry, bound: bound) }
         wakeThread()
     }
 
@@ -183,11 +197,9 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
         var payload = encoder.encode(code.code, source: source, time: clock(), fields: code.fields + [(name: "id", value: id)])
         payload.removeLast()
         let message = MQTTConnection.Message(topic: topicPrefix + "/codes", payload: payload, qos: settings.qos)
-        condition.withLock {
-            while overflow == .wait && connected && !closed && counts.memory + incoming.count >= bound {
-                condition.wait()
-            }
-            addLocked(Entry(message: message, isCode: true))
+        let bound = self.bound
+        shared.withLock(when: { !($0.overflow == .wait && $0.connected && !$0.closed && $0.counts.memory + $0.incoming.count >= bound) }) {
+            shared, _ in shared.add(Entry(message: message, isCode: true), bound: bound)
         }
         wakeThread()
     }
@@ -197,16 +209,15 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
     /// safe to call more than once.
     public func finish() throws {
         start()
-        let closing = condition.withLock {
-            guard !closed else { return false }
-            addLocked(Entry(message: statusMessage("offline"), isCode: false))
-            closed = true
+        let (offline, bound) = (statusMessage("offline"), self.bound)
+        let closing = shared.withLock { shared in
+            guard !shared.closed else { return false }
+            shared.add(Entry(message: offline, isCode: false), bound: bound)
+            shared.closed = true
             return true
         }
         if closing { wakeThread() }
-        condition.withLock {
-            while !finished { condition.wait() }
-        }
+        shared.withLock(when: { $0.finished }) { _, _ in }
     }
 
     private var bound: Int { max(1, settings.queueMessages) }
@@ -217,6 +228,7 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
 
     /// Makes the thread's poll return (`write(2)` of one byte; a full pipe has woken it already).
     private func wakeThread() {
+        shared.broadcast()  // a backoff wait re-checks for new entries
         guard let pipe = wakePipe else { return }
         _ = Result(catchingErrno: { try withUnsafeBytes(of: UInt8(1)) { try pipe.writeEnd.write($0) } })
     }
@@ -230,17 +242,6 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
             // Fewer bytes than asked: the pipe is empty now; EAGAIN: it was.
             guard case .success(let count) = read, count == MemoryLayout.size(ofValue: bytes) else { return }
         }
-    }
-
-    /// Hands `entry` to the thread. Should the thread fall behind by a whole queue (a slow name
-    /// lookup, a slow disk), the oldest waiting entry is dropped (a code is counted). Holds the lock.
-    private func addLocked(_ entry: Entry) {
-        if incoming.count >= bound, let oldest = incoming.indices.first {
-            if incoming[oldest].isCode { counts.dropped += 1 }
-            incoming.remove(at: oldest)
-        }
-        incoming.append(entry)
-        condition.broadcast()
     }
 
     // MARK: - The handler's thread
@@ -258,10 +259,11 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
         func lost(_ error: MQTTError?) {
             connection = nil
             outbox.connectionLost()
-            let wasConnected = condition.withLock {
-                defer { connected = false; condition.broadcast() }
-                return connected
+            let wasConnected = shared.withLock { shared in
+                defer { shared.connected = false }
+                return shared.connected
             }
+            shared.broadcast()
             if wasConnected { backoff = 0.5 }
             if let error { log.failed(error, spool: outbox.spool) }
             nextAttempt = ContinuousClock.now + .milliseconds(Int(backoff * 1000))
@@ -270,9 +272,9 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
 
         while true {
             drainWakeups()
-            let (newEntries, isClosed) = condition.withLock { () -> ([Entry], Bool) in
-                defer { incoming.removeAll(keepingCapacity: true) }
-                return (incoming, closed)
+            let (newEntries, isClosed) = shared.withLock { shared -> ([Entry], Bool) in
+                defer { shared.incoming.removeAll(keepingCapacity: true) }
+                return (shared.incoming, shared.closed)
             }
             outbox.place(newEntries)
             if let error = outbox.spoolFailure { log.spoolFailed(error); outbox.spoolFailure = nil }
@@ -292,7 +294,8 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
             }
             guard let client = connection else {
                 if ContinuousClock.now < nextAttempt {
-                    condition.withLock { _ = condition.wait(until: Date(timeIntervalSinceNow: 0.05)) }
+                    // The backoff's next turn, or sooner: a message or `finish` wakes it.
+                    shared.withLock(when: { !$0.incoming.isEmpty || $0.closed }, deadline: .now + .milliseconds(50)) { _, _ in }
                     continue
                 }
                 switch MQTTConnection.connect(connectionOptions) {
@@ -302,7 +305,7 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
                 continue
             }
             // Publish what is not on this connection yet, in order, up to a window of unacknowledged messages.
-            if condition.withLock({ connected }), let failure = outbox.publishPending({ client.publish($0) }) {
+            if shared.withLock({ $0.connected }), let failure = outbox.publishPending({ client.publish($0) }) {
                 lost(failure)
                 continue
             }
@@ -311,11 +314,11 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
                 switch event {
                 case .connected:
                     backoff = 0.5
-                    let streaming = condition.withLock {
-                        connected = true
-                        condition.broadcast()
-                        return online && !closed
+                    let streaming = shared.withLock { shared in
+                        shared.connected = true
+                        return shared.online && !shared.closed
                     }
+                    shared.broadcast()
                     // A retained `online` first on every new connection once streaming.
                     if streaming { _ = client.publish(statusMessage("online")) }
                     log.connected()
@@ -347,14 +350,14 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
                 "fix": "set mqtt.spool_directory (under systemd the unit's StateDirectory= is the default)"])
         }
         let (published, dropped, spooledAtExit) = (outbox.published, outbox.dropped + lostAtExit, outbox.spooledCount)
-        condition.withLock {
-            counts.published = published
-            counts.outboxDropped = dropped
-            counts.memory = 0
-            counts.spooled = spooledAtExit
-            finished = true
-            condition.broadcast()
+        shared.withLock { shared in
+            shared.counts.published = published
+            shared.counts.outboxDropped = dropped
+            shared.counts.memory = 0
+            shared.counts.spooled = spooledAtExit
+            shared.finished = true
         }
+        shared.broadcast()
     }
 
     /// The spool file (`mqtt.spool_directory`), or `nil` (none set, or it cannot be opened: logged).
@@ -377,13 +380,13 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
     /// Publishes the counters the accessors read, and wakes `handle` waiting for room.
     private func publishCounts(_ outbox: MQTTOutbox) {
         let (memory, spooled, published, dropped) = (outbox.memoryCount, outbox.spooledCount, outbox.published, outbox.dropped)
-        condition.withLock {
-            counts.memory = memory
-            counts.spooled = spooled
-            counts.published = published
-            counts.outboxDropped = dropped
-            condition.broadcast()
+        shared.withLock { shared in
+            shared.counts.memory = memory
+            shared.counts.spooled = spooled
+            shared.counts.published = published
+            shared.counts.outboxDropped = dropped
         }
+        shared.broadcast()
     }
 }
 
