@@ -46,7 +46,11 @@ private func pause(_ seconds: Double) { usleep(UInt32(seconds * 1_000_000)) }
             // While frames flow: no gap between pings longer than WATCHDOG_USEC/2.
             let flowing = [readyAt] + pings.filter { $0 < stallStart }
             let gaps = zip(flowing.dropFirst(), flowing).map { $0 - $1 }
-            #expect(flowing.count >= 6, "pings while frames flow: \(flowing.count)")
+            // Pings from READY to the stall, however late READY came (a loaded machine starts slowly):
+            // at least one per half watchdog interval of the time frames flowed after READY.
+            let flowedAfterReady = stallStart - readyAt
+            let minimum = max(1, Int(flowedAfterReady / .milliseconds(500)) - 1)
+            #expect(flowing.count >= minimum, "pings while frames flow: \(flowing.count) in \(flowedAfterReady) after READY")
             #expect(gaps.allSatisfy { $0 <= .milliseconds(500) }, "gaps: \(gaps)")
             // While stalled: the last frame is delivered just after stallStart; then silence.
             #expect(pings.filter { $0 > stallStart + .milliseconds(400) && $0 < termAt }.isEmpty,
