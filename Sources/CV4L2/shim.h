@@ -7,7 +7,6 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <sys/mman.h>
-#include <sys/eventfd.h>
 #include <libv4l2.h>
 #include <linux/videodev2.h>
 
@@ -35,6 +34,4 @@ static inline int cv4l2_enum_frameintervals(int fd, struct v4l2_frmivalenum *i) 
 static inline int cv4l2_g_parm(int fd, struct v4l2_streamparm *p) { return v4l2_ioctl(fd, VIDIOC_G_PARM, p); }
 static inline int cv4l2_s_parm(int fd, struct v4l2_streamparm *p) { return v4l2_ioctl(fd, VIDIOC_S_PARM, p); }
 
-/* The wake-up descriptor that lets stop() interrupt a poll or a backoff sleep. */
-static inline int cv4l2_eventfd(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
 #endif

@@ -1,10 +1,10 @@
 import SystemCalls
 import SystemPackage
 
-/// The input descriptor plus a wake pipe, so that `stop()` can interrupt a read blocked on a pipe.
+/// The input descriptor plus a `WakeSignal`, so that `stop()` can interrupt a read blocked on a pipe.
 ///
-/// Every read first `poll(2)`s the wake pipe's read end and the input; `wake()` writes a byte to
-/// the pipe, which is never drained, so once woken every later read returns `.stopped` at once.
+/// Every read first `poll(2)`s the wake signal and the input; `wake()` signals it, and it is
+/// never drained, so once woken every later read returns `.stopped` at once.
 /// The descriptors are closed by `close()` or `deinit`, and only by the thread that reads, or
 /// when none is reading: the owner (`Y4MSource`) guarantees that, so a descriptor is never
 /// closed under a `read` that might then read a reused number. Standard input is never closed.
@@ -21,14 +21,13 @@ final class Y4MChannel: @unchecked Sendable {
     let kind: Y4MFileKind
     private let input: FileDescriptor
     private let closesInput: Bool
-    private let wakeRead: FileDescriptor
-    private let wakeWrite: FileDescriptor
-    /// The wake pipe's read end (index 0), then the input (index 1).
+    private let wakeSignal: WakeSignal
+    /// The wake signal (index 0), then the input (index 1).
     private let pollSet: PollSet
     private(set) var isClosed = false
 
     /// Opens `path` (`-` is standard input, borrowed) without blocking, also on a FIFO with no
-    /// writer: `open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)`, `fstat`, `pipe2(O_NONBLOCK | O_CLOEXEC)`.
+    /// writer: `open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)`, `fstat`, then the wake signal's `eventfd`.
     init(path: String) throws(IOError) {
         let isStandardInput = path == "-"
         name = isStandardInput ? "standard input" : path
@@ -56,20 +55,19 @@ final class Y4MChannel: @unchecked Sendable {
             throw .notAStream(path: name, kind: kind.rawValue)
         }
 
-        let wake: (readEnd: FileDescriptor, writeEnd: FileDescriptor)
+        let wake: WakeSignal
         do {
-            wake = try FileDescriptor.pipe(options: [.nonBlocking, .closeOnExec])
+            wake = try WakeSignal()
         } catch {
             closeInput()
-            throw .systemCallFailed(call: "pipe", errno: error)
+            throw error
         }
 
         self.kind = kind
         self.input = input
         closesInput = !isStandardInput
-        wakeRead = wake.readEnd
-        wakeWrite = wake.writeEnd
-        pollSet = PollSet([wake.readEnd, input])
+        wakeSignal = wake
+        pollSet = PollSet([wake.descriptor, input])
     }
 
     deinit { close() }
@@ -77,8 +75,7 @@ final class Y4MChannel: @unchecked Sendable {
     /// Makes the current and every later `read` return `.stopped`. Safe from any thread while open.
     func wake() {
         guard !isClosed else { return }
-        // A full pipe (EAGAIN) means it was woken already; nothing else can fail here.
-        _ = Result(catchingErrno: { try withUnsafeBytes(of: UInt8(1)) { try wakeWrite.write($0) } })
+        wakeSignal.signal()
     }
 
     /// Reads at most `buffer.count` bytes once some are available, or reports why there are none.
@@ -100,13 +97,12 @@ final class Y4MChannel: @unchecked Sendable {
         }
     }
 
-    /// Closes the wake pipe and the input (unless it is standard input). Idempotent.
+    /// Closes the input (unless it is standard input); the wake signal's descriptor goes with
+    /// the channel. Idempotent.
     func close() {
         guard !isClosed else { return }
         isClosed = true
         // `close(2)` is not retried: on Linux the descriptor is gone even when it reports EINTR.
         if closesInput { try? input.close() }
-        try? wakeRead.close()
-        try? wakeWrite.close()
     }
 }

@@ -23,7 +23,7 @@ extension IOError {
         IOError(call: call, message: "reading Y4M input '\(path)' failed", errno: errno)
     }
 
-    /// A system call that is not about the input itself failed (`pipe`, `poll`).
+    /// A system call that is not about the input itself failed (`poll`).
     static func systemCallFailed(call: String, errno: Errno) -> IOError {
         IOError(call: call, message: "\(call) failed for the Y4M input", errno: errno)
     }

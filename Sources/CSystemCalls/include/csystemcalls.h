@@ -9,4 +9,8 @@ int csystemcalls_affinity_processor_count(void);
 /// _GNU_SOURCE): at most 15 bytes; returns 0 or an errno (ERANGE for a longer name).
 int csystemcalls_set_thread_name(const char *name);
 
+/// A new eventfd, counter 0, close-on-exec and non-blocking (eventfd(2) with EFD_CLOEXEC |
+/// EFD_NONBLOCK), or -1 with errno set.
+int csystemcalls_eventfd(void);
+
 #endif

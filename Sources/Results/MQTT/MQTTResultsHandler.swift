@@ -13,7 +13,7 @@ import SystemPackage
 /// A `codes` message is the code's stdout JSON object plus `"id": "<run>-<frame seq>-<index>"`,
 /// the same on every retry, so at-least-once delivery can be deduplicated downstream.
 /// The broker connection lives on the handler's own thread (`syncscan-mqtt`). `handle` only
-/// hands a message to that thread and wakes it (a byte on a pipe its poll watches beside the
+/// hands a message to that thread and wakes it (a `WakeSignal` its poll watches beside the
 /// broker's socket), so a code is published at once; the thread keeps up to `queueMessages` in memory, in order,
 /// and a message leaves only when the broker acknowledged it (PUBACK at QoS 1). While the broker
 /// is unreachable, codes past the memory queue go to the spool file (`MQTTSpool`, up to
@@ -45,8 +45,8 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
     private let source: String
     private let runID: String
     private let clock: @Sendable () -> WallClockTime
-    /// Written by `wakeThread` (after the lock is released), drained by the thread before it takes `incoming`.
-    private let wakePipe: (readEnd: FileDescriptor, writeEnd: FileDescriptor)?
+    /// Signalled by `wakeThread` (after the lock is released), drained by the thread before it takes `incoming`.
+    private let wake: WakeSignal?
     /// What `handle` and the accessors share with the handler's thread, under one lock whose
     /// condition wakes a `handle` waiting for room, `finish` and the thread's backoff wait.
     private struct Shared {
@@ -101,11 +101,11 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
         options.will = MQTTConnection.Message(topic: prefix + "/status", payload: Array("offline".utf8), qos: settings.qos, retain: true)
         connectionOptions = options
         do {
-            wakePipe = try FileDescriptor.pipe(options: [.nonBlocking, .closeOnExec])
+            wake = try WakeSignal()
         } catch {
-            wakePipe = nil
-            logger.warning("MQTT codes are published within 50 ms instead of at once: no wake-up pipe", metadata: [
-                "error": "pipe: \(error)", "fix": "raise the open files limit (LimitNOFILE=)"])
+            wake = nil
+            logger.warning("MQTT codes are published within 50 ms instead of at once: no wake-up descriptor", metadata: [
+                "error": "\(error)"])
         }
     }
 
@@ -121,11 +121,6 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
             nameCurrentThread("syncscan-mqtt")
             run()
         }.start()
-    }
-
-    deinit {
-        try? wakePipe?.readEnd.close()
-        try? wakePipe?.writeEnd.close()
     }
 
     /// Changes what a full queue does from now on (`.dropOldest` acts as `.drop`: the memory
@@ -226,22 +221,10 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
         MQTTConnection.Message(topic: topicPrefix + "/status", payload: Array(text.utf8), qos: settings.qos, retain: true)
     }
 
-    /// Makes the thread's poll return (`write(2)` of one byte; a full pipe has woken it already).
+    /// Makes the thread's poll return (its `WakeSignal`), and a backoff wait re-check for new entries.
     private func wakeThread() {
-        shared.broadcast()  // a backoff wait re-checks for new entries
-        guard let pipe = wakePipe else { return }
-        _ = Result(catchingErrno: { try withUnsafeBytes(of: UInt8(1)) { try pipe.writeEnd.write($0) } })
-    }
-
-    /// Empties the wake pipe (reads until EAGAIN), so the next poll waits again.
-    private func drainWakeups() {
-        guard let pipe = wakePipe else { return }
-        var bytes = (UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0))
-        while true {
-            let read = withUnsafeMutableBytes(of: &bytes) { buffer in Result(catchingErrno: { try pipe.readEnd.read(into: buffer) }) }
-            // Fewer bytes than asked: the pipe is empty now; EAGAIN: it was.
-            guard case .success(let count) = read, count == MemoryLayout.size(ofValue: bytes) else { return }
-        }
+        shared.broadcast()
+        wake?.signal()
     }
 
     // MARK: - The handler's thread
@@ -271,7 +254,7 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
         }
 
         while true {
-            drainWakeups()
+            wake?.drain()  // before taking `incoming`: a later signal wakes the next poll
             let (newEntries, isClosed) = shared.withLock { shared -> ([Entry], Bool) in
                 defer { shared.incoming.removeAll(keepingCapacity: true) }
                 return (shared.incoming, shared.closed)
@@ -309,7 +292,7 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
                 lost(failure)
                 continue
             }
-            let (events, loopFailure) = client.loop(timeout: .milliseconds(50), wake: wakePipe?.readEnd)
+            let (events, loopFailure) = client.loop(timeout: .milliseconds(50), wake: wake?.descriptor)
             for event in events {
                 switch event {
                 case .connected:

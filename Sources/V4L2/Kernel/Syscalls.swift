@@ -20,4 +20,3 @@ func system_enum_framesizes(_ fd: CInt, _ s: UnsafeMutablePointer<v4l2_frmsizeen
 func system_enum_frameintervals(_ fd: CInt, _ i: UnsafeMutablePointer<v4l2_frmivalenum>) -> CInt { cv4l2_enum_frameintervals(fd, i) }
 func system_g_parm(_ fd: CInt, _ p: UnsafeMutablePointer<v4l2_streamparm>) -> CInt { cv4l2_g_parm(fd, p) }
 func system_s_parm(_ fd: CInt, _ p: UnsafeMutablePointer<v4l2_streamparm>) -> CInt { cv4l2_s_parm(fd, p) }
-func system_eventfd() -> CInt { cv4l2_eventfd() }

@@ -180,25 +180,3 @@ private func timePerFrame(_ p: v4l2_streamparm) -> V4L2Fraction? {
     let f = fraction(p.parm.capture.timeperframe)
     return f.numerator > 0 && f.denominator > 0 ? f : nil
 }
-
-/// An eventfd that `stop()` signals to interrupt a poll or a backoff sleep; closed in deinit.
-final class WakeSignal: Sendable {
-    let descriptor: FileDescriptor
-
-    /// `eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)`.
-    init() throws(IOError) {
-        switch valueOrErrno({ system_eventfd() }) {
-        case .success(let fd): descriptor = FileDescriptor(rawValue: fd)
-        case .failure(let errno):
-            throw IOError(call: "eventfd", message: "cannot create the camera source's wake-up descriptor", errno: errno)
-        }
-    }
-
-    /// Makes every later poll on the descriptor return at once (the counter stays non-zero):
-    /// `write(2)` of an 8-byte 1; a counter already at its maximum (EAGAIN) is signalled anyway.
-    func signal() {
-        _ = Result(catchingErrno: { try withUnsafeBytes(of: UInt64(1)) { try descriptor.write($0) } })
-    }
-
-    deinit { try? descriptor.close() }
-}
