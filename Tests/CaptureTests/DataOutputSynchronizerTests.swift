@@ -1,5 +1,6 @@
 import Foundation
 import Media
+import SystemCalls
 import TestSupport
 import Testing
 @testable import Capture
@@ -86,26 +87,30 @@ private func dropped(_ seq: UInt64, _ reason: DroppedReason) -> SynchronizedData
 @Suite(.offThePool) struct DataOutputSynchronizerBlockedDeliveryTests {
     @Test func statisticsAndFillsProceedWhileADeliveryIsBlocked() {
         let recorder = CollectionRecorder()
-        let entered = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        // Steps seen by both threads: delivery of seq 0 entered, released, the other thread done.
+        let steps = LockedValue((entered: false, released: false, readDone: false))
         let sync = DataOutputSynchronizer { c in
-            if c.sequenceNumber == 0 { entered.signal(); release.wait() }
+            if c.sequenceNumber == 0 {
+                steps.withLock { $0.entered = true }
+                steps.broadcast()
+                steps.withLock(when: { $0.released }, deadline: .now + .seconds(30)) { _, _ in }
+            }
             recorder.append(c)
         }
         Thread { sync.open(0, with: scanned(0)) }.start()   // delivers seq 0, which blocks
-        #expect(entered.wait(timeout: .now() + 5) == .success)
-        let readDone = DispatchSemaphore(value: 0)
+        #expect(waitUntil(timeout: .seconds(5), every: .milliseconds(1)) { steps.withLock { $0.entered } })
         Thread {
             _ = sync.statistics
             sync.open(1); sync.fill(scanned(1))               // queued behind the blocked delivery
             _ = sync.pendingCount
-            readDone.signal()
+            steps.withLock { $0.readDone = true }
         }.start()
-        let unblocked = readDone.wait(timeout: .now() + 2) == .success
+        let unblocked = waitUntil(timeout: .seconds(2), every: .milliseconds(1)) { steps.withLock { $0.readDone } }
         #expect(unblocked, "statistics/open/fill waited for the blocked delivery")
-        release.signal()
-        if !unblocked { _ = readDone.wait(timeout: .now() + 5) }
-        let deadline = Date() + 5
-        while recorder.collections.count < 2 && Date() < deadline { usleep(10_000) }
+        steps.withLock { $0.released = true }
+        steps.broadcast()
+        if !unblocked { waitUntil(timeout: .seconds(5)) { steps.withLock { $0.readDone } } }
+        waitUntil(timeout: .seconds(5)) { recorder.collections.count >= 2 }
         #expect(recorder.collections.map(\.sequenceNumber) == [0, 1])
         #expect(sync.statistics.frames == 2)
     }

@@ -113,10 +113,9 @@ private func counters(scanned: Int, late: Int, qr: Int, ean: Int, emitted: Int, 
         let content = Array("syncscan_up{source=\"y4m:-\"} 1\n".utf8)
         func submitAndWait(_ path: FilePath, expectingFailures expected: Int) {
             writer.submit(content, to: path)
-            let deadline = ContinuousClock.now + .seconds(5)
-            while writer.failures < expected && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
+            waitUntil(timeout: .seconds(5)) { writer.failures >= expected }
         }
-        func settle() { Thread.sleep(forTimeInterval: 0.2) }
+        func settle() { pause(.milliseconds(200)) }
 
         let parent = try TemporaryDirectory()
         let missing = FilePath(parent.path).appending("absent/syncscan.prom")
@@ -150,8 +149,7 @@ private func counters(scanned: Int, late: Int, qr: Int, ean: Int, emitted: Int, 
         // Fixed (the directory made): the next write lands, and that is logged too.
         try FileManager.default.createDirectory(atPath: missing.removingLastComponent().string, withIntermediateDirectories: true)
         writer.submit(content, to: missing)
-        let deadline = ContinuousClock.now + .seconds(5)
-        while !log.contains("written again") && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        waitUntil(timeout: .seconds(5)) { log.contains("written again") }
         #expect(FileManager.default.contents(atPath: missing.string).map([UInt8].init) == content)
         #expect(writer.failures == 6)
     }

@@ -27,17 +27,24 @@ import Testing
             for _ in 0..<8 {
                 group.addTask {
                     started.withLock { $0 += 1 }
-                    let deadline = ContinuousClock.now + .seconds(20)
-                    while started.withLock { $0 } < 8 && ContinuousClock.now < deadline { usleep(1_000) }
-                    return started.withLock { $0 } == 8
+                    return waitUntil(timeout: .seconds(20), every: .milliseconds(1)) { started.withLock { $0 } == 8 }
                 }
             }
             return await group.reduce(into: 0) { $0 += $1 ? 1 : 0 }
         }
         #expect(finished == 8)
     }
+
+    /// The check behind every blocking wait of a test: true on this suite's threads and on a
+    /// thread a test starts, false for a task on Swift's pool (where `waitUntil` would stop).
+    @Test func blockingIsAllowedOffThePoolOnly() async {
+        #expect(isOffThePool)
+        let onPool = await Task.detached { isOffThePool }.value
+        #expect(!onPool, "a detached task runs on the global pool")
+        let onOwnThread = await runOnThread(name: "own-thread") { isOffThePool }
+        #expect(onOwnThread)
+    }
 }
 
 /// Whether the caller runs on one of the executor's threads (a synchronous call from async code).
 private func onExecutorThread() -> Bool { ThreadPerBlockingJobExecutor.runsOnItsThread }
-

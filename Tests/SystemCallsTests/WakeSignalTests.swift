@@ -31,7 +31,7 @@ import Testing
     @Test func aSignalFromAnotherThreadWakesABlockedPoll() async throws {
         let wake = try WakeSignal()
         let woke = try await runOnThread(name: "wake-waiter") { () throws -> Bool in
-            Thread { usleep(50_000); wake.signal() }.start()
+            Thread { pause(.milliseconds(50)); wake.signal() }.start()
             return try PollSet([wake.descriptor]).wait(timeout: .seconds(20)).get()  // a guard against a hang
         }
         #expect(woke)

@@ -41,14 +41,13 @@ extension SourceEvent {
 
 /// Runs `body` on its own thread (as the session's source thread); `wait` joins it.
 final class SourceThread: @unchecked Sendable {
-    private let done = DispatchSemaphore(value: 0)
-    private let result = LockedValue<Result<[SourceEvent], any Error>?>(nil)
+    private let state = LockedValue<(done: Bool, result: Result<[SourceEvent], any Error>?)>((false, nil))
 
     init(_ body: @escaping @Sendable () throws -> [SourceEvent]) {
         let thread = Thread { [self] in
             // Stored without a local copy, so the thread holds no frame once it signals.
-            result.withLock { $0 = Result { try body() } }
-            done.signal()
+            state.withLock { $0 = (true, Result { try body() }) }
+            state.broadcast()
         }
         thread.start()
     }
@@ -56,10 +55,10 @@ final class SourceThread: @unchecked Sendable {
     /// The thread's result, handed over (the thread keeps no frame), or `nil` if it has not
     /// finished within `timeout` (a hang guard, not a speed check).
     func wait(timeout: TimeInterval = 30) -> Result<[SourceEvent], any Error>? {
-        guard done.wait(timeout: .now() + timeout) == .success else { return nil }
-        return result.withLock { value in
-            defer { value = nil }
-            return value
+        requireOffThePool()
+        return state.withLock(when: { $0.done }, deadline: .now + .milliseconds(Int(timeout * 1000))) { state, done in
+            defer { state.result = nil }
+            return done ? state.result : nil
         }
     }
 }

@@ -74,8 +74,8 @@ struct Y4MLiveInputTests {
             }
         }.start()
         // Let the reader reach poll(2) on the empty pipe; whether or not it has, stop() must end it.
-        while !source.isReading && result.current == nil { Thread.sleep(forTimeInterval: 0.001) }
-        Thread.sleep(forTimeInterval: 0.05)
+        waitUntil(timeout: .seconds(hangGuardSeconds), every: .milliseconds(1)) { source.isReading || result.current != nil }
+        pause(.milliseconds(50))
         source.stop()
 
         #expect(result.wait(seconds: hangGuardSeconds) == "nil", "next() did not return after stop()")
@@ -90,8 +90,8 @@ struct Y4MLiveInputTests {
         Thread {
             do { try source.start(); result.set("returned") } catch { result.set("error: \(error)") }
         }.start()
-        while !source.isReading && result.current == nil { Thread.sleep(forTimeInterval: 0.001) }
-        Thread.sleep(forTimeInterval: 0.05)
+        waitUntil(timeout: .seconds(hangGuardSeconds), every: .milliseconds(1)) { source.isReading || result.current != nil }
+        pause(.milliseconds(50))
         source.stop()
 
         #expect(result.wait(seconds: hangGuardSeconds) == "returned", "start() did not return after stop()")
@@ -114,8 +114,8 @@ struct Y4MLiveInputTests {
         Thread {
             do { result.set(try source.next() == nil ? "nil" : "an event") } catch { result.set("error: \(error)") }
         }.start()
-        while !source.isReading && result.current == nil { Thread.sleep(forTimeInterval: 0.001) }
-        Thread.sleep(forTimeInterval: 0.05)
+        waitUntil(timeout: .seconds(hangGuardSeconds), every: .milliseconds(1)) { source.isReading || result.current != nil }
+        pause(.milliseconds(50))
         source.stop()
         #expect(result.wait(seconds: hangGuardSeconds) == "nil")
         #expect(source.bufferAllocationCount == 2)

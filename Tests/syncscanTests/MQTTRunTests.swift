@@ -36,7 +36,7 @@ private final class LiveSyncscan {
         for i in frames.indices {
             let start = headerEnd + i * frameSize
             daemon.feed(Array(bytes[start..<(start + frameSize)]))
-            Thread.sleep(forTimeInterval: interval)
+            pause(.milliseconds(Int(interval * 1000)))
             try after(i)
         }
     }
@@ -53,11 +53,10 @@ private final class LiveSyncscan {
 
 /// Polls the retained `topic` until it is `value` (at most `seconds`); the last value seen.
 private func retained(_ topic: String, becomes value: String, broker: MosquittoBroker, seconds: Double = 10) throws -> String? {
-    let deadline = Date().addingTimeInterval(seconds)
-    var seen = try MosquittoSubscriber.retained(on: topic, broker: broker)
-    while seen != value && Date() < deadline {
-        Thread.sleep(forTimeInterval: 0.1)
+    var seen: String?
+    try waitUntil(timeout: .milliseconds(Int(seconds * 1000)), every: .milliseconds(100)) {
         seen = try MosquittoSubscriber.retained(on: topic, broker: broker)
+        return seen == value
     }
     return seen
 }

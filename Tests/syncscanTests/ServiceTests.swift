@@ -11,7 +11,7 @@ private func qrFrames(_ count: Int, prefix: String) throws -> [GreyFrame] {
     }
 }
 
-private func pause(_ seconds: Double) { usleep(UInt32(seconds * 1_000_000)) }
+private func pause(_ seconds: Double) { TestSupport.pause(.milliseconds(Int(seconds * 1000))) }
 
 @Suite(.serialized, .offThePool) struct ServiceTests {
     /// READY=1, then WATCHDOG=1 at least every WATCHDOG_USEC/2 while frames flow, none while the
@@ -226,7 +226,7 @@ private func pause(_ seconds: Double) { usleep(UInt32(seconds * 1_000_000)) }
             while !fed.stopped {
                 guard daemon.feed(frames[i % frames.count]) else { break }
                 i += 1; fed.add()
-                usleep(5_000)
+                pause(0.005)
             }
         }
         feeder.start()
@@ -239,7 +239,7 @@ private func pause(_ seconds: Double) { usleep(UInt32(seconds * 1_000_000)) }
         reader.signal(SIGCONT)
         pause(1)
         fed.stop()
-        while !feeder.isFinished { usleep(10_000) }
+        #expect(waitUntil(timeout: .seconds(30)) { feeder.isFinished }, "the feeder thread ended")
         daemon.closeStdin()
         let status = daemon.wait()
         _ = reader.wait(timeout: .seconds(60))

@@ -23,8 +23,7 @@ private func stopFrames(_ count: Int, prefix: String) throws -> [GreyFrame] {
         let daemon = try RunningDaemon(["run", "--source", "y4m:-", "--duplicate-window", "0"] + extra)
         daemon.feed(stream.header)
         for frame in frames { daemon.feed(stream.frame(frame)) }
-        let deadline = ContinuousClock.now + .seconds(20)
-        while daemon.stdoutLines.isEmpty && ContinuousClock.now < deadline { usleep(10_000) }
+        waitUntil(timeout: .seconds(20)) { !daemon.stdoutLines.isEmpty }
         try beforeStop(daemon)
         daemon.send(SIGTERM)
         daemon.closeStdin()
@@ -61,12 +60,12 @@ private func stopFrames(_ count: Int, prefix: String) throws -> [GreyFrame] {
             let run = try stopTogether(["--mqtt-url", broker.url, "--mqtt-topic-prefix", "syncscan/test/stop\(round)"],
                                        frames: frames) { daemon in
                 broker.stop()
-                usleep(2_000_000)
+                pause(.seconds(2))
                 try broker.start()
                 // The client reconnects (backoff from 0.5 s) before the stop.
-                let deadline = ContinuousClock.now + .seconds(10)
-                while ContinuousClock.now < deadline
-                    && broker.log.components(separatedBy: "New client connected").count < 2 * (round + 1) { usleep(50_000) }
+                waitUntil(timeout: .seconds(10), every: .milliseconds(50)) {
+                    broker.log.components(separatedBy: "New client connected").count >= 2 * (round + 1)
+                }
             }
             #expect(run.status == 0, "round \(round): stderr: \(run.stderr)")
             #expect(!run.stderr.contains("ServiceGroupError"), "round \(round): stderr: \(run.stderr)")

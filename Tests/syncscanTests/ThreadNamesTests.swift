@@ -13,8 +13,7 @@ import Testing
         let daemon = try RunningDaemon(["run", "--source", "y4m:-", "--scanning-threads", "2", "--snapshot-dir", shots.path])
         daemon.feed(stream.header)
         daemon.feed(stream.frame(frame))
-        let deadline = ContinuousClock.now + .seconds(20)
-        while daemon.stdoutLines.isEmpty && ContinuousClock.now < deadline { usleep(10_000) }
+        waitUntil(timeout: .seconds(20)) { !daemon.stdoutLines.isEmpty }
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(daemon.pid)/task")) ?? []
         let names = Set(tasks.compactMap { try? String(contentsOfFile: "/proc/\(daemon.pid)/task/\($0)/comm", encoding: .utf8) }
             .map { $0.trimmingCharacters(in: .newlines) })
