@@ -58,12 +58,8 @@ public final class LockedValue<Value>: @unchecked Sendable {
         when ready: (borrowing Value) -> Bool, deadline: ContinuousClock.Instant? = nil,
         _ body: (inout sending Value, _ ready: Bool) throws(Failure) -> sending Result
     ) throws(Failure) -> sending Result {
-        let locked = pthread_mutex_lock(mutex)
-        precondition(locked == 0, "pthread_mutex_lock failed: \(locked)")
-        defer {
-            let unlocked = pthread_mutex_unlock(mutex)
-            precondition(unlocked == 0, "pthread_mutex_unlock failed: \(unlocked)")
-        }
+        lock()
+        defer { unlock() }
         var isReady = ready(value)
         while !isReady {
             if let deadline {
@@ -85,6 +81,18 @@ public final class LockedValue<Value>: @unchecked Sendable {
         return try body(&value, isReady)
     }
 
+    /// `pthread_mutex_lock`; a failure is a programming error (the mutex is never destroyed while in use).
+    private func lock() {
+        let locked = pthread_mutex_lock(mutex)
+        precondition(locked == 0, "pthread_mutex_lock failed: \(locked)")
+    }
+
+    /// `pthread_mutex_unlock`.
+    private func unlock() {
+        let unlocked = pthread_mutex_unlock(mutex)
+        precondition(unlocked == 0, "pthread_mutex_unlock failed: \(unlocked)")
+    }
+
     /// Wakes every thread waiting in `withLock(when:deadline:_:)` to check its predicate again
     /// (`pthread_cond_broadcast`); call it after a change, with or without the lock.
     public func broadcast() {
@@ -97,12 +105,8 @@ public final class LockedValue<Value>: @unchecked Sendable {
     public func withLock<Result, Failure: Error>(
         _ body: (inout sending Value) throws(Failure) -> sending Result
     ) throws(Failure) -> sending Result {
-        let locked = pthread_mutex_lock(mutex)
-        precondition(locked == 0, "pthread_mutex_lock failed: \(locked)")
-        defer {
-            let unlocked = pthread_mutex_unlock(mutex)
-            precondition(unlocked == 0, "pthread_mutex_unlock failed: \(unlocked)")
-        }
+        lock()
+        defer { unlock() }
         return try body(&value)
     }
 }
