@@ -6,6 +6,7 @@
  * with errno set, exactly as libv4l2 reports them. */
 #include <fcntl.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <libv4l2.h>
 #include <linux/videodev2.h>
@@ -33,5 +34,29 @@ static inline int cv4l2_enum_framesizes(int fd, struct v4l2_frmsizeenum *s) { re
 static inline int cv4l2_enum_frameintervals(int fd, struct v4l2_frmivalenum *i) { return v4l2_ioctl(fd, VIDIOC_ENUM_FRAMEINTERVALS, i); }
 static inline int cv4l2_g_parm(int fd, struct v4l2_streamparm *p) { return v4l2_ioctl(fd, VIDIOC_G_PARM, p); }
 static inline int cv4l2_s_parm(int fd, struct v4l2_streamparm *p) { return v4l2_ioctl(fd, VIDIOC_S_PARM, p); }
+
+/* Controls. VIDIOC_QUERY_EXT_CTRL is passed as is; the packed structures with unions of
+ * VIDIOC_QUERYMENU and VIDIOC_G/S_EXT_CTRLS (one control, the current value) are filled here,
+ * so Swift sees plain integers. `is64`: the control is V4L2_CTRL_TYPE_INTEGER64 (value64). */
+static inline int cv4l2_query_ext_ctrl(int fd, struct v4l2_query_ext_ctrl *q) { return v4l2_ioctl(fd, VIDIOC_QUERY_EXT_CTRL, q); }
+static inline int cv4l2_querymenu_item(int fd, uint32_t id, uint32_t index, char name[32], int64_t *value) {
+    struct v4l2_querymenu m = { .id = id, .index = index };
+    int r = v4l2_ioctl(fd, VIDIOC_QUERYMENU, &m);
+    if (r == 0) { memcpy(name, m.name, 32); *value = m.value; }
+    return r;
+}
+static inline int cv4l2_g_ext_ctrl(int fd, uint32_t id, int is64, int64_t *value) {
+    struct v4l2_ext_control c = { .id = id };
+    struct v4l2_ext_controls cs = { .which = V4L2_CTRL_WHICH_CUR_VAL, .count = 1, .controls = &c };
+    int r = v4l2_ioctl(fd, VIDIOC_G_EXT_CTRLS, &cs);
+    if (r == 0) *value = is64 ? c.value64 : c.value;
+    return r;
+}
+static inline int cv4l2_s_ext_ctrl(int fd, uint32_t id, int is64, int64_t value) {
+    struct v4l2_ext_control c = { .id = id };
+    if (is64) c.value64 = value; else c.value = (int32_t)value;
+    struct v4l2_ext_controls cs = { .which = V4L2_CTRL_WHICH_CUR_VAL, .count = 1, .controls = &c };
+    return v4l2_ioctl(fd, VIDIOC_S_EXT_CTRLS, &cs);
+}
 
 #endif

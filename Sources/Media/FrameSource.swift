@@ -36,9 +36,13 @@ public protocol FrameSource: AnyObject, Sendable {
     var missingSince: ContinuousClock.Instant? { get }
     /// Times the source reopened its device after a fault or an unplug (0 for a file or pipe). Any thread.
     var reopens: Int { get }
+    /// Device settings that failed to apply after the source started (a camera control refused
+    /// at a reopen or a reload; 0 for a file or pipe). Any thread.
+    var controlFailures: Int { get }
 }
 
 extension FrameSource {
     public var missingSince: ContinuousClock.Instant? { nil }
     public var reopens: Int { 0 }
+    public var controlFailures: Int { 0 }
 }

@@ -11,6 +11,8 @@ public struct V4L2DeviceDescription: Codable, Sendable, Hashable {
     public var driver: String?
     public var busInfo: String?
     public var formats: [Format]
+    /// Its controls, as `device.controls` names them.
+    public var controls: [Control] = []
     /// Why the node could not be described (e.g. permission denied); `nil` when it could.
     public var error: String?
 
@@ -49,6 +51,44 @@ public struct V4L2DeviceDescription: Codable, Sendable, Hashable {
         public var minimumFramesPerSecond: Double?
     }
 
+    /// One control (VIDIOC_QUERY_EXT_CTRL, VIDIOC_QUERYMENU, its value by VIDIOC_G_EXT_CTRLS).
+    public struct Control: Codable, Sendable, Hashable {
+        /// As `v4l2-ctl -l` prints it and `device.controls` takes it.
+        public var name: String
+        public var id: UInt32
+        /// `int`, `bool`, `menu`, `intmenu`, `int64`, `button`, `bitmask`, …
+        public var type: String
+        public var minimum: Int64
+        public var maximum: Int64
+        public var step: UInt64
+        public var `default`: Int64
+        /// The current value; `nil` for one that cannot be read (write-only, a button).
+        public var value: Int64?
+        public var menu: [MenuItem]
+        /// `inactive`, `read-only`, `disabled`, `write-only`, `volatile`, `grabbed`.
+        public var flags: [String]
+
+        public struct MenuItem: Codable, Sendable, Hashable {
+            public var index: Int64
+            /// The item's name as `device.controls` takes it (a menu), or its number (an integer menu).
+            public var name: String?
+            public var value: Int64?
+        }
+
+        init(_ control: V4L2ControlDescription, value: Int64?) {
+            name = control.configurationName
+            id = control.id
+            type = control.type.description
+            minimum = control.minimum
+            maximum = control.maximum
+            step = control.step
+            self.default = control.defaultValue
+            self.value = value
+            menu = control.menu.map { MenuItem(index: $0.index, name: $0.name.map(V4L2ControlDescription.configurationName(for:)), value: $0.value) }
+            flags = control.flags.names
+        }
+    }
+
     public init(path: String, card: String? = nil, driver: String? = nil, busInfo: String? = nil,
                 formats: [Format] = [], error: String? = nil) {
         self.path = path
@@ -85,6 +125,17 @@ public struct V4L2DeviceDescription: Codable, Sendable, Hashable {
                 }
             }
         }
+        if !controls.isEmpty { lines.append("\tControls (device.controls):") }
+        for control in controls {
+            var line = "\t\t\(control.name) (\(control.type))"
+            if control.type == "int" || control.type == "int64" {
+                line += " min=\(control.minimum) max=\(control.maximum) step=\(control.step)"
+            }
+            line += " default=\(control.default)" + (control.value.map { " value=\($0)" } ?? "")
+            if !control.flags.isEmpty { line += " flags=\(control.flags.joined(separator: ","))" }
+            lines.append(line)
+            for item in control.menu { lines.append("\t\t\t\(item.index): \(item.name ?? item.value.map(String.init) ?? "")") }
+        }
         return lines.joined(separator: "\n")
     }
 }
@@ -111,8 +162,8 @@ public func videoDevicePaths(in directory: String = "/dev") -> [String] {
 }
 
 /// Describes every video capture node among `paths` (default: `/dev/video*`): card, driver,
-/// bus, formats with sizes and frame rates (VIDIOC_QUERYCAP, ENUM_FMT, ENUM_FRAMESIZES,
-/// ENUM_FRAMEINTERVALS). Nodes that are not streaming capture devices (metadata, output) are
+/// bus, formats with sizes and frame rates, controls with their values (VIDIOC_QUERYCAP,
+/// ENUM_FMT, ENUM_FRAMESIZES, ENUM_FRAMEINTERVALS, QUERY_EXT_CTRL, QUERYMENU, G_EXT_CTRLS). Nodes that are not streaming capture devices (metadata, output) are
 /// left out; nodes that cannot be opened or queried are listed with `error` set.
 public func listCaptureDevices(paths: [String]? = nil, kernel: any V4L2Kernel = SystemV4L2Kernel()) -> [V4L2DeviceDescription] {
     (paths ?? videoDevicePaths()).compactMap { path -> V4L2DeviceDescription? in
@@ -147,8 +198,10 @@ public func listCaptureDevices(paths: [String]? = nil, kernel: any V4L2Kernel = 
                 formats.append(.init(fourcc: format.fourcc, description: format.description, compressed: format.isCompressed,
                                      emulated: format.isEmulated, sizes: sizes))
             }
-            return V4L2DeviceDescription(path: path, card: capability.card, driver: capability.driver,
-                                         busInfo: capability.busInfo, formats: formats)
+            var description = V4L2DeviceDescription(path: path, card: capability.card, driver: capability.driver,
+                                                    busInfo: capability.busInfo, formats: formats)
+            description.controls = try device.controls().map { V4L2DeviceDescription.Control($0, value: device.value(of: $0)) }
+            return description
         } catch {
             if error.code == .notFound || error.code == .notSupported { return nil }
             // The listing names the node already; the message starts with it too.

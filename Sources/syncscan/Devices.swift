@@ -7,7 +7,7 @@ extension Syncscan {
     /// `syncscan devices`: the capture devices, their formats, sizes and frame rates.
     struct Devices: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "List V4L2 capture devices with their formats, sizes and frame rates.")
+            abstract: "List V4L2 capture devices with their formats, sizes, frame rates and controls.")
 
         @Flag(help: "Print a JSON array instead of text.")
         var json = false

@@ -116,6 +116,27 @@ struct ConfigurationKeyReader {
         return value(key, expected) { $0.stringArray(forKey: $1) }?.map { $0.trimmingCharacters(in: .whitespaces) }
     }
 
+    /// The entries of a mapping whose keys are the user's (`device.controls`), from the file only,
+    /// in file order: each child's name and its value as text. Each is read through the reader,
+    /// so none is reported unknown; a child holding a list or a mapping is a problem.
+    mutating func entries(of key: String) -> [(name: String, value: String)] {
+        guard let file else { return [] }
+        let prefix = key + "."
+        let children = file.leaves.keys.filter { $0.hasPrefix(prefix) }
+            .sorted { (file.lines[$0] ?? 0, $0) < (file.lines[$1] ?? 0, $1) }
+        var entries: [(name: String, value: String)] = []
+        for child in children {
+            let name = String(child.dropFirst(prefix.count))
+            guard !name.contains("."), case .scalar? = file.leaves[child] else {
+                _ = reader.string(forKey: ConfigKey(child))
+                problem(child, "expected a value (a number, true or false, or a menu item's name)")
+                continue
+            }
+            if let value = string(child) { entries.append((name, value)) }
+        }
+        return entries
+    }
+
     /// Names every file key, `SYNCSCAN_*` variable and flag no code read; returns every problem, in file order.
     mutating func finish() -> [ConfigurationError.Problem] {
         let read = accesses.keysInOrder()

@@ -58,6 +58,11 @@ extension SyncscanConfiguration {
         if let v = keys.int("device.buffers", in: V4L2CaptureSource.Configuration.bufferCountRange,
                             " (streaming needs 2; V4L2 allows at most 32)") { device.bufferCount = v }
         if let v = keys.double("device.missing_timeout", in: 1...86_400, " (seconds a lost camera is waited for)") { device.missingTimeout = .seconds(v) }
+        device.controls = keys.entries(of: "device.controls").compactMap { entry in
+            let setting = V4L2ControlSetting(name: entry.name, value: entry.value)
+            if let problem = setting.typeProblem { keys.problem("device.controls.\(entry.name)", problem); return nil }
+            return setting
+        }
 
         alwaysDiscardLateVideoFrames = keys.bool("always_discard_late_video_frames")
         let threads = "auto or an integer from 1 to 64"

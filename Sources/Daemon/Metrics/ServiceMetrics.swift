@@ -14,6 +14,8 @@ public struct ServiceCounters: Sendable, Hashable {
     public var outputLinesDropped = 0
     /// Camera reopens after a fault or unplug (a V4L2 source's opens past its first, over every session).
     public var deviceReopens = 0
+    /// Camera controls (`device.controls`) that failed to apply at a reopen or a reload.
+    public var controlFailures = 0
     /// Whether a source is streaming now (not between sessions, not waiting for a lost camera).
     public var streaming = false
     /// Each results handler's counters (snapshots, MQTT, …), handler by handler, in their order.
@@ -47,7 +49,7 @@ public final class ServiceMetrics: Sendable {
 
     private let registry = PrometheusCollectorRegistry()
     private let frames: [(outcome: DroppedReason?, counter: Counter)]
-    private let codesEmitted: Counter, outputLinesDropped: Counter, deviceReopens: Counter, textfileWriteFailures: Counter
+    private let codesEmitted: Counter, outputLinesDropped: Counter, deviceReopens: Counter, controlFailures: Counter, textfileWriteFailures: Counter
     private let up: Gauge
     private let scanDuration: DurationHistogram
     private let published: LockedValue<(counters: ServiceCounters, writeFailures: Int)>
@@ -68,6 +70,7 @@ public final class ServiceMetrics: Sendable {
         codesEmitted = counter("codes_emitted", "Codes written out after duplicate suppression.")
         outputLinesDropped = counter("output_lines_dropped", "Result lines dropped because the stdout queue was full.")
         deviceReopens = counter("device_reopens", "Camera reopens after a fault or an unplug.")
+        controlFailures = counter("control_failures", "Camera controls (device.controls) that failed to apply at a reopen or a reload.")
         textfileWriteFailures = counter("metrics_textfile_write_failures", "Failed replacements of this metrics file.")
         up = registry.makeGauge(descriptor: .init(namespace: "syncscan", metricName: "up", unitName: "", helpText: "1 while the source is streaming, else 0."),
                                 labels: [label])
@@ -105,6 +108,7 @@ public final class ServiceMetrics: Sendable {
                 (codesEmitted, counters.codesEmitted - last.counters.codesEmitted),
                 (outputLinesDropped, counters.outputLinesDropped - last.counters.outputLinesDropped),
                 (deviceReopens, counters.deviceReopens - last.counters.deviceReopens),
+                (controlFailures, counters.controlFailures - last.counters.controlFailures),
                 (textfileWriteFailures, failures - last.writeFailures),
             ] + handlerMetrics.compactMap { counter, metric, _ in
                 metric.map { ($0, counter.value - (last.counters.handlerCounter(counter.name) ?? 0)) }

@@ -4,7 +4,7 @@ import V4L2
 
 extension SourceFactory {
     /// A V4L2 camera source with the configured device settings.
-    static func makeCameraSource(path: String, device: V4L2CaptureSource.Configuration, logger: Logger) throws -> any FrameSource {
+    static func makeCameraSource(path: String, device: V4L2CaptureSource.Configuration, logger: Logger) throws -> V4L2CaptureSource {
         try V4L2CaptureSource(path: path, configuration: device, logger: logger)
     }
 }

@@ -24,7 +24,8 @@ public struct PipelineOptions: Sendable, Hashable {
 
     /// Whether changing from `self` to `new` needs the source reopened (not just new scanner settings).
     func needsRestart(for new: PipelineOptions) -> Bool {
-        let (a, b) = (configuration, new.configuration)
+        var (a, b) = (configuration, new.configuration)
+        (a.device.controls, b.device.controls) = ([], [])  // set in place on the streaming camera
         return a.source != b.source || a.device != b.device || a.alwaysDiscardLateVideoFrames != b.alwaysDiscardLateVideoFrames
             || a.scanningThreads != b.scanningThreads
     }

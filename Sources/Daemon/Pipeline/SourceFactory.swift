@@ -15,11 +15,23 @@ public enum SourceFactory {
     /// - Throws: `SourceURIError` when the URI names nothing syncscan can read (see `SourceURI`),
     ///   or the camera source's `IOError` for out-of-range device settings.
     public static func makeSource(_ options: PipelineOptions, logger: Logger) throws -> any FrameSource {
+        try make(options, logger: logger).source
+    }
+
+    /// A source for `options.source`, and what applies a reload's settings to it in place
+    /// without reopening it (a camera's `device.controls`; nothing for a Y4M input).
+    static func make(_ options: PipelineOptions, logger: Logger) throws
+        -> (source: any FrameSource, applyInPlace: @Sendable (PipelineOptions) -> Void) {
         switch try SourceURI(parsing: options.source) {
         case .y4m(let path):
-            return Y4MSource(path: path, logger: logger)
+            return (Y4MSource(path: path, logger: logger), { _ in })
         case .v4l2(let devicePath):
-            return try makeCameraSource(path: devicePath, device: options.configuration.device, logger: logger)
+            let camera = try makeCameraSource(path: devicePath, device: options.configuration.device, logger: logger)
+            return (camera, { new in
+                if new.configuration.device.controls != options.configuration.device.controls {
+                    camera.setControls(new.configuration.device.controls)
+                }
+            })
         }
     }
 

@@ -33,6 +33,8 @@ public final class ScanService: Service, @unchecked Sendable {
         var synchronizer: DataOutputSynchronizer
         var metadata: MetadataOutput
         var delivery: Delivery
+        /// Applies a reload's settings that need no reopen to the source (camera controls).
+        var applyToSource: @Sendable (PipelineOptions) -> Void
     }
 
     /// Everything shared between `run`, `reload` and the report loops.
@@ -47,6 +49,7 @@ public final class ScanService: Service, @unchecked Sendable {
         var totals = CaptureStatistics()
         var totalEmitted = 0
         var totalReopens = 0
+        var totalControlFailures = 0
         /// Whether the running session's source has streamed (set by its `onStreaming`).
         var currentStreamed = false
         /// The metrics of the current source (a reload to another source starts new series).
@@ -142,7 +145,7 @@ public final class ScanService: Service, @unchecked Sendable {
     /// Each session has its own JSON lines handler (lines name its source) on the shared writer,
     /// after the configured handlers (so a line names the code's snapshot).
     private func runSession(_ options: PipelineOptions) async throws {
-        let source = try SourceFactory.makeSource(options, logger: logger)
+        let (source, applyToSource) = try SourceFactory.make(options, logger: logger)
         // Lines wait for a slow reader only when frames wait too (a file read to its end).
         let policy: OverflowPolicy = options.configuration.videoDataOutput.framesWait(for: source) ? .wait : .drop
         writer.setOverflowPolicy(policy)
@@ -166,7 +169,8 @@ public final class ScanService: Service, @unchecked Sendable {
         sessionWillPublish?()
         // A reload that came before `current` was set has nothing to stop: honour it by not starting.
         let superseded = state.withLock { state in
-            if !state.restartRequested { state.current = Running(session: session, synchronizer: synchronizer, metadata: metadata, delivery: delivery) }
+            if !state.restartRequested { state.current = Running(session: session, synchronizer: synchronizer, metadata: metadata, delivery: delivery,
+                                                                    applyToSource: applyToSource) }
             return state.restartRequested
         }
         if superseded { return }
@@ -190,11 +194,12 @@ public final class ScanService: Service, @unchecked Sendable {
         } catch {
             result = .failure(error)
         }
-        let (statistics, emitted, reopens) = (synchronizer.statistics, delivery.emitted, source.reopens)
+        let (statistics, emitted, reopens, controlFailures) = (synchronizer.statistics, delivery.emitted, source.reopens, source.controlFailures)
         state.withLock { state in
             state.totals.add(statistics)
             state.totalEmitted += emitted
             state.totalReopens += reopens
+            state.totalControlFailures += controlFailures
             state.current = nil
             state.currentStreamed = false
         }
@@ -242,6 +247,7 @@ public final class ScanService: Service, @unchecked Sendable {
         // Applied to the running session outside the lock (each part has its own).
         running?.delivery.setWindow(MediaTime(seconds: new.duplicateWindow))
         running?.metadata.settings = new.configuration.metadataSettings
+        if !needsRestart { running?.applyToSource(new) }
         if needsRestart {
             logger.notice("reloaded configuration changes the source or capture settings; reopening")
             running?.session.stop()
@@ -266,13 +272,15 @@ public final class ScanService: Service, @unchecked Sendable {
     public func counters() -> ServiceCounters {
         var counters = ServiceCounters()
         let (running, streamed) = state.withLock { state in
-            (counters.statistics, counters.codesEmitted, counters.deviceReopens) = (state.totals, state.totalEmitted, state.totalReopens)
+            (counters.statistics, counters.codesEmitted, counters.deviceReopens, counters.controlFailures)
+                = (state.totals, state.totalEmitted, state.totalReopens, state.totalControlFailures)
             return (state.current, state.currentStreamed)
         }
         if let running {  // its counts are added to the totals only when it ends
             counters.statistics.add(running.synchronizer.statistics)
             counters.codesEmitted += running.delivery.emitted
             counters.deviceReopens += running.session.input.reopens
+            counters.controlFailures += running.session.input.controlFailures
             counters.streaming = streamed && running.session.input.missingSince == nil
         }
         counters.outputLinesDropped = writer.droppedLines

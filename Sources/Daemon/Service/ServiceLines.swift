@@ -15,6 +15,7 @@ enum ServiceLines {
         return "stats: frames=\(s.frames) scanned=\(s.scanned) dropped=\(s.droppedTotal) (\(droppedBreakdown(s))) "
             + "repeated_seq=\(s.repeatedSequenceNumbers) codes=\(s.codes) \(scan) output_lines_dropped=\(c.outputLinesDropped)"
             + " decoder_failures=\(decoderFailures?.count ?? 0)" + (decoderFailures?.last.map { " (last: \($0))" } ?? "")
+            + (c.controlFailures > 0 ? " control_failures=\(c.controlFailures)" : "")
             + handlerFields(c.handlers, summary: [])
     }
 
@@ -33,7 +34,7 @@ enum ServiceLines {
         var fields = ["\"frames\":\(s.frames)", "\"scanned\":\(s.scanned)", "\"dropped\":\(s.droppedTotal)"]
         fields += DroppedReason.allCases.map { "\"dropped_\($0.rawValue)\":\(s.dropped[$0, default: 0])" }
         fields += ["\"codes_found\":\(s.codes)", "\"codes_emitted\":\(c.codesEmitted)", "\"output_lines_dropped\":\(c.outputLinesDropped)",
-                   "\"device_reopens\":\(c.deviceReopens)", "\"streaming\":\(c.streaming)"]
+                   "\"device_reopens\":\(c.deviceReopens)", "\"control_failures\":\(c.controlFailures)", "\"streaming\":\(c.streaming)"]
         fields += c.handlers.joined().filter(\.inLines).map { "\"\($0.name)\":\($0.value)" }
         return Array(("{" + fields.joined(separator: ",") + "}").utf8)
     }

@@ -20,3 +20,9 @@ func system_enum_framesizes(_ fd: CInt, _ s: UnsafeMutablePointer<v4l2_frmsizeen
 func system_enum_frameintervals(_ fd: CInt, _ i: UnsafeMutablePointer<v4l2_frmivalenum>) -> CInt { cv4l2_enum_frameintervals(fd, i) }
 func system_g_parm(_ fd: CInt, _ p: UnsafeMutablePointer<v4l2_streamparm>) -> CInt { cv4l2_g_parm(fd, p) }
 func system_s_parm(_ fd: CInt, _ p: UnsafeMutablePointer<v4l2_streamparm>) -> CInt { cv4l2_s_parm(fd, p) }
+func system_query_ext_ctrl(_ fd: CInt, _ q: UnsafeMutablePointer<v4l2_query_ext_ctrl>) -> CInt { cv4l2_query_ext_ctrl(fd, q) }
+func system_querymenu(_ fd: CInt, _ id: UInt32, _ index: UInt32, _ name: UnsafeMutablePointer<CChar>, _ value: UnsafeMutablePointer<Int64>) -> CInt {
+    cv4l2_querymenu_item(fd, id, index, name, value)
+}
+func system_g_ext_ctrl(_ fd: CInt, _ id: UInt32, _ is64: Bool, _ value: UnsafeMutablePointer<Int64>) -> CInt { cv4l2_g_ext_ctrl(fd, id, is64 ? 1 : 0, value) }
+func system_s_ext_ctrl(_ fd: CInt, _ id: UInt32, _ is64: Bool, _ value: Int64) -> CInt { cv4l2_s_ext_ctrl(fd, id, is64 ? 1 : 0, value) }

@@ -93,6 +93,34 @@ public struct SystemV4L2Kernel: V4L2Kernel {
         return valueOrErrno { system_s_parm(fd, &p) }.map { _ in timePerFrame(p) }
     }
 
+    public func queryNextControl(_ fd: CInt, after id: UInt32) -> Result<V4L2ControlDescription, Errno> {
+        var q = v4l2_query_ext_ctrl()
+        q.id = id | UInt32(V4L2_CTRL_FLAG_NEXT_CTRL)
+        return valueOrErrno { system_query_ext_ctrl(fd, &q) }.map { _ in
+            V4L2ControlDescription(id: q.id, name: cString(&q.name), type: V4L2ControlType(rawValue: q.type), minimum: q.minimum,
+                                   maximum: q.maximum, step: q.step, defaultValue: q.default_value,
+                                   flags: V4L2ControlFlags(rawValue: q.flags))
+        }
+    }
+
+    public func queryMenuItem(_ fd: CInt, control id: UInt32, index: Int64, type: V4L2ControlType) -> Result<V4L2MenuItem, Errno> {
+        var name = [CChar](repeating: 0, count: 33)
+        var value: Int64 = 0
+        return valueOrErrno { system_querymenu(fd, id, UInt32(truncatingIfNeeded: index), &name, &value) }.map { _ in
+            type == .integerMenu ? V4L2MenuItem(index: index, value: value)
+                : V4L2MenuItem(index: index, name: String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
+    }
+
+    public func getControl(_ fd: CInt, id: UInt32, type: V4L2ControlType) -> Result<Int64, Errno> {
+        var value: Int64 = 0
+        return valueOrErrno { system_g_ext_ctrl(fd, id, type == .integer64, &value) }.map { _ in value }
+    }
+
+    public func setControl(_ fd: CInt, id: UInt32, type: V4L2ControlType, value: Int64) -> Result<Void, Errno> {
+        valueOrErrno { system_s_ext_ctrl(fd, id, type == .integer64, value) }.map { _ in () }
+    }
+
     public func requestBuffers(_ fd: CInt, count: Int) -> Result<Int, Errno> {
         var r = v4l2_requestbuffers()
         r.count = UInt32(clamping: count)

@@ -41,6 +41,16 @@ public protocol V4L2Kernel: Sendable {
     func map(_ fd: CInt, length: Int, offset: Int64) -> Result<UnsafeMutableRawPointer, Errno>
     /// `v4l2_munmap`.
     func unmap(_ address: UnsafeMutableRawPointer, length: Int) -> Result<Void, Errno>
+    /// VIDIOC_QUERY_EXT_CTRL with `V4L2_CTRL_FLAG_NEXT_CTRL`: the first control after `id` (0:
+    /// the first of all); EINVAL past the last. The description's `menu` is empty.
+    func queryNextControl(_ fd: CInt, after id: UInt32) -> Result<V4L2ControlDescription, Errno>
+    /// VIDIOC_QUERYMENU of item `index` of menu control `id`; EINVAL for an index the driver skips.
+    func queryMenuItem(_ fd: CInt, control id: UInt32, index: Int64, type: V4L2ControlType) -> Result<V4L2MenuItem, Errno>
+    /// VIDIOC_G_EXT_CTRLS of one control's current value.
+    func getControl(_ fd: CInt, id: UInt32, type: V4L2ControlType) -> Result<Int64, Errno>
+    /// VIDIOC_S_EXT_CTRLS of one control's value, as given (not `v4l2_set_control`, which rescales
+    /// to 0–65535). ERANGE or EINVAL out of range, EACCES while an automatic mode holds it (UVC).
+    func setControl(_ fd: CInt, id: UInt32, type: V4L2ControlType, value: Int64) -> Result<Void, Errno>
     /// `poll` on `device` (POLLIN; skipped when `nil`) and `wakeDescriptor` for up to `timeout`.
     ///
     /// Empty result: the timeout passed. With `device == nil` this is an interruptible sleep.

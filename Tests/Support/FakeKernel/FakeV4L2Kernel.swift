@@ -36,10 +36,26 @@ public final class FakeV4L2Kernel: V4L2Kernel, @unchecked Sendable {
         }
     }
 
+    /// A control the fake driver offers, and what gates it.
+    public struct Control: Sendable {
+        public var description: V4L2ControlDescription
+        /// Settable only while control `id` has `value` (else EACCES, as a UVC camera refuses a
+        /// manual exposure or focus while its automatic mode is on).
+        public var requires: (id: UInt32, value: Int64)?
+
+        public init(_ description: V4L2ControlDescription, requires: (id: UInt32, value: Int64)? = nil) {
+            self.description = description
+            self.requires = requires
+        }
+    }
+
     /// What the device is: its capabilities, formats, frame rate and how S_FMT adjusts requests.
     public struct Driver: Sendable {
         public var capability: V4L2Capability
         public var formats: [Format]
+        /// Its controls; every open with no other descriptor open resets them to their defaults
+        /// (a camera replugged or its driver reloaded).
+        public var controls: [Control] = []
         /// G_PARM/S_PARM's time per frame; `nil`: the driver cannot set it (no V4L2_CAP_TIMEPERFRAME).
         public var timePerFrame: V4L2Fraction?
         /// VIDIOC_S_FMT: the format the driver sets for a request.
@@ -60,6 +76,33 @@ public final class FakeV4L2Kernel: V4L2Kernel, @unchecked Sendable {
                 Format(.yuyv, "YUYV 4:2:2", sizes: [.discrete(width: 64, height: 48), .discrete(width: 32, height: 24)]),
                 Format(.grey, "8-bit Greyscale", sizes: [.discrete(width: 64, height: 48), .discrete(width: 32, height: 24)]),
             ])
+        }
+
+        /// `smallCamera` with a UVC webcam's controls: brightness; auto exposure (a menu whose
+        /// index 2 is skipped) gating the exposure time; continuous autofocus gating the focus
+        /// (steps of 5); power line frequency; a read-only pan speed; a class heading.
+        public static func cameraWithControls() -> Driver {
+            var driver = smallCamera()
+            driver.controls = [
+                Control(V4L2ControlDescription(id: 0x0098_0001, name: "User Controls", type: .controlClass)),
+                Control(V4L2ControlDescription(id: 0x0098_0900, name: "Brightness", type: .integer, minimum: 0, maximum: 255,
+                                               defaultValue: 128, flags: .slider)),
+                Control(V4L2ControlDescription(id: 0x0098_0918, name: "Power Line Frequency", type: .menu, minimum: 0, maximum: 2,
+                                               defaultValue: 1, menu: [V4L2MenuItem(index: 0, name: "Disabled"),
+                                                                       V4L2MenuItem(index: 1, name: "50 Hz"), V4L2MenuItem(index: 2, name: "60 Hz")])),
+                Control(V4L2ControlDescription(id: 0x009a_0901, name: "Auto Exposure", type: .menu, minimum: 0, maximum: 3,
+                                               defaultValue: 3, menu: [V4L2MenuItem(index: 1, name: "Manual Mode"),
+                                                                       V4L2MenuItem(index: 3, name: "Aperture Priority Mode")])),
+                Control(V4L2ControlDescription(id: 0x009a_0902, name: "Exposure Time, Absolute", type: .integer, minimum: 3,
+                                               maximum: 2047, defaultValue: 250), requires: (0x009a_0901, 1)),
+                Control(V4L2ControlDescription(id: 0x009a_090a, name: "Focus, Absolute", type: .integer, minimum: 0, maximum: 250,
+                                               step: 5, defaultValue: 0), requires: (0x009a_090c, 0)),
+                Control(V4L2ControlDescription(id: 0x009a_090c, name: "Focus, Automatic Continuous", type: .boolean, minimum: 0,
+                                               maximum: 1, defaultValue: 1)),
+                Control(V4L2ControlDescription(id: 0x009a_0911, name: "Pan, Speed", type: .integer, minimum: -1, maximum: 1,
+                                               flags: .readOnly)),
+            ]
+            return driver
         }
     }
 
@@ -84,7 +127,7 @@ public final class FakeV4L2Kernel: V4L2Kernel, @unchecked Sendable {
 
     /// Calls a fault can be injected into.
     public enum Call: Hashable, Sendable {
-        case open, queryCapability, setFormat, requestBuffers, queueBuffer, dequeueBuffer, streamOn, map
+        case open, queryCapability, setFormat, requestBuffers, queueBuffer, dequeueBuffer, streamOn, map, setControl
     }
 
     /// One buffer the driver handed out by DQBUF.
@@ -132,6 +175,8 @@ public final class FakeV4L2Kernel: V4L2Kernel, @unchecked Sendable {
     private var stepIndex = 0
     private var format: V4L2PixelFormat
     private var injected: [Call: [Errno]] = [:]
+    private var controlValues: [UInt32: Int64] = [:]
+    private var _setControlRequests: [(id: UInt32, value: Int64)] = []
 
     // Observations.
     private var _openCount = 0
@@ -231,6 +276,12 @@ public final class FakeV4L2Kernel: V4L2Kernel, @unchecked Sendable {
     public var refusedBufferFrees: Int { locked { _refusedBufferFrees } }
     /// Every VIDIOC_S_FMT request, as asked.
     public var setFormatRequests: [V4L2PixelFormat] { locked { _setFormatRequests } }
+    /// A control's value now (its default until set; defaults again after an open that found no other descriptor open).
+    public func controlValue(_ id: UInt32) -> Int64? {
+        locked { controlValues[id] ?? driver.controls.first { $0.description.id == id }?.description.defaultValue }
+    }
+    /// Every VIDIOC_S_EXT_CTRLS request, in order, refused or not.
+    public var setControlRequests: [(id: UInt32, value: Int64)] { locked { _setControlRequests } }
     /// Every VIDIOC_S_PARM request.
     public var frameIntervalRequests: [V4L2Fraction] { locked { _frameIntervalRequests } }
     /// Every buffer handed out by DQBUF.
@@ -311,6 +362,7 @@ public final class FakeV4L2Kernel: V4L2Kernel, @unchecked Sendable {
             }
             let fd = Glibc.open(nodeFile, O_RDONLY | O_CLOEXEC)
             guard fd >= 0 else { return .failure(Errno(rawValue: Glibc.errno)) }
+            if files.isEmpty { controlValues = [:] }  // a fresh start of the driver: defaults
             files[fd] = OpenFile(generation: generation)
             _openCount += 1
             _maximumOpen = max(_maximumOpen, files.count)
@@ -551,6 +603,60 @@ public final class FakeV4L2Kernel: V4L2Kernel, @unchecked Sendable {
             }
             address.deallocate()
             return .success(())
+        }
+    }
+
+    private func control(_ id: UInt32) -> Control? { driver.controls.first { $0.description.id == id } }
+
+    public func queryNextControl(_ fd: CInt, after id: UInt32) -> Result<V4L2ControlDescription, Errno> {
+        locked {
+            liveFile(fd, "VIDIOC_QUERY_EXT_CTRL").flatMap { _ in
+                let next = driver.controls.map(\.description).filter { $0.id > id }.min { $0.id < $1.id }
+                guard var description = next else { return .failure(.invalidArgument) }
+                description.menu = []  // VIDIOC_QUERYMENU gives the items
+                return .success(description)
+            }
+        }
+    }
+
+    public func queryMenuItem(_ fd: CInt, control id: UInt32, index: Int64, type: V4L2ControlType) -> Result<V4L2MenuItem, Errno> {
+        locked {
+            liveFile(fd, "VIDIOC_QUERYMENU").flatMap { _ in
+                guard let item = control(id)?.description.menu.first(where: { $0.index == index }) else { return .failure(.invalidArgument) }
+                return .success(item)
+            }
+        }
+    }
+
+    public func getControl(_ fd: CInt, id: UInt32, type: V4L2ControlType) -> Result<Int64, Errno> {
+        locked {
+            liveFile(fd, "VIDIOC_G_EXT_CTRLS").flatMap { _ in
+                guard let control = control(id) else { return .failure(.invalidArgument) }
+                return .success(controlValues[id] ?? control.description.defaultValue)
+            }
+        }
+    }
+
+    /// EINVAL for an unknown control, a value out of range or a menu index it lacks; EACCES for a
+    /// read-only control or one its automatic mode holds. A value between steps is rounded down
+    /// to a step, as the kernel's control framework does.
+    public func setControl(_ fd: CInt, id: UInt32, type: V4L2ControlType, value: Int64) -> Result<Void, Errno> {
+        locked {
+            _setControlRequests.append((id, value))
+            if let errno = takeInjected(.setControl) { return .failure(errno) }
+            return liveFile(fd, "VIDIOC_S_EXT_CTRLS").flatMap { _ in
+                guard let control = control(id) else { return .failure(.invalidArgument) }
+                let d = control.description
+                if d.flags.contains(.readOnly) { return .failure(.permissionDenied) }
+                if let (gate, required) = control.requires, (controlValues[gate] ?? self.control(gate)?.description.defaultValue) != required {
+                    return .failure(.permissionDenied)
+                }
+                guard value >= d.minimum, value <= d.maximum else { return .failure(.invalidArgument) }
+                if d.type == .menu || d.type == .integerMenu, !d.menu.contains(where: { $0.index == value }) { return .failure(.invalidArgument) }
+                let step = Int64(max(1, d.step))
+                controlValues[id] = d.minimum + (value - d.minimum) / step * step
+                return .success(())
+            }
         }
     }
 
