@@ -275,7 +275,7 @@ done
 
 if [ "$PLAIN" = 1 ] && [ -s "$D/xctest" ]; then
   check "V4L2 real-device Swift tests pass in the VM (RealDeviceTests)" "$(grep -a 'Test run with' "$D/xctest.out" 2>/dev/null | tail -1)" \
-    sh -c 'test "$(cat "$1/xctest.rc" 2>/dev/null)" = 0 && grep -aq "Test run with 2 tests in 1 suite passed" "$1/xctest.out"' _ "$D"
+    sh -c 'test "$(cat "$1/xctest.rc" 2>/dev/null)" = 0 && grep -aq "Test run with 3 tests in 1 suite passed" "$1/xctest.out"' _ "$D"
 fi
 # the systemd boot's checks: its guest script printed one "ok   NAME" / "FAIL NAME (detail)" line each
 if [ -f "$D/systemd-results.txt" ]; then
