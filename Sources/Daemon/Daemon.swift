@@ -32,6 +32,12 @@ public enum Daemon {
             services.append(.init(service: ReloadOnHangup(scan: scan, reload: reload, logger: logger),
                                   successTerminationBehavior: .ignore, failureTerminationBehavior: .ignore))
         }
+        // The live view: its handler is one of the scan's results handlers, its server a service.
+        if let http = options.configuration.http,
+           let liveView = scan.configuredHandlers.lazy.compactMap({ $0 as? LiveViewResultsHandler }).first {
+            services.append(.init(service: LiveViewHTTPService(settings: http, liveView: liveView, scan: scan, logger: logger),
+                                  successTerminationBehavior: .ignore, failureTerminationBehavior: .gracefullyShutdownGroup))
+        }
         services.append(.init(service: scan, successTerminationBehavior: .gracefullyShutdownGroup,
                               failureTerminationBehavior: .gracefullyShutdownGroup))
         let group = ServiceGroup(configuration: .init(
