@@ -27,16 +27,20 @@ public enum Daemon {
         // has finished. In the other order the scan could end on its own (end of input at the
         // moment of the signal) while the group waited for the listener, and the group took
         // that for a failure: exit 1 on an ordinary stop.
-        var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
-        if let reload {
-            services.append(.init(service: ReloadOnHangup(scan: scan, reload: reload, logger: logger),
-                                  successTerminationBehavior: .ignore, failureTerminationBehavior: .ignore))
-        }
         // The live view: its handler is one of the scan's results handlers, its server a service.
+        var liveViewService: LiveViewHTTPService?
         if let http = options.configuration.http,
            let liveView = scan.configuredHandlers.lazy.compactMap({ $0 as? LiveViewResultsHandler }).first {
-            services.append(.init(service: LiveViewHTTPService(settings: http, liveView: liveView, scan: scan, logger: logger),
-                                  successTerminationBehavior: .ignore, failureTerminationBehavior: .gracefullyShutdownGroup))
+            liveViewService = LiveViewHTTPService(settings: http, liveView: liveView, scan: scan, logger: logger)
+        }
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
+        if let reload {
+            services.append(.init(service: ReloadOnHangup(scan: scan, liveView: liveViewService, reload: reload, logger: logger),
+                                  successTerminationBehavior: .ignore, failureTerminationBehavior: .ignore))
+        }
+        if let liveViewService {
+            services.append(.init(service: liveViewService, successTerminationBehavior: .ignore,
+                                  failureTerminationBehavior: .gracefullyShutdownGroup))
         }
         services.append(.init(service: scan, successTerminationBehavior: .gracefullyShutdownGroup,
                               failureTerminationBehavior: .gracefullyShutdownGroup))
@@ -74,6 +78,8 @@ public enum StandardError {
 /// Reloads the configuration on SIGHUP; a broken file keeps the running configuration.
 struct ReloadOnHangup: Service {
     let scan: ScanService
+    /// The live view's server, when `http.listen` was set at start (`http.*` apply to it).
+    let liveView: LiveViewHTTPService?
     let reload: @Sendable () async throws -> PipelineOptions
     let logger: Logger
 
@@ -82,6 +88,7 @@ struct ReloadOnHangup: Service {
             do {
                 let options = try await reload()
                 scan.reload(options)
+                liveView?.reload(options.configuration.http)
             } catch {
                 logger.error("configuration reload failed; keeping the running configuration", metadata: ["error": "\(error)"])
             }

@@ -44,6 +44,18 @@ private final class LiveViewDaemon: @unchecked Sendable {
 
     var framesFed: Int { fed.withLock { $0 } }
 
+    /// The port of the `count`-th "live view serving" line (a reload that restarts the server logs
+    /// another), waiting up to 20 s for it.
+    func port(ofServing count: Int) -> Int? {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline {
+            let lines = daemon.stderr.components(separatedBy: "url=http://127.0.0.1:").dropFirst()
+            if lines.count >= count { return Int(lines[lines.startIndex + count - 1].prefix { $0.isNumber }) }
+            stop.withLock(when: { _ in false }, deadline: .now + .milliseconds(50)) { _, _ in }
+        }
+        return nil
+    }
+
     func get(_ path: String, method: String = "GET", headers: [String] = []) throws -> HTTPReply {
         try HTTPTestConnection.request(path, port: port, method: method, headers: headers)
     }
@@ -140,6 +152,31 @@ private final class LiveViewDaemon: @unchecked Sendable {
         #expect(Int(jpeg[sof + 5]) << 8 | Int(jpeg[sof + 6]) == 240, "height")
         #expect(Int(jpeg[sof + 7]) << 8 | Int(jpeg[sof + 8]) == 320, "width")
         #expect(live.finish() == 0)
+    }
+
+    /// SIGHUP applies `http.*` to the preview and restarts the server alone: the scan session goes on.
+    @Test func aReloadAppliesHTTPSettingsWithoutLosingTheScanSession() throws {
+        let config = try TemporaryFile(contents: Array("http:\n  preview_width: 320\n".utf8), suffix: ".yaml")
+        let live = try LiveViewDaemon(["--config", config.path])
+        let width = { (port: Int) throws -> Int in
+            let jpeg = try HTTPTestConnection.request("/snapshot.jpg", port: port).body
+            let sof = try #require((0..<(jpeg.count - 9)).first { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xC0 })
+            return Int(jpeg[sof + 7]) << 8 | Int(jpeg[sof + 8])
+        }
+        #expect(try width(live.port) == 320)
+        try Array("http:\n  preview_width: 160\n  max_connections: 4\n".utf8).withUnsafeBytes {
+            try Data($0).write(to: URL(fileURLWithPath: config.path))
+        }
+        let fedBefore = live.framesFed
+        live.daemon.send(SIGHUP)
+        let port = try #require(live.port(ofServing: 2), "a second server after the reload: \(live.daemon.stderr)")
+        #expect(try width(port) == 160)
+        #expect(live.finish() == 0)
+        let stderr = live.daemon.stderr
+        #expect(stderr.contains("reloaded configuration applied in place"), "\(stderr)")
+        #expect(!stderr.contains("restarting capture"))
+        let codes = live.daemon.stdoutLines.compactMap { $0 }.filter { $0["type"] as? String == "code" }
+        #expect(codes.count == live.framesFed && codes.count > fedBefore, "every frame's code, before and after the reload")
     }
 
     @Test func basicAuthIsRefusedWithoutThePasswordAndAcceptedWithIt() throws {

@@ -9,28 +9,67 @@ import SystemPackage
 /// The live view over HTTP as a service: the server (libmicrohttpd's own threads answer every
 /// request), and the status sent to the events viewers every second.
 ///
+/// A reload (`reload(_:)`, SIGHUP) applies new `http.*` settings within a second without touching
+/// the scan session: the preview's at once; a new address, password, remote rule or connection
+/// limit by restarting the server alone (if the new one cannot start, the previous settings are
+/// served again and the reason logged).
+///
 /// Endpoints, GET and HEAD only (others 405), any other path 404, HTTP Basic first when
 /// `http.password_file` is set: `/` (the page), `/stream.mjpeg`, `/snapshot.jpg`, `/events`
 /// (Server-Sent Events: each code line as on stdout, `event: status` every second), `/metrics`
 /// (Prometheus text, the metrics textfile's registry) and `/status` (JSON).
 final class LiveViewHTTPService: Service {
-    let settings: HTTPSettings
+    let initialSettings: HTTPSettings
     let liveView: LiveViewResultsHandler
     let scan: ScanService
     let logger: Logger
     /// Called with the port once listening (tests, socket activation's log).
     let listening: @Sendable (Int) -> Void
+    /// A reload's settings not yet applied (`.some(nil)`: `http.listen` was removed).
+    private let reloaded = LockedValue<HTTPSettings??>(nil)
 
     init(settings: HTTPSettings, liveView: LiveViewResultsHandler, scan: ScanService, logger: Logger,
          listening: @escaping @Sendable (Int) -> Void = { _ in }) {
-        (self.settings, self.liveView, self.scan, self.logger, self.listening) = (settings, liveView, scan, logger, listening)
+        (initialSettings, self.liveView, self.scan, self.logger, self.listening) = (settings, liveView, scan, logger, listening)
+    }
+
+    /// New settings from a reloaded configuration, applied by `run` within a second.
+    func reload(_ settings: HTTPSettings?) {
+        reloaded.withLock { $0 = .some(settings) }
     }
 
     func run() async throws {
+        let first = try serve(initialSettings)
+        let last = await cancelWhenGracefulShutdown { await self.serveUntilShutdown(first, settings: self.initialSettings) }
+        liveView.hub.close()
+        await runOnThread(name: "syncscan-httpx") { last.stop() }
+    }
+
+    /// The status every second while someone watches, and each reload; returns the server running at the end.
+    private func serveUntilShutdown(_ first: HTTPServer, settings initial: HTTPSettings) async -> HTTPServer {
+        var (server, settings) = (first, initial)
+        while !Task.isCancelled {
+            if liveView.hub.viewers > 0 { liveView.hub.publishStatus(scan.statusJSON()) }
+            if let next = reloaded.withLock({ state in defer { state = nil }; return state }) {
+                if let next {
+                    liveView.apply(next.liveView)
+                    if next.servesDifferently(from: settings) { (server, settings) = await restart(server, settings: settings, with: next) }
+                } else {
+                    logger.notice("http.listen removed: the live view goes on until the service restarts")
+                }
+            }
+            do { try await Task.sleep(for: .seconds(1)) } catch { break }
+        }
+        return server
+    }
+
+    /// A started server for `settings` (its password read now).
+    private func serve(_ settings: HTTPSettings) throws -> HTTPServer {
         var password: String?
         if let path = settings.passwordFile {
             do { password = try ResultsHandlerRegistry.firstLine(of: path) } catch {
-                throw LiveViewError(message: "http.password_file \(path) cannot be read (\(error)); the live view is not served without its password")
+                throw LiveViewError(message: "http.password_file \(path) cannot be read (\(error)); the live view is not served "
+                                    + "without its password: make the file readable by the service")
             }
         }
         let router = LiveViewRouter(hub: liveView.hub, scan: scan, password: password)
@@ -39,15 +78,30 @@ final class LiveViewHTTPService: Service {
         let port = server.port ?? settings.listen.port
         logger.notice("live view serving", metadata: ["url": "http://\(HTTPListenAddress(host: settings.listen.host, port: port))/"])
         listening(port)
-        let (hub, scan) = (liveView.hub, self.scan)
-        await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                if hub.viewers > 0 { hub.publishStatus(scan.statusJSON()) }
-                do { try await Task.sleep(for: .seconds(1)) } catch { return }
+        return server
+    }
+
+    /// Stops `server` and serves `next`; when that fails, `settings` again (logged).
+    private func restart(_ server: HTTPServer, settings: HTTPSettings, with next: HTTPSettings) async -> (HTTPServer, HTTPSettings) {
+        await runOnThread(name: "syncscan-httpx") { server.stop() }
+        do {
+            return (try serve(next), next)
+        } catch {
+            logger.error("reloaded http.* settings not applied; serving the previous ones", metadata: ["error": "\(error)"])
+            do { return (try serve(settings), settings) } catch {
+                logger.error("the live view cannot be served again; scanning goes on without it", metadata: ["error": "\(error)"])
+                return (server, settings)
             }
         }
-        hub.close()
-        await runOnThread(name: "syncscan-httpx") { server.stop() }
+    }
+}
+
+extension HTTPSettings {
+    /// Whether serving `self` needs another server than serving `other` (the preview aside).
+    func servesDifferently(from other: HTTPSettings) -> Bool {
+        var a = self, b = other
+        (a.liveView, b.liveView) = (LiveViewSettings(), LiveViewSettings())
+        return a != b
     }
 }
 

@@ -14,35 +14,49 @@ import SystemCalls
 /// read from the `hub` at their own pace.
 public final class LiveViewResultsHandler: ResultsHandler, FramePixelsSampler, @unchecked Sendable {
     private struct Sampling {
+        var settings: LiveViewSettings
         var nextPreview: ContinuousClock.Instant?
         /// The frame picked and not yet seen by `frameCompleted`: no second pick meanwhile.
         var pending: UInt64?
         var encoded = 0
     }
 
-    public let settings: LiveViewSettings
+    /// One preview to make: the frame's pixels and the settings when it was picked.
+    private struct Job: Sendable {
+        let pixels: FramePixels
+        let settings: LiveViewSettings
+    }
+
     public let hub: LiveViewHub
     private let source: String
     private let lineEncoder = JSONLineEncoder()
-    private let sampling = LockedValue(Sampling())
-    private let worker: BoundedWorker<FramePixels>
+    private let sampling: LockedValue<Sampling>
+    private let worker: BoundedWorker<Job>
 
     /// - Parameter source: the source URI in each line's `source` field.
     public init(settings: LiveViewSettings, source: String, logger: Logger) {
-        self.settings = settings
         self.source = source
         let hub = LiveViewHub(recentCodes: settings.recentCodes)
         self.hub = hub
-        let encoder = PreviewEncoder(settings: settings, logger: logger)
-        let sampling = self.sampling
-        worker = BoundedWorker(name: "syncscan-prevw", capacity: 1, overflow: .drop) { pixels, _ in
-            guard let jpeg = encoder.encode(pixels) else { return }
+        let encoder = PreviewEncoder(logger: logger)
+        let sampling = LockedValue(Sampling(settings: settings))
+        self.sampling = sampling
+        worker = BoundedWorker(name: "syncscan-prevw", capacity: 1, overflow: .drop) { job, _ in
+            guard let jpeg = encoder.encode(job.pixels, settings: job.settings) else { return }
             sampling.withLock { $0.encoded += 1 }
             hub.publishPicture(jpeg)
         }
     }
 
     public var pixelsSampler: (any FramePixelsSampler)? { self }
+
+    /// The preview's settings now.
+    public var settings: LiveViewSettings { sampling.withLock { $0.settings } }
+
+    /// New preview settings (a reload), from the next preview on.
+    public func apply(_ settings: LiveViewSettings) {
+        sampling.withLock { $0.settings = settings; $0.nextPreview = nil }
+    }
 
     public func start() { worker.start() }
 
@@ -64,16 +78,15 @@ public final class LiveViewResultsHandler: ResultsHandler, FramePixelsSampler, @
     /// A whole frame's pixels, when a preview is due, go to the encoder.
     public func frameCompleted(_ collection: SynchronizedDataCollection) throws {
         let wanted = hub.wantsPictures
-        let interval = Duration.seconds(1 / max(settings.previewFPS, 0.01))
         let now = ContinuousClock.now
         let pixels = collection.video.pixels.flatMap { $0.region == PixelRect(x: 0, y: 0, width: $0.frame.width, height: $0.frame.height) ? $0 : nil }
-        let due = sampling.withLock { s -> Bool in
+        let due = sampling.withLock { s -> LiveViewSettings? in
             if let pending = s.pending, collection.sequenceNumber >= pending { s.pending = nil }
-            guard wanted, pixels != nil, s.nextPreview.map({ now >= $0 }) ?? true else { return false }
-            s.nextPreview = now + interval
-            return true
+            guard wanted, pixels != nil, s.nextPreview.map({ now >= $0 }) ?? true else { return nil }
+            s.nextPreview = now + .seconds(1 / max(s.settings.previewFPS, 0.01))
+            return s.settings
         }
-        if due, let pixels { _ = worker.submit(pixels) }
+        if let due, let pixels { _ = worker.submit(Job(pixels: pixels, settings: due)) }
     }
 
     public var counters: [ResultsCounter] {
@@ -96,15 +109,14 @@ public final class LiveViewResultsHandler: ResultsHandler, FramePixelsSampler, @
 
 /// Scales and encodes previews; used only on the handler's thread.
 private final class PreviewEncoder: @unchecked Sendable {
-    private let settings: LiveViewSettings
     private let logger: Logger
     private var encoder: JPEGEncoder?
     private var failed = false
 
-    init(settings: LiveViewSettings, logger: Logger) { (self.settings, self.logger) = (settings, logger) }
+    init(logger: Logger) { self.logger = logger }
 
     /// The preview JPEG of `pixels`; `nil` when TurboJPEG failed (logged once).
-    func encode(_ pixels: FramePixels) -> [UInt8]? {
+    func encode(_ pixels: FramePixels, settings: LiveViewSettings) -> [UInt8]? {
         let grey = PreviewScaler.scale(pixels, maximumWidth: settings.previewWidth)
         do {
             let encoder = try self.encoder ?? JPEGEncoder()
