@@ -14,6 +14,7 @@ struct MHD_Daemon *cmhd_start_daemon(const char *host, uint16_t port, int listen
     const struct sockaddr *address = NULL;
     memset(&v4, 0, sizeof v4);
     memset(&v6, 0, sizeof v6);
+    if (listen_fd >= 0) flags |= MHD_USE_ITC;  /* MHD_quiesce_daemon hands the inherited socket back before a stop */
     if (listen_fd < 0) {
         if (inet_pton(AF_INET, host, &v4.sin_addr) == 1) {
             v4.sin_family = AF_INET;

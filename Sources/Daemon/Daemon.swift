@@ -11,8 +11,10 @@ public enum Daemon {
     /// - Parameters:
     ///   - events: lifecycle notifications (systemd notify), if supervised.
     ///   - reload: re-reads the configuration on SIGHUP; an error keeps the running configuration.
+    ///   - sockets: listening sockets systemd passed; the live view serves `liveViewSocket` instead of binding.
     /// - Throws: what stopped the run abnormally (source, device or output failure).
     public static func run(options: PipelineOptions, logger: Logger, events: any ServiceEvents = NoServiceEvents(),
+                           sockets: SocketActivation = SocketActivation(environment: [:]),
                            reload: (@Sendable () async throws -> PipelineOptions)? = nil) async throws {
         // A closed stdout must surface as EPIPE from write(2), not kill the process.
         signal(SIGPIPE, SIG_IGN)
@@ -31,7 +33,8 @@ public enum Daemon {
         var liveViewService: LiveViewHTTPService?
         if let http = options.configuration.http,
            let liveView = scan.configuredHandlers.lazy.compactMap({ $0 as? LiveViewResultsHandler }).first {
-            liveViewService = LiveViewHTTPService(settings: http, liveView: liveView, scan: scan, logger: logger)
+            liveViewService = LiveViewHTTPService(settings: http, liveView: liveView, scan: scan, logger: logger,
+                                                  inheritedSocket: sockets.liveViewSocket)
         }
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
         if let reload {

@@ -75,7 +75,8 @@ public final class HTTPServer: @unchecked Sendable {
         return Int(cmhd_bound_port(daemon.pointer))
     }
 
-    /// Closes every stream, then stops the daemon and waits for its threads (`MHD_stop_daemon`).
+    /// Closes every stream, then stops the daemon and waits for its threads (`MHD_stop_daemon`;
+    /// first `MHD_quiesce_daemon` with an inherited socket, which stays open for a later server).
     /// Blocking: call it off the concurrency pool. Safe to call more than once.
     public func stop() {
         let (daemon, streams) = state.withLock { state in
@@ -84,7 +85,9 @@ public final class HTTPServer: @unchecked Sendable {
             return (state.daemon, Array(state.streams.values))
         }
         for stream in streams { stream.close() }
-        if let daemon { MHD_stop_daemon(daemon.pointer) }
+        guard let daemon else { return }
+        if listenDescriptor != nil { _ = MHD_quiesce_daemon(daemon.pointer) }
+        MHD_stop_daemon(daemon.pointer)
     }
 
     /// Requests being answered now (streams included).

@@ -135,7 +135,8 @@ extension Syncscan {
             let options = PipelineOptions(configuration, emitFrames: emitFrames, frameLimit: maxFrames)
             let notifier = SystemdNotifier(environment: environment, logger: logger)
             do {
-                try await Daemon.run(options: options, logger: logger, events: SystemdServiceEvents(notifier: notifier)) {
+                try await Daemon.run(options: options, logger: logger, events: SystemdServiceEvents(notifier: notifier),
+                                     sockets: SocketActivation(environment: environment)) {
                     let reloaded = try await SyncscanConfiguration.load(file: file, environment: environment, overrides: overrides)
                     logLevel.current = reloaded.logLevel
                     return PipelineOptions(reloaded, emitFrames: emitFrames, frameLimit: maxFrames)

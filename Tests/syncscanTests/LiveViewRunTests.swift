@@ -12,12 +12,16 @@ private final class LiveViewDaemon: @unchecked Sendable {
     private let stop = LockedValue(false)
     private let fed = LockedValue(0)
 
-    /// - Parameter frames: frames to feed (`nil`: until released), then stdin is closed.
-    init(_ arguments: [String] = [], frames: Int? = nil) throws {
+    /// - Parameters:
+    ///   - frames: frames to feed (`nil`: until released), then stdin is closed.
+    ///   - activatedPort: syncscan runs under `systemd-socket-activate -l 127.0.0.1:PORT`, started
+    ///     by a first request to that port.
+    init(_ arguments: [String] = [], frames: Int? = nil, activatedPort: Int? = nil) throws {
         var frame = GreyFrame(width: 640, height: 480, background: 200)
         frame.draw(try ModuleMatrix.qrCode(Array(Self.payload.utf8)), centerX: 240, centerY: 220, moduleSize: 6)
         let stream = Y4MStream(width: 640, height: 480)
-        daemon = try RunningDaemon(["run", "--source", "y4m:-", "--http", "127.0.0.1:0", "--duplicate-window", "0"] + arguments)
+        daemon = try RunningDaemon(["run", "--source", "y4m:-", "--http", "127.0.0.1:0", "--duplicate-window", "0"] + arguments,
+                                   launcher: activatedPort.map { ["systemd-socket-activate", "-l", "127.0.0.1:\($0)"] } ?? [])
         daemon.feed(stream.header)
         let (daemon, stop, fed, bytes) = (self.daemon, self.stop, self.fed, stream.frame(frame))
         Thread {
@@ -30,6 +34,11 @@ private final class LiveViewDaemon: @unchecked Sendable {
             daemon.closeStdin()
         }.start()
         let deadline = ContinuousClock.now + .seconds(30)
+        // The first request starts syncscan, once the launcher listens (a refused connect is retried).
+        while let activatedPort, ContinuousClock.now < deadline, daemon.process.isRunning,
+              (try? HTTPTestConnection.request("/status", port: activatedPort, timeout: .seconds(30))) == nil {
+            stop.withLock(when: { $0 }, deadline: .now + .milliseconds(50)) { _, _ in }
+        }
         var found: Int?
         while found == nil && ContinuousClock.now < deadline && daemon.process.isRunning {
             if let range = daemon.stderr.range(of: "url=http://127.0.0.1:") {
@@ -177,6 +186,21 @@ private final class LiveViewDaemon: @unchecked Sendable {
         #expect(!stderr.contains("restarting capture"))
         let codes = live.daemon.stdoutLines.compactMap { $0 }.filter { $0["type"] as? String == "code" }
         #expect(codes.count == live.framesFed && codes.count > fedBefore, "every frame's code, before and after the reload")
+    }
+
+    /// A socket systemd passed (LISTEN_FDS, here from systemd-socket-activate) is served instead
+    /// of binding, and kept across a reload that restarts the server.
+    @Test func aSocketFromSystemdIsServedAndKeptAcrossAReload() throws {
+        let port = try HTTPTestConnection.freePort()
+        let config = try TemporaryFile(contents: Array("http:\n  max_connections: 8\n".utf8), suffix: ".yaml")
+        let live = try LiveViewDaemon(["--config", config.path], activatedPort: port)
+        #expect(live.daemon.stderr.contains("socket=\"inherited 3\"") || live.daemon.stderr.contains("socket=inherited 3"), "\(live.daemon.stderr)")
+        #expect(try HTTPTestConnection.request("/status", port: port).status == 200)
+        try Array("http:\n  max_connections: 4\n".utf8).withUnsafeBytes { try Data($0).write(to: URL(fileURLWithPath: config.path)) }
+        live.daemon.send(SIGHUP)
+        #expect(live.port(ofServing: 2) != nil, "the server restarted: \(live.daemon.stderr)")
+        #expect(try HTTPTestConnection.request("/status", port: port).status == 200, "the same socket after the restart")
+        #expect(live.finish() == 0, "\(live.daemon.stderr)")
     }
 
     @Test func basicAuthIsRefusedWithoutThePasswordAndAcceptedWithIt() throws {

@@ -6,7 +6,8 @@
 #include <microhttpd.h>
 
 /// Starts a daemon with its own polling thread and a thread per connection, serving on
-/// `listen_fd` when it is >= 0 (an inherited socket; the daemon does not close it), else on
+/// `listen_fd` when it is >= 0 (an inherited socket; with MHD_USE_ITC, so MHD_quiesce_daemon can
+/// take it back before MHD_stop_daemon, which would close it), else on
 /// the numeric address `host` (IPv4 or IPv6, no names) and `port`. Returns NULL with
 /// `*error` set: EINVAL for an address that is not numeric, else the errno MHD_start_daemon
 /// left (EADDRINUSE, EACCES, …) or 0 when the library gave none.

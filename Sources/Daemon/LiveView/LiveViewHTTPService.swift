@@ -23,14 +23,17 @@ final class LiveViewHTTPService: Service {
     let liveView: LiveViewResultsHandler
     let scan: ScanService
     let logger: Logger
+    /// A listening socket systemd passed (`syncscan-http@.socket`), served instead of binding `http.listen`.
+    let inheritedSocket: FileDescriptor?
     /// Called with the port once listening (tests, socket activation's log).
     let listening: @Sendable (Int) -> Void
     /// A reload's settings not yet applied (`.some(nil)`: `http.listen` was removed).
     private let reloaded = LockedValue<HTTPSettings??>(nil)
 
     init(settings: HTTPSettings, liveView: LiveViewResultsHandler, scan: ScanService, logger: Logger,
-         listening: @escaping @Sendable (Int) -> Void = { _ in }) {
+         inheritedSocket: FileDescriptor? = nil, listening: @escaping @Sendable (Int) -> Void = { _ in }) {
         (initialSettings, self.liveView, self.scan, self.logger, self.listening) = (settings, liveView, scan, logger, listening)
+        self.inheritedSocket = inheritedSocket
     }
 
     /// New settings from a reloaded configuration, applied by `run` within a second.
@@ -73,10 +76,12 @@ final class LiveViewHTTPService: Service {
             }
         }
         let router = LiveViewRouter(hub: liveView.hub, scan: scan, password: password)
-        let server = HTTPServer(address: settings.listen, maxConnections: settings.maxConnections, logger: logger) { router.respond($0) }
+        let server = HTTPServer(address: settings.listen, listenDescriptor: inheritedSocket, maxConnections: settings.maxConnections,
+                                logger: logger) { router.respond($0) }
         do { try server.start() } catch { throw LiveViewError(message: "\(error)") }
         let port = server.port ?? settings.listen.port
-        logger.notice("live view serving", metadata: ["url": "http://\(HTTPListenAddress(host: settings.listen.host, port: port))/"])
+        logger.notice("live view serving", metadata: ["url": "http://\(HTTPListenAddress(host: settings.listen.host, port: port))/",
+                                                      "socket": "\(inheritedSocket.map { "inherited \($0.rawValue)" } ?? "bound")"])
         listening(port)
         return server
     }
