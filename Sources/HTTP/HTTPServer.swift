@@ -90,9 +90,6 @@ public final class HTTPServer: @unchecked Sendable {
         MHD_stop_daemon(daemon.pointer)
     }
 
-    /// Requests being answered now (streams included).
-    public var requestsInFlight: Int { state.withLock { $0.inFlight } }
-
     /// The first call for a request: counts it, asks the handler and queues its response.
     fileprivate func answer(_ connection: OpaquePointer, method: String, path: String,
                             context: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> MHD_Result {
@@ -142,7 +139,7 @@ public final class HTTPServer: @unchecked Sendable {
                 return true
             }
             made = registered ? HTTPResponseHandle(stream: stream, server: self) : nil
-            if !registered { stream.close() }
+            if made == nil { streamEnded(stream) }
         }
         guard let made else { return .NO }
         for header in response.headers { made.add(header: header.name, value: header.value) }

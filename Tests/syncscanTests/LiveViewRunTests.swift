@@ -85,7 +85,9 @@ private final class LiveViewDaemon: @unchecked Sendable {
         let page = try live.get("/")
         #expect(page.status == 200 && page.headers["content-type"] == "text/html; charset=utf-8")
         #expect(page.text.contains("stream.mjpeg") && page.text.contains("EventSource(\"events\")"))
-        #expect(!page.text.contains("http://") || !page.text.contains("src=\"http"), "the page fetches nothing from elsewhere")
+        for fetch in ["src=\"http", "href=\"http", "src=\"//", "href=\"//", "fetch(\"http", "EventSource(\"http", "url(http", "@import"] {
+            #expect(!page.text.contains(fetch), "the page fetches nothing from elsewhere: \(fetch)")
+        }
 
         let status = try live.get("/status")
         #expect(status.status == 200 && status.headers["content-type"] == "application/json")

@@ -6,7 +6,7 @@ import SystemPackage
 ///
 /// Descriptors start at 3. They count only when `LISTEN_PID` is this process (a child started by
 /// it would see its parent's variables).
-public struct SocketActivation: Sendable, Hashable {
+public struct SocketActivation: Sendable {
     /// The passed descriptors with their names (`FileDescriptorName=`, by default the socket unit's name).
     public var sockets: [(name: String?, descriptor: FileDescriptor)] {
         zip(names, descriptors).map { ($0, $1) }
@@ -30,7 +30,4 @@ public struct SocketActivation: Sendable, Hashable {
         if let named = sockets.first(where: { $0.name?.hasPrefix("syncscan-http") == true }) { return named.descriptor }
         return descriptors.count == 1 ? descriptors[0] : nil
     }
-
-    public static func == (a: SocketActivation, b: SocketActivation) -> Bool { a.descriptors == b.descriptors && a.names == b.names }
-    public func hash(into hasher: inout Hasher) { hasher.combine(descriptors.map(\.rawValue)) }
 }
