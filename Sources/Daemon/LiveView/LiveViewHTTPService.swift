@@ -25,14 +25,12 @@ final class LiveViewHTTPService: Service {
     let logger: Logger
     /// A listening socket systemd passed (`syncscan-http@.socket`), served instead of binding `http.listen`.
     let inheritedSocket: FileDescriptor?
-    /// Called with the port once listening (tests, socket activation's log).
-    let listening: @Sendable (Int) -> Void
     /// A reload's settings not yet applied (`.some(nil)`: `http.listen` was removed).
     private let reloaded = LockedValue<HTTPSettings??>(nil)
 
     init(settings: HTTPSettings, liveView: LiveViewResultsHandler, scan: ScanService, logger: Logger,
-         inheritedSocket: FileDescriptor? = nil, listening: @escaping @Sendable (Int) -> Void = { _ in }) {
-        (initialSettings, self.liveView, self.scan, self.logger, self.listening) = (settings, liveView, scan, logger, listening)
+         inheritedSocket: FileDescriptor? = nil) {
+        (initialSettings, self.liveView, self.scan, self.logger) = (settings, liveView, scan, logger)
         self.inheritedSocket = inheritedSocket
     }
 
@@ -82,7 +80,6 @@ final class LiveViewHTTPService: Service {
         let port = server.port ?? settings.listen.port
         logger.notice("live view serving", metadata: ["url": "http://\(HTTPListenAddress(host: settings.listen.host, port: port))/",
                                                       "socket": "\(inheritedSocket.map { "inherited \($0.rawValue)" } ?? "bound")"])
-        listening(port)
         return server
     }
 
