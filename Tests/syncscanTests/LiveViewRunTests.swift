@@ -197,7 +197,7 @@ private final class LiveViewDaemon: @unchecked Sendable {
     /// A socket systemd passed (LISTEN_FDS, here from systemd-socket-activate) is served instead
     /// of binding, and kept across a reload that restarts the server.
     @Test func aSocketFromSystemdIsServedAndKeptAcrossAReload() throws {
-        let port = try HTTPTestConnection.freePort()
+        let port = try MosquittoBroker.freePort()  // the fixtures' one free-port helper
         let config = try TemporaryFile(contents: Array("http:\n  max_connections: 8\n".utf8), suffix: ".yaml")
         let live = try LiveViewDaemon(["--config", config.path], activatedPort: port)
         #expect(live.daemon.stderr.contains("socket=\"inherited 3\"") || live.daemon.stderr.contains("socket=inherited 3"), "\(live.daemon.stderr)")

@@ -88,22 +88,6 @@ public final class HTTPTestConnection: @unchecked Sendable {
         return received
     }
 
-    /// A port free on 127.0.0.1 now (bound to port 0, read back, closed).
-    public static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw FixtureError.toolFailed("socket failed: errno \(errno)") }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = in_addr_t(UInt32(0x7f00_0001).bigEndian)
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound else { throw FixtureError.toolFailed("bind 127.0.0.1:0 failed: errno \(errno)") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
     /// One request (`METHOD PATH HTTP/1.1`, `Host`, `Connection: close`, then `headers`) and its whole reply.
     public static func request(_ path: String, port: Int, method: String = "GET", headers: [String] = [],
                                timeout: Duration = .seconds(10)) throws -> HTTPReply {
