@@ -39,7 +39,7 @@ install:
 	$(INSTALL) -d -m 0755 "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(LIBEXECDIR)/swift/linux" "$(DESTDIR)$(UNITDIR)" "$(DESTDIR)$(SYSCONFDIR)/syncscan"
 	$(INSTALL) -m 0755 "$$($(SWIFT) build $(SWIFT_RELEASE_FLAGS) --show-bin-path)/syncscan" "$(DESTDIR)$(BINDIR)/syncscan"
 	$(INSTALL) -m 0755 "$(BACKTRACE_HELPER)" "$(DESTDIR)$(BACKTRACE_DEST)"
-	for unit in syncscan.service syncscan@.service; do \
+	for unit in syncscan.service syncscan@.service syncscan-http@.socket; do \
 		sed $(UNIT_PATHS) "systemd/$$unit" > "$(DESTDIR)$(UNITDIR)/$$unit.tmp" && \
 		chmod 0644 "$(DESTDIR)$(UNITDIR)/$$unit.tmp" && \
 		mv -f "$(DESTDIR)$(UNITDIR)/$$unit.tmp" "$(DESTDIR)$(UNITDIR)/$$unit" || exit 1; \

@@ -29,6 +29,8 @@ let package = Package(
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
         // zxing-cpp is C++ only: a C face (include/czxing.h) over it in one .cpp (apt: libzxing-dev).
         .target(name: "CZXing", linkerSettings: [.linkedLibrary("ZXing")]),
+        // libmicrohttpd: its variadic calls behind fixed-argument C functions (apt: libmicrohttpd-dev).
+        .target(name: "CMicroHTTPD", linkerSettings: [.linkedLibrary("microhttpd")]),
 
         // Frames, pixel formats, source URIs and the frame-source protocol shared by every stage (no C).
         .target(name: "Media"),
@@ -59,6 +61,12 @@ let package = Package(
             "CMosquitto", "SystemCalls", .product(name: "SystemPackage", package: "swift-system"),
         ]),
 
+        // An HTTP server through libmicrohttpd (its threads, a thread per connection).
+        .target(name: "HTTP", dependencies: [
+            "CMicroHTTPD", "SystemCalls", .product(name: "SystemPackage", package: "swift-system"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+
         // The inputs, peers behind Media's `FrameSource`: a camera through libv4l2, and a
         // YUV4MPEG2 file or pipe read through swift-system (no C, no Glibc).
         .target(name: "V4L2", dependencies: [
@@ -87,7 +95,7 @@ let package = Package(
 
         // The service: configuration, systemd notify, signals, stats.
         .target(name: "Daemon", dependencies: [
-            "Capture", "Results", "V4L2", "Y4M", "Media", "ZBar", "ZXing", "SystemCalls", "MQTT",
+            "Capture", "Results", "V4L2", "Y4M", "Media", "ZBar", "ZXing", "SystemCalls", "MQTT", "HTTP",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -117,6 +125,9 @@ let package = Package(
         .testTarget(name: "JPEGTests", dependencies: ["JPEG", "TestSupport", "Media"]),
         .testTarget(name: "MQTTTests", dependencies: [
             "MQTT", "TestSupport", .product(name: "SystemPackage", package: "swift-system"),
+        ]),
+        .testTarget(name: "HTTPTests", dependencies: [
+            "HTTP", "SystemCalls", "TestSupport", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "V4L2Tests", dependencies: ["V4L2", "SystemCalls", "TestSupport"]),
         .testTarget(name: "Y4MTests", dependencies: ["Y4M", "Capture", "SystemCalls", "TestSupport"]),

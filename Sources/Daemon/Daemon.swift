@@ -11,8 +11,10 @@ public enum Daemon {
     /// - Parameters:
     ///   - events: lifecycle notifications (systemd notify), if supervised.
     ///   - reload: re-reads the configuration on SIGHUP; an error keeps the running configuration.
+    ///   - sockets: listening sockets systemd passed; the live view serves `liveViewSocket` instead of binding.
     /// - Throws: what stopped the run abnormally (source, device or output failure).
     public static func run(options: PipelineOptions, logger: Logger, events: any ServiceEvents = NoServiceEvents(),
+                           sockets: SocketActivation = SocketActivation(environment: [:]),
                            reload: (@Sendable () async throws -> PipelineOptions)? = nil) async throws {
         // A closed stdout must surface as EPIPE from write(2), not kill the process.
         signal(SIGPIPE, SIG_IGN)
@@ -27,10 +29,21 @@ public enum Daemon {
         // has finished. In the other order the scan could end on its own (end of input at the
         // moment of the signal) while the group waited for the listener, and the group took
         // that for a failure: exit 1 on an ordinary stop.
+        // The live view: its handler is one of the scan's results handlers, its server a service.
+        var liveViewService: LiveViewHTTPService?
+        if let http = options.configuration.http,
+           let liveView = scan.configuredHandlers.lazy.compactMap({ $0 as? LiveViewResultsHandler }).first {
+            liveViewService = LiveViewHTTPService(settings: http, liveView: liveView, scan: scan, logger: logger,
+                                                  inheritedSocket: sockets.liveViewSocket)
+        }
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
         if let reload {
-            services.append(.init(service: ReloadOnHangup(scan: scan, reload: reload, logger: logger),
+            services.append(.init(service: ReloadOnHangup(scan: scan, liveView: liveViewService, reload: reload, logger: logger),
                                   successTerminationBehavior: .ignore, failureTerminationBehavior: .ignore))
+        }
+        if let liveViewService {
+            services.append(.init(service: liveViewService, successTerminationBehavior: .ignore,
+                                  failureTerminationBehavior: .gracefullyShutdownGroup))
         }
         services.append(.init(service: scan, successTerminationBehavior: .gracefullyShutdownGroup,
                               failureTerminationBehavior: .gracefullyShutdownGroup))
@@ -68,6 +81,8 @@ public enum StandardError {
 /// Reloads the configuration on SIGHUP; a broken file keeps the running configuration.
 struct ReloadOnHangup: Service {
     let scan: ScanService
+    /// The live view's server, when `http.listen` was set at start (`http.*` apply to it).
+    let liveView: LiveViewHTTPService?
     let reload: @Sendable () async throws -> PipelineOptions
     let logger: Logger
 
@@ -76,6 +91,7 @@ struct ReloadOnHangup: Service {
             do {
                 let options = try await reload()
                 scan.reload(options)
+                liveView?.reload(options.configuration.http)
             } catch {
                 logger.error("configuration reload failed; keeping the running configuration", metadata: ["error": "\(error)"])
             }

@@ -75,6 +75,9 @@ extension Syncscan {
         @Option(help: "MQTT topics under this prefix: PREFIX/codes, PREFIX/status, PREFIX/stats. [default: syncscan/<hostname>/<source name>]")
         var mqttTopicPrefix: String?
 
+        @Option(help: "Serve the live view over HTTP on this ADDRESS:PORT (a loopback address unless http.allow_remote and http.password_file). [default: none]")
+        var http: String?
+
         @Flag(help: "Also write one {\"type\":\"frame\"} record per frame: scanned or dropped, and why.")
         var emitFrames = false
 
@@ -106,6 +109,7 @@ extension Syncscan {
                 "metrics.textfile": metricsFile.map(ConfigContent.string),
                 "mqtt.url": mqttUrl.map(ConfigContent.string),
                 "mqtt.topic_prefix": mqttTopicPrefix.map(ConfigContent.string),
+                "http.listen": http.map(ConfigContent.string),
             ]
             if let duplicateWindow {
                 o["duplicate_suppression.enabled"] = .bool(duplicateWindow > 0)
@@ -131,7 +135,8 @@ extension Syncscan {
             let options = PipelineOptions(configuration, emitFrames: emitFrames, frameLimit: maxFrames)
             let notifier = SystemdNotifier(environment: environment, logger: logger)
             do {
-                try await Daemon.run(options: options, logger: logger, events: SystemdServiceEvents(notifier: notifier)) {
+                try await Daemon.run(options: options, logger: logger, events: SystemdServiceEvents(notifier: notifier),
+                                     sockets: SocketActivation(environment: environment)) {
                     let reloaded = try await SyncscanConfiguration.load(file: file, environment: environment, overrides: overrides)
                     logLevel.current = reloaded.logLevel
                     return PipelineOptions(reloaded, emitFrames: emitFrames, frameLimit: maxFrames)

@@ -147,4 +147,37 @@ private final class PixelRecorder: @unchecked Sendable {
         #expect(withCodes.filter { $0.video.pixels != nil }.count == 1)
         #expect(session.pixelPool?.skipped == withCodes.count - 1)
     }
+
+    /// The sampler's frames are copied whole, with or without codes; the others only as asked.
+    @Test func aSamplerGetsTheFramesItPicksWholeThroughTheSamePool() async throws {
+        final class OddFrames: FramePixelsSampler {
+            func wantsPixels(of frame: FrameInfo) -> Bool { frame.sequenceNumber % 2 == 1 }
+        }
+        let recorder = PixelRecorder()
+        let session = CaptureSession(input: try source(), pixelsRequest: .codes(margin: 4), pixelsSampler: OddFrames(),
+                                     pixelCopies: 8, logger: Logger(label: "test"))
+        try await session.run(synchronizer: DataOutputSynchronizer { recorder.append($0) })
+        for c in recorder.collections {
+            let pixels = try #require(c.video.pixels, "seq \(c.sequenceNumber): codes (even) or sampled (odd)")
+            if c.sequenceNumber % 2 == 1 {
+                #expect(c.metadata?.metadataObjects.isEmpty == true)
+                #expect(pixels.region == PixelRect(x: 0, y: 0, width: 160, height: 120), "sampled: the whole frame")
+            } else {
+                #expect(pixels.region.width < 160, "codes: the crop asked for")
+            }
+        }
+        #expect(session.pixelPool?.copied == 8)
+    }
+
+    /// A sampler alone makes the pool; one that picks nothing copies nothing.
+    @Test func aSamplerThatPicksNothingCopiesNothing() async throws {
+        final class NoFrames: FramePixelsSampler {
+            func wantsPixels(of frame: FrameInfo) -> Bool { false }
+        }
+        let recorder = PixelRecorder()
+        let session = CaptureSession(input: try source(), pixelsSampler: NoFrames(), logger: Logger(label: "test"))
+        try await session.run(synchronizer: DataOutputSynchronizer { recorder.append($0) })
+        #expect(recorder.collections.count == 8 && recorder.collections.allSatisfy { $0.video.pixels == nil })
+        #expect(session.pixelPool?.copied == 0)
+    }
 }

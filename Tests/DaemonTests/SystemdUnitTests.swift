@@ -73,6 +73,24 @@ let systemdAnalyze = "/usr/bin/systemd-analyze"
         }
     }
 
+    /// The live view's socket unit verifies beside the instance it activates, listens on loopback
+    /// only, and names that instance.
+    @Test func theLiveViewSocketVerifiesBesideItsService() throws {
+        let units = try VerifiableUnits()
+        let text = try String(contentsOf: packageRoot.appendingPathComponent("systemd/syncscan-http@.socket"), encoding: .utf8)
+        let lines = Set(text.split(separator: "\n").map(String.init))
+        #expect(lines.isSuperset(of: ["Service=syncscan@%i.service", "ListenStream=127.0.0.1:8080"]))
+        let copy = units.directory.appendingPathComponent("syncscan-http@video0.socket")
+        try text.write(to: copy, atomically: true, encoding: .utf8)
+        let result = try runCommand(systemdAnalyze, ["verify", copy.path], in: units.directory)
+        #expect(result.status == 0 && result.stderr == "" && result.stdout == "", "\(result.stderr)\(result.stdout)")
+        // Verify sees a socket naming a service that is not there.
+        try text.replacingOccurrences(of: "Service=syncscan@%i.service", with: "Service=syncscan-missing@%i.service")
+            .write(to: copy, atomically: true, encoding: .utf8)
+        let broken = try runCommand(systemdAnalyze, ["verify", copy.path], in: units.directory)
+        #expect(broken.status != 0 || !broken.stderr.isEmpty, "verify would not catch a missing service")
+    }
+
     @Test func verifyWouldCatchAMistake() throws {
         // The check above is only worth something if verify reports a bad unit on stderr.
         let units = try VerifiableUnits()

@@ -25,6 +25,16 @@ import Testing
         ("source: SOURCE\nengine: zxing\nsymbologies: [sqcode]\n",
          ":3: symbologies: the zxing engine does not read sqcode; engine: zbar or engine: hybrid does, or remove sqcode"),
         ("source: SOURCE\nscanning_threads: [1]\n", ":2: scanning_threads: expected auto or an integer from 1 to 64, found a list"),
+        ("source: SOURCE\nhttp:\n  listen: 127.0.0.1:0\n  preview_fps: 2.5\n  preview_width: 320\n  max_connections: 4\n", nil),
+        ("source: SOURCE\nhttp:\n  listen: 0.0.0.0:8080\n",
+         ":3: http.listen: 0.0.0.0:8080 is not a loopback address: listen on 127.0.0.1, or set http.allow_remote: true"),
+        ("source: SOURCE\nhttp:\n  listen: 0.0.0.0:8080\n  allow_remote: true\n",
+         ":3: http.listen: 0.0.0.0:8080 is not a loopback address and http.password_file is not set"),
+        ("source: SOURCE\nhttp:\n  listen: localhost\n", ":3: http.listen: \"localhost\" is not ADDRESS:PORT"),
+        ("source: SOURCE\nhttp:\n  listen: 127.0.0.1:0\n  preview_fps: 0\n", ":4: http.preview_fps: 0 is out of range: must be greater than 0"),
+        ("source: SOURCE\nhttp:\n  listen: 127.0.0.1:0\n  preview_width: 8\n", ":4: http.preview_width: 8 is out of range: must be from 16 to 7680"),
+        ("source: SOURCE\nhttp:\n  listen: 127.0.0.1:0\n  max_connections: 0\n", ":4: http.max_connections: 0 is out of range"),
+        ("source: SOURCE\nhttp:\n  listen: 127.0.0.1:0\n  allow_remote: maybe\n", ":4: http.allow_remote: expected true or false"),
     ]
 
     @Test(arguments: cases.indices) func checkConfigAndRunAgree(index: Int) throws {

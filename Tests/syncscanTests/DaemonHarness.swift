@@ -13,7 +13,8 @@ final class RunningDaemon: @unchecked Sendable {
     private let stdoutFile: TemporaryFile?
 
     /// Starts `syncscan ARGS` with stdin from a pipe; stdout to a temporary file unless `stdout` is given.
-    init(_ arguments: [String], environment: [String: String] = [:], stdout: FileHandle? = nil) throws {
+    /// - Parameter launcher: a program that runs syncscan in its place (`systemd-socket-activate -l ADDR`).
+    init(_ arguments: [String], environment: [String: String] = [:], stdout: FileHandle? = nil, launcher: [String] = []) throws {
         signal(SIGPIPE, SIG_IGN)
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else { throw HarnessError("pipe failed") }
@@ -32,7 +33,7 @@ final class RunningDaemon: @unchecked Sendable {
             output = .file(f.path)
         }
         defer { close(fds[0]) }  // the child has its copy
-        process = try ChildProcess([SyncscanProcess.binary] + arguments, stdin: .descriptor(fds[0]), stdout: output,
+        process = try ChildProcess(launcher + [SyncscanProcess.binary] + arguments, stdin: .descriptor(fds[0]), stdout: output,
                                    stderr: .file(stderrFile.path), environment: environment)
     }
 

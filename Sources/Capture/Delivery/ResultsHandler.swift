@@ -16,6 +16,10 @@ public protocol ResultsHandler: AnyObject, Sendable {
     /// when some handler asks does the session copy a frame's pixels (those with codes) before
     /// giving its buffer back to the source.
     var pixelsRequest: PixelsRequest? { get }
+    /// Picks frames whose whole pixels this handler wants whether or not they have codes (a live
+    /// view's preview); `nil` (the default) wants none. The session asks it for every scanned
+    /// frame and copies the frames it picks through the same pool as `pixelsRequest`.
+    var pixelsSampler: (any FramePixelsSampler)? { get }
     /// One emitted code and the frame it was seen in (`code.frame`, `code.pixels` when asked for
     /// and copied); a handler may attach line fields for the handlers after it.
     func handle(_ code: inout DeliveredCode) throws
@@ -41,6 +45,7 @@ public protocol ResultsHandler: AnyObject, Sendable {
 
 extension ResultsHandler {
     public var pixelsRequest: PixelsRequest? { nil }
+    public var pixelsSampler: (any FramePixelsSampler)? { nil }
     public func frameCompleted(_ collection: SynchronizedDataCollection) throws {}
     public func start() {}
     public func setOverflowPolicy(_ policy: OverflowPolicy) {}
@@ -109,6 +114,29 @@ public enum PixelsRequest: Sendable, Hashable {
         case (.codes(let a), .codes(let b)): .codes(margin: max(a, b))
         default: .frame
         }
+    }
+}
+
+/// Decides, frame by frame, whether a results handler wants a frame's whole pixels even without
+/// codes: a live view samples a few frames a second while someone watches, none otherwise.
+///
+/// Asked on a scanning thread once per scanned frame, after the scan, before the frame's buffer
+/// goes back to the source; it must answer at once (no I/O, no waiting). A frame it picks is
+/// copied whole into the session's `FramePixelPool` (skipped, never waited for, when the pool is
+/// full) and reaches the handlers as `SynchronizedVideoData.pixels` in `frameCompleted` (and
+/// `DeliveredCode.pixels` for its codes).
+public protocol FramePixelsSampler: AnyObject, Sendable {
+    func wantsPixels(of frame: FrameInfo) -> Bool
+}
+
+/// Several samplers as one: a frame is copied when any of them picks it (each is asked).
+public final class FramePixelsSamplers: FramePixelsSampler {
+    public let samplers: [any FramePixelsSampler]
+
+    public init(_ samplers: [any FramePixelsSampler]) { self.samplers = samplers }
+
+    public func wantsPixels(of frame: FrameInfo) -> Bool {
+        samplers.reduce(false) { picked, sampler in sampler.wantsPixels(of: frame) || picked }
     }
 }
 

@@ -18,8 +18,10 @@ public final class CaptureSession: @unchecked Sendable {
     public let metadataOutput: MetadataOutput
     /// What of a frame with codes the results handlers want copied; `nil`: nothing is copied.
     public let pixelsRequest: PixelsRequest?
-    /// Where frames' pixels are copied when `pixelsRequest` is set; its `skipped` counts frames
-    /// whose codes went out without pixels because every copy was in use.
+    /// Picks frames copied whole whether or not they have codes (a live view's preview); `nil`: none.
+    public let pixelsSampler: (any FramePixelsSampler)?
+    /// Where frames' pixels are copied when `pixelsRequest` or `pixelsSampler` is set; its
+    /// `skipped` counts frames whose pixels were not copied because every copy was in use.
     public let pixelPool: FramePixelPool?
     private let logger: Logger
     private let stopRequested = LockedValue(false)
@@ -30,15 +32,18 @@ public final class CaptureSession: @unchecked Sendable {
     /// - Parameters:
     ///   - pixelsRequest: copy this part of each frame that has codes, for the results handlers
     ///     (`ResultsHandler.pixelsRequest`); `nil` copies nothing.
+    ///   - pixelsSampler: also copy, whole, each scanned frame it picks (with or without codes),
+    ///     through the same pool (`ResultsHandler.pixelsSampler`).
     ///   - pixelCopies: copies that may exist at once (the pool's bound).
     public init(input: any FrameSource, videoDataOutput: VideoDataOutput = VideoDataOutput(),
                 metadataOutput: MetadataOutput = MetadataOutput(), pixelsRequest: PixelsRequest? = nil,
-                pixelCopies: Int = 8, logger: Logger) {
+                pixelsSampler: (any FramePixelsSampler)? = nil, pixelCopies: Int = 8, logger: Logger) {
         self.input = input
         self.videoDataOutput = videoDataOutput
         self.metadataOutput = metadataOutput
         self.pixelsRequest = pixelsRequest
-        self.pixelPool = pixelsRequest.map { _ in FramePixelPool(capacity: pixelCopies) }
+        self.pixelsSampler = pixelsSampler
+        self.pixelPool = pixelsRequest != nil || pixelsSampler != nil ? FramePixelPool(capacity: pixelCopies) : nil
         self.logger = logger
     }
 
@@ -97,7 +102,7 @@ public final class CaptureSession: @unchecked Sendable {
         for i in 0..<threads {
             scanners.enter()
             let output = metadataOutput
-            let copying = pixelsRequest.flatMap { request in pixelPool.map { PixelCopying(request: request, pool: $0, wait: waitWhenFull) } }
+            let copying = pixelPool.map { PixelCopying(request: pixelsRequest, sampler: pixelsSampler, pool: $0, wait: waitWhenFull) }
             let t = Thread {
                 nameCurrentThread("syncscan-scan-\(i)")
                 defer { scanners.leave() }
@@ -190,24 +195,33 @@ public final class CaptureSession: @unchecked Sendable {
         if let deliveryError = synchronizer.deliveryError { throw deliveryError }
     }
 
-    /// What to copy of frames with codes, into which pool, and whether a full pool is waited for.
+    /// What to copy of frames with codes, which other frames to copy whole, into which pool, and
+    /// whether a full pool is waited for (for frames with codes only).
     private struct PixelCopying {
-        let request: PixelsRequest
+        let request: PixelsRequest?
+        let sampler: (any FramePixelsSampler)?
         let pool: FramePixelPool
         let wait: Bool
+
+        /// The part of `frame` to copy given its `codes`; `nil`: none.
+        func region(of frame: VideoFrame, codes: [MachineReadableCodeObject]) -> PixelRect? {
+            let sampled = sampler?.wantsPixels(of: frame.info) == true
+            let wanted: PixelsRequest? = sampled ? .frame : (codes.isEmpty ? nil : request)
+            return wanted?.region(for: codes, width: frame.width, height: frame.height)
+        }
     }
 
-    /// Takes the next frame from `queue`, scans it and, when it has codes, copies the pixels
-    /// asked for; the frame's own buffer is released when this returns.
+    /// Takes the next frame from `queue`, scans it and copies the pixels asked for (of a frame
+    /// with codes, or of one the sampler picked); the frame's own buffer is released when this
+    /// returns.
     private static func scanNext(from queue: FrameQueue, with scanner: MetadataOutput.Scanner,
                                  copying: PixelCopying?) -> SynchronizedDataCollection? {
         guard let frame = queue.take() else { return nil }
         let codes = scanner.scan(frame)
         let info = frame.info
         var pixels: FramePixels?
-        if let copying, !codes.isEmpty {
-            pixels = copying.pool.copy(frame, region: copying.request.region(for: codes, width: frame.width, height: frame.height),
-                                       wait: copying.wait)
+        if let copying, let region = copying.region(of: frame, codes: codes) {
+            pixels = copying.pool.copy(frame, region: region, wait: copying.wait && !codes.isEmpty)
         }
         return SynchronizedDataCollection(
             video: SynchronizedVideoData(sequenceNumber: info.sequenceNumber, presentationTime: info.presentationTime,

@@ -1,6 +1,7 @@
 import Capture
 import Configuration
 import Foundation
+import HTTP
 import Logging
 import Media
 import MQTT
@@ -119,6 +120,7 @@ extension SyncscanConfiguration {
         if let v = keys.int("output.queue_lines", in: 1...1_048_576) { output.queueLines = v }
         if let v = keys.bool("output.stdout") { output.stdout = v }
         readMQTT(&keys)
+        readHTTP(&keys)
 
         // Snapshots: every key is read (so each is known) whether or not a directory is set.
         let directory = keys.string("snapshots.directory")
@@ -137,6 +139,32 @@ extension SyncscanConfiguration {
                 keys.problem("metrics.textfile", "\"\(v)\" does not end in .prom, and node_exporter's textfile collector reads only *.prom files")
             }
         }
+    }
+
+    /// `http.*`: every key is read (so each is known) whether or not `http.listen` is set.
+    private mutating func readHTTP(_ keys: inout ConfigurationKeyReader) {
+        let form = "ADDRESS:PORT with a numeric address (127.0.0.1:8080, [::1]:8080, localhost:8080)"
+        var listen: HTTPListenAddress?
+        if let text = keys.string("http.listen", form) {
+            listen = HTTPListenAddress(parsing: text)
+            if listen == nil { keys.problem("http.listen", "\"\(text)\" is not \(form)") }
+        }
+        var settings = HTTPSettings(listen: listen ?? HTTPListenAddress(host: "127.0.0.1", port: 0))
+        if let v = keys.bool("http.allow_remote") { settings.allowRemote = v }
+        settings.passwordFile = keys.string("http.password_file", "a file path")
+        if let v = keys.double("http.preview_fps", in: 0...60, lowerOpen: true, " (preview frames a second)") { settings.liveView.previewFPS = v }
+        if let v = keys.int("http.preview_width", in: 16...7680, " (preview width in pixels)") { settings.liveView.previewWidth = v }
+        if let v = keys.int("http.max_connections", in: 1...1024, " (requests served at once; more get 503)") { settings.maxConnections = v }
+        if let listen, !listen.isLoopback {
+            if !settings.allowRemote {
+                keys.problem("http.listen", "\(listen) is not a loopback address: listen on 127.0.0.1, or set http.allow_remote: true "
+                             + "and http.password_file (HTTP Basic) to serve other machines")
+            } else if settings.passwordFile == nil {
+                keys.problem("http.listen", "\(listen) is not a loopback address and http.password_file is not set: other machines "
+                             + "would see the camera without a password; set http.password_file")
+            }
+        }
+        if listen != nil { http = settings }
     }
 
     /// `mqtt.*`: every key is read (so each is known) whether or not `mqtt.url` is set.

@@ -3,6 +3,7 @@ import Logging
 import Media
 import Results
 import SystemCalls
+import HTTP
 import V4L2
 import ZBar
 
@@ -55,6 +56,8 @@ public struct SyncscanConfiguration: Sendable, Hashable {
     public var snapshots: SnapshotSettings?
     /// Every code, the status and the counters to an MQTT broker; `nil` (no `mqtt.url`): none.
     public var mqtt: MQTTSettings?
+    /// The live view over HTTP; `nil` (no `http.listen`): no server.
+    public var http: HTTPSettings?
     /// The node_exporter textfile (`*.prom`) written every stats interval and at exit; `nil`: none.
     public var metricsTextfile: String?
 
@@ -70,4 +73,21 @@ public struct SyncscanConfiguration: Sendable, Hashable {
     public var videoDataOutput: VideoDataOutput {
         VideoDataOutput(alwaysDiscardsLateVideoFrames: alwaysDiscardLateVideoFrames)
     }
+}
+
+/// The live view's HTTP server: where it listens, who may connect, what the preview costs.
+public struct HTTPSettings: Sendable, Hashable {
+    /// `http.listen`: a loopback address unless `allowRemote` with a `passwordFile`.
+    public var listen: HTTPListenAddress
+    /// `http.allow_remote`: a non-loopback `listen` is allowed (with a password).
+    public var allowRemote = false
+    /// `http.password_file`: HTTP Basic is required, with this file's first line as the password
+    /// (any user name).
+    public var passwordFile: String?
+    /// `http.max_connections`: requests served at once (streams included); more get 503.
+    public var maxConnections = 16
+    /// `http.preview_fps`, `http.preview_width`.
+    public var liveView = LiveViewSettings()
+
+    public init(listen: HTTPListenAddress) { self.listen = listen }
 }

@@ -37,6 +37,7 @@ public enum ResultsHandlerRegistry {
                 MQTTResultsHandler(settings: settings, source: context.source, hostname: shortHostname(),
                                    password: readPassword(settings, logger: context.logger), logger: context.logger)
             },
+            configuration.http.map { LiveViewResultsHandler(settings: $0.liveView, source: context.source, logger: context.logger) },
         ]
         return made.compactMap { $0 }
     }
@@ -47,12 +48,17 @@ public enum ResultsHandlerRegistry {
         return name.split(separator: ".").first.map(String.init) ?? (name.isEmpty ? "localhost" : name)
     }
 
+    /// The first line of the file at `path`.
+    static func firstLine(of path: String) throws -> String {
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        return text.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
+    }
+
     /// The first line of `mqtt.password_file`; `nil` (logged) when it cannot be read.
     static func readPassword(_ settings: MQTTSettings, logger: Logger) -> String? {
         guard let path = settings.passwordFile else { return nil }
         do {
-            let text = try String(contentsOfFile: path, encoding: .utf8)
-            return text.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
+            return try firstLine(of: path)
         } catch {
             logger.error("mqtt.password_file cannot be read; connecting without a password (the broker will likely refuse)",
                          metadata: ["file": "\(path)", "error": "\(error)"])

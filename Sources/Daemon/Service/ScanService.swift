@@ -160,10 +160,12 @@ public final class ScanService: Service, @unchecked Sendable {
         let metrics = serviceMetrics(for: source.uri)
         let metadata = MetadataOutput(settings: options.configuration.metadataSettings, scanningThreads: options.configuration.scanningThreads,
                                       scanTimeObserver: { metrics.recordScanDuration($0) })
-        // Pixel copies: the snapshot queue, one per scanning thread, and two on their way between them.
+        // Pixel copies: the snapshot queue, one per scanning thread, two on their way between them,
+        // and with a live view two more (the one being encoded, the next).
         let session = CaptureSession(input: source, videoDataOutput: options.configuration.videoDataOutput,
-                                     metadataOutput: metadata, pixelsRequest: handler.pixelsRequest,
-                                     pixelCopies: (options.configuration.snapshots?.queueFrames ?? 0) + metadata.scanningThreads + 2,
+                                     metadataOutput: metadata, pixelsRequest: handler.pixelsRequest, pixelsSampler: handler.pixelsSampler,
+                                     pixelCopies: (options.configuration.snapshots?.queueFrames ?? 0) + metadata.scanningThreads + 2
+                                         + (handler.pixelsSampler == nil ? 0 : 2),
                                      logger: logger)
         let synchronizer = DataOutputSynchronizer { collection in try delivery.deliver(collection) }
         sessionWillPublish?()
@@ -286,6 +288,31 @@ public final class ScanService: Service, @unchecked Sendable {
         counters.outputLinesDropped = writer.droppedLines
         counters.handlers = handlers.map(\.counters)
         return counters
+    }
+
+    /// The configured results handlers (the live view among them, for its HTTP service).
+    public var configuredHandlers: [any ResultsHandler] { handlers }
+
+    /// The Prometheus text exposition now, from the same metrics as `metrics.textfile` (`/metrics`).
+    public func metricsExposition() -> [UInt8] {
+        let (metrics, textfile) = state.withLock { ($0.metrics, $0.textfileWriter) }
+        metrics.update(counters(), textfileWriteFailures: textfile?.failures ?? 0)
+        return metrics.render()
+    }
+
+    /// The status as one JSON object (`/status`, the live view's status events): `source`, `state`
+    /// (`scanning`, `waiting` for a lost camera, `opening`), `status` (STATUS='s line),
+    /// `rect_of_interest` (normalized) and `counters` (as `<prefix>/stats`).
+    public func statusJSON() -> [UInt8] {
+        let line = statusLine()
+        let (source, roi) = state.withLock { ($0.options.source, $0.options.configuration.rectOfInterest) }
+        let stateName = line.hasPrefix("scanning ") ? "scanning" : line.hasPrefix("waiting for ") ? "waiting" : "opening"
+        func quoted(_ text: String) -> String {
+            "\"" + text.unicodeScalars.map { $0 == "\"" || $0 == "\\" ? "\\\($0)" : $0.value < 0x20 ? " " : "\($0)" }.joined() + "\""
+        }
+        let rect = "{\"x\":\(roi.x),\"y\":\(roi.y),\"width\":\(roi.width),\"height\":\(roi.height)}"
+        return Array("{\"type\":\"status\",\"source\":\(quoted(source)),\"state\":\"\(stateName)\",\"status\":\(quoted(line)),\"rect_of_interest\":\(rect),\"counters\":".utf8)
+            + ServiceLines.statsJSON(counters()) + Array("}".utf8)
     }
 
     /// The metrics labelled `source`: the current ones, or new ones starting from the counts now.

@@ -17,6 +17,12 @@ public final class ResultsFanOut: ResultsHandler, @unchecked Sendable {
         handlers.compactMap(\.pixelsRequest).reduce(nil as PixelsRequest?) { sofar, next in sofar?.union(next) ?? next }
     }
 
+    /// Every handler's sampler as one (`nil` when none has one).
+    public var pixelsSampler: (any FramePixelsSampler)? {
+        let samplers = handlers.compactMap(\.pixelsSampler)
+        return samplers.count > 1 ? FramePixelsSamplers(samplers) : samplers.first
+    }
+
     public func handle(_ code: inout DeliveredCode) throws {
         for handler in handlers { try handler.handle(&code) }
     }

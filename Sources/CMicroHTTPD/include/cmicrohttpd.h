@@ -1,0 +1,22 @@
+#ifndef CMICROHTTPD_H
+#define CMICROHTTPD_H
+// A C face over libmicrohttpd for Swift: the library's variadic calls (MHD_start_daemon,
+// MHD_get_daemon_info) behind fixed-argument functions; everything else is the library's own.
+#include <stdint.h>
+#include <microhttpd.h>
+
+/// Starts a daemon with its own polling thread and a thread per connection, serving on
+/// `listen_fd` when it is >= 0 (an inherited socket; with MHD_USE_ITC, so MHD_quiesce_daemon can
+/// take it back before MHD_stop_daemon, which would close it), else on
+/// the numeric address `host` (IPv4 or IPv6, no names) and `port`. Returns NULL with
+/// `*error` set: EINVAL for an address that is not numeric, else the errno MHD_start_daemon
+/// left (EADDRINUSE, EACCES, …) or 0 when the library gave none.
+struct MHD_Daemon *cmhd_start_daemon(const char *host, uint16_t port, int listen_fd, unsigned connection_limit,
+                                     unsigned connection_timeout_seconds, size_t connection_memory_limit,
+                                     MHD_AccessHandlerCallback handler, void *handler_cls,
+                                     MHD_RequestCompletedCallback completed, void *completed_cls, int *error);
+
+/// The port the daemon listens on (MHD_get_daemon_info with MHD_DAEMON_INFO_BIND_PORT); 0 if unknown.
+uint16_t cmhd_bound_port(struct MHD_Daemon *daemon);
+
+#endif

@@ -1,0 +1,170 @@
+import Foundation
+import HTTP
+import Logging
+import Results
+import ServiceLifecycle
+import SystemCalls
+import SystemPackage
+
+/// The live view over HTTP as a service: the server (libmicrohttpd's own threads answer every
+/// request), and the status sent to the events viewers every second.
+///
+/// A reload (`reload(_:)`, SIGHUP) applies new `http.*` settings within a second without touching
+/// the scan session: the preview's at once; a new address, password, remote rule or connection
+/// limit by restarting the server alone (if the new one cannot start, the previous settings are
+/// served again and the reason logged).
+///
+/// Endpoints, GET and HEAD only (others 405), any other path 404, HTTP Basic first when
+/// `http.password_file` is set: `/` (the page), `/stream.mjpeg`, `/snapshot.jpg`, `/events`
+/// (Server-Sent Events: each code line as on stdout, `event: status` every second), `/metrics`
+/// (Prometheus text, the metrics textfile's registry) and `/status` (JSON).
+final class LiveViewHTTPService: Service {
+    let initialSettings: HTTPSettings
+    let liveView: LiveViewResultsHandler
+    let scan: ScanService
+    let logger: Logger
+    /// A listening socket systemd passed (`syncscan-http@.socket`), served instead of binding `http.listen`.
+    let inheritedSocket: FileDescriptor?
+    /// A reload's settings not yet applied (`.some(nil)`: `http.listen` was removed).
+    private let reloaded = LockedValue<HTTPSettings??>(nil)
+
+    init(settings: HTTPSettings, liveView: LiveViewResultsHandler, scan: ScanService, logger: Logger,
+         inheritedSocket: FileDescriptor? = nil) {
+        (initialSettings, self.liveView, self.scan, self.logger) = (settings, liveView, scan, logger)
+        self.inheritedSocket = inheritedSocket
+    }
+
+    /// New settings from a reloaded configuration, applied by `run` within a second.
+    func reload(_ settings: HTTPSettings?) {
+        reloaded.withLock { $0 = .some(settings) }
+    }
+
+    func run() async throws {
+        let first = try serve(initialSettings)
+        let last = await cancelWhenGracefulShutdown { await self.serveUntilShutdown(first, settings: self.initialSettings) }
+        liveView.hub.close()
+        await runOnThread(name: "syncscan-httpx") { last.stop() }
+    }
+
+    /// The status every second while someone watches, and each reload; returns the server running at the end.
+    private func serveUntilShutdown(_ first: HTTPServer, settings initial: HTTPSettings) async -> HTTPServer {
+        var (server, settings) = (first, initial)
+        while !Task.isCancelled {
+            if liveView.hub.viewers > 0 { liveView.hub.publishStatus(scan.statusJSON()) }
+            if let next = reloaded.withLock({ state in defer { state = nil }; return state }) {
+                if let next {
+                    liveView.apply(next.liveView)
+                    if next.servesDifferently(from: settings) { (server, settings) = await restart(server, settings: settings, with: next) }
+                } else {
+                    logger.notice("http.listen removed: the live view goes on until the service restarts")
+                }
+            }
+            do { try await Task.sleep(for: .seconds(1)) } catch { break }
+        }
+        return server
+    }
+
+    /// A started server for `settings` (its password read now).
+    private func serve(_ settings: HTTPSettings) throws -> HTTPServer {
+        var password: String?
+        if let path = settings.passwordFile {
+            do { password = try ResultsHandlerRegistry.firstLine(of: path) } catch {
+                throw LiveViewError(message: "http.password_file \(path) cannot be read (\(error)); the live view is not served "
+                                    + "without its password: make the file readable by the service")
+            }
+        }
+        let router = LiveViewRouter(hub: liveView.hub, scan: scan, password: password)
+        let server = HTTPServer(address: settings.listen, listenDescriptor: inheritedSocket, maxConnections: settings.maxConnections,
+                                logger: logger) { router.respond($0) }
+        do { try server.start() } catch { throw LiveViewError(message: "\(error)") }
+        let port = server.port ?? settings.listen.port
+        logger.notice("live view serving", metadata: ["url": "http://\(HTTPListenAddress(host: settings.listen.host, port: port))/",
+                                                      "socket": "\(inheritedSocket.map { "inherited \($0.rawValue)" } ?? "bound")"])
+        return server
+    }
+
+    /// Stops `server` and serves `next`; when that fails, `settings` again (logged).
+    private func restart(_ server: HTTPServer, settings: HTTPSettings, with next: HTTPSettings) async -> (HTTPServer, HTTPSettings) {
+        await runOnThread(name: "syncscan-httpx") { server.stop() }
+        do {
+            return (try serve(next), next)
+        } catch {
+            logger.error("reloaded http.* settings not applied; serving the previous ones", metadata: ["error": "\(error)"])
+            do { return (try serve(settings), settings) } catch {
+                logger.error("the live view cannot be served again; scanning goes on without it", metadata: ["error": "\(error)"])
+                return (server, settings)
+            }
+        }
+    }
+}
+
+extension HTTPSettings {
+    /// Whether serving `self` needs another server than serving `other` (the preview aside).
+    func servesDifferently(from other: HTTPSettings) -> Bool {
+        var a = self, b = other
+        (a.liveView, b.liveView) = (LiveViewSettings(), LiveViewSettings())
+        return a != b
+    }
+}
+
+/// The live view's HTTP service could not run: why, and what to do.
+struct LiveViewError: Error, CustomStringConvertible {
+    var message: String
+    var description: String { "live view: \(message)" }
+}
+
+/// Answers the live view's requests, on the connections' threads.
+struct LiveViewRouter: Sendable {
+    let hub: LiveViewHub
+    let scan: ScanService
+    let password: String?
+
+    static let paths: Set<String> = ["/", "/stream.mjpeg", "/snapshot.jpg", "/events", "/metrics", "/status"]
+
+    func respond(_ request: HTTPRequest) -> HTTPResponse {
+        if let password, request.basicCredentials?.password != password {
+            return HTTPResponse(status: 401, headers: [("Content-Type", "text/plain; charset=utf-8")],
+                                body: .bytes(Array("401 a password is needed (HTTP Basic; any user name)\n".utf8)), basicRealm: "syncscan")
+        }
+        guard Self.paths.contains(request.path) else { return .text("404 not found: \(request.path)", status: 404) }
+        guard request.method == "GET" || request.method == "HEAD" else {
+            return .text("405 method not allowed: \(request.method)", status: 405, headers: [("Allow", "GET, HEAD")])
+        }
+        switch request.path {
+        case "/": return .bytes(Array(LiveViewPage.html.utf8), contentType: "text/html; charset=utf-8")
+        case "/status": return .bytes(scan.statusJSON() + [UInt8(ascii: "\n")], contentType: "application/json")
+        case "/metrics": return .bytes(scan.metricsExposition(), contentType: "text/plain; version=0.0.4; charset=utf-8")
+        case "/snapshot.jpg":
+            guard let jpeg = hub.latestPicture(waitingUpTo: .seconds(2)) else {
+                return .text("503 no frame yet: the source has not delivered one", status: 503, headers: [("Retry-After", "1")])
+            }
+            return .bytes(jpeg, contentType: "image/jpeg")
+        case "/events":
+            return stream(EventsStream(viewer: hub.openEvents()), contentType: "text/event-stream")
+        default:
+            return stream(PicturesStream(viewer: hub.openPictures()),
+                          contentType: "multipart/x-mixed-replace; boundary=\(LiveViewPictureViewer.boundary)")
+        }
+    }
+
+    private func stream(_ body: any HTTPStream, contentType: String) -> HTTPResponse {
+        HTTPResponse(status: 200, headers: [("Content-Type", contentType), ("Cache-Control", "no-store"), ("X-Accel-Buffering", "no")],
+                     body: .stream(body))
+    }
+}
+
+/// `/events` as an HTTP stream.
+final class EventsStream: HTTPStream {
+    let viewer: LiveViewEventViewer
+    init(viewer: LiveViewEventViewer) { self.viewer = viewer }
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> HTTPStreamRead { viewer.read(into: buffer).map { .bytes($0) } ?? .end }
+    func close() { viewer.close() }
+}
+
+/// `/stream.mjpeg` as an HTTP stream.
+final class PicturesStream: HTTPStream {
+    let viewer: LiveViewPictureViewer
+    init(viewer: LiveViewPictureViewer) { self.viewer = viewer }
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> HTTPStreamRead { viewer.read(into: buffer).map { .bytes($0) } ?? .end }
+    func close() { viewer.close() }
+}

@@ -1,0 +1,134 @@
+import Capture
+import JPEG
+import Logging
+import Media
+import SystemCalls
+
+/// Feeds a live view: every emitted code's JSON line (as on stdout) and, while someone wants
+/// pictures, a small grey JPEG of the scene at most `settings.previewFPS` times a second.
+///
+/// It costs the scanner nothing while nobody watches: as the session's `FramePixelsSampler` it
+/// picks no frame then, and a frame's pixels it does pick are copied through the session's one
+/// pool of copies (never a source's buffer). Scaling (`PreviewScaler`) and TurboJPEG encoding
+/// run on the handler's own thread behind a queue of one frame that drops when busy; viewers
+/// read from the `hub` at their own pace.
+public final class LiveViewResultsHandler: ResultsHandler, FramePixelsSampler, @unchecked Sendable {
+    private struct Sampling {
+        var settings: LiveViewSettings
+        var nextPreview: ContinuousClock.Instant?
+        /// The frame picked and not yet seen by `frameCompleted`: no second pick meanwhile.
+        var pending: UInt64?
+        var encoded = 0
+    }
+
+    /// One preview to make: the frame's pixels and the settings when it was picked.
+    private struct Job: Sendable {
+        let pixels: FramePixels
+        let settings: LiveViewSettings
+    }
+
+    public let hub: LiveViewHub
+    private let source: String
+    private let lineEncoder = JSONLineEncoder()
+    private let sampling: LockedValue<Sampling>
+    private let worker: BoundedWorker<Job>
+
+    /// - Parameter source: the source URI in each line's `source` field.
+    public init(settings: LiveViewSettings, source: String, logger: Logger) {
+        self.source = source
+        let hub = LiveViewHub(recentCodes: settings.recentCodes)
+        self.hub = hub
+        let encoder = PreviewEncoder(logger: logger)
+        let sampling = LockedValue(Sampling(settings: settings))
+        self.sampling = sampling
+        worker = BoundedWorker(name: "syncscan-prevw", capacity: 1, overflow: .drop) { job, _ in
+            guard let jpeg = encoder.encode(job.pixels, settings: job.settings) else { return }
+            sampling.withLock { $0.encoded += 1 }
+            hub.publishPicture(jpeg)
+        }
+    }
+
+    public var pixelsSampler: (any FramePixelsSampler)? { self }
+
+    /// The preview's settings now.
+    public var settings: LiveViewSettings { sampling.withLock { $0.settings } }
+
+    /// New preview settings (a reload), from the next preview on.
+    public func apply(_ settings: LiveViewSettings) {
+        sampling.withLock { $0.settings = settings; $0.nextPreview = nil }
+    }
+
+    public func start() { worker.start() }
+
+    /// Picks this frame when someone wants pictures and a preview is due (called by scanning threads).
+    public func wantsPixels(of frame: FrameInfo) -> Bool {
+        guard hub.wantsPictures else { return false }
+        let now = ContinuousClock.now
+        return sampling.withLock { s in
+            guard s.pending == nil, s.nextPreview.map({ now >= $0 }) ?? true else { return false }
+            s.pending = frame.sequenceNumber
+            return true
+        }
+    }
+
+    public func handle(_ code: inout DeliveredCode) throws {
+        hub.publishCode(lineEncoder.encode(code.code, source: source, time: .now(), fields: code.fields))
+    }
+
+    /// A whole frame's pixels, when a preview is due, go to the encoder.
+    public func frameCompleted(_ collection: SynchronizedDataCollection) throws {
+        let wanted = hub.wantsPictures
+        let now = ContinuousClock.now
+        let pixels = collection.video.pixels.flatMap { $0.region == PixelRect(x: 0, y: 0, width: $0.frame.width, height: $0.frame.height) ? $0 : nil }
+        let due = sampling.withLock { s -> LiveViewSettings? in
+            if let pending = s.pending, collection.sequenceNumber >= pending { s.pending = nil }
+            guard wanted, pixels != nil, s.nextPreview.map({ now >= $0 }) ?? true else { return nil }
+            s.nextPreview = now + .seconds(1 / max(s.settings.previewFPS, 0.01))
+            return s.settings
+        }
+        if let due, let pixels { _ = worker.submit(Job(pixels: pixels, settings: due)) }
+    }
+
+    public var counters: [ResultsCounter] {
+        [
+            ResultsCounter(name: "live_view_viewers", help: "Live view viewers connected (pictures and events).", kind: .gauge,
+                           value: hub.viewers, inLines: false),
+            ResultsCounter(name: "live_view_previews", help: "Preview pictures encoded for the live view.",
+                           value: sampling.withLock { $0.encoded }, inLines: false),
+            ResultsCounter(name: "live_view_viewers_dropped", help: "Live view event viewers dropped because they stopped reading.",
+                           value: hub.viewersDropped, inLines: false),
+        ]
+    }
+
+    /// Ends the viewers' streams and the encoder's thread (blocking).
+    public func finish() throws {
+        hub.close()
+        worker.finish()
+    }
+}
+
+/// Scales and encodes previews; used only on the handler's thread.
+private final class PreviewEncoder: @unchecked Sendable {
+    private let logger: Logger
+    private var encoder: JPEGEncoder?
+    private var failed = false
+
+    init(logger: Logger) { self.logger = logger }
+
+    /// The preview JPEG of `pixels`; `nil` when TurboJPEG failed (logged once).
+    func encode(_ pixels: FramePixels, settings: LiveViewSettings) -> [UInt8]? {
+        let grey = PreviewScaler.scale(pixels, maximumWidth: settings.previewWidth)
+        do {
+            let encoder = try self.encoder ?? JPEGEncoder()
+            self.encoder = encoder
+            return try grey.bytes.withUnsafeBytes { bytes throws(JPEGError) in
+                try encoder.encode(bytes, format: .grey, width: grey.width, height: grey.height, bytesPerLine: grey.width,
+                                   quality: settings.quality)
+            }
+        } catch {
+            if !failed { logger.error("live view preview not encoded; codes are still reported", metadata: ["error": "\(error)"]) }
+            failed = true
+            return nil
+        }
+    }
+}

@@ -1,0 +1,15 @@
+/// What the live view shows and what it may cost: preview frames a second and their width.
+public struct LiveViewSettings: Sendable, Hashable {
+    /// Preview frames encoded per second at most, while a viewer wants pictures (`http.preview_fps`).
+    public var previewFPS = 5.0
+    /// The preview's width in pixels; a narrower frame keeps its own (`http.preview_width`).
+    public var previewWidth = 640
+    /// JPEG quality of the preview.
+    public var quality = 70
+    /// Code lines kept for a viewer that connects later (the page's list).
+    public var recentCodes = 20
+
+    public init(previewFPS: Double = 5.0, previewWidth: Int = 640) {
+        (self.previewFPS, self.previewWidth) = (previewFPS, previewWidth)
+    }
+}

@@ -1,0 +1,157 @@
+import HTTP
+import Logging
+import SystemCalls
+import TestSupport
+import Testing
+
+/// A stream that sends `chunk` on every read until closed, counting reads; `close` is recorded.
+private final class RepeatingStream: HTTPStream, @unchecked Sendable {
+    let chunk: [UInt8]
+    let state = LockedValue((reads: 0, closed: false))
+    init(_ text: String) { chunk = Array(text.utf8) }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> HTTPStreamRead {
+        let closed = state.withLock { s in s.reads += 1; return s.closed }
+        if closed { return .end }
+        let count = min(buffer.count, chunk.count)
+        chunk.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+        return .bytes(count)
+    }
+
+    func close() { state.withLock { $0.closed = true } }
+    var closed: Bool { state.withLock { $0.closed } }
+}
+
+/// A server on 127.0.0.1, a free port, answering with `handler`; stopped when released.
+private final class RunningServer {
+    let server: HTTPServer
+    let port: Int
+    init(maxConnections: Int = 4, handler: @escaping HTTPServer.Handler) throws {
+        server = HTTPServer(address: HTTPListenAddress(host: "127.0.0.1", port: 0), maxConnections: maxConnections,
+                            logger: Logger(label: "test"), handler: handler)
+        try server.start()
+        port = server.port ?? 0
+    }
+    deinit { server.stop() }
+}
+
+@Suite(.offThePool) struct HTTPServerTests {
+    static let echo: HTTPServer.Handler = { request in
+        let user = request.basicCredentials.map { "\($0.user):\($0.password)" } ?? "-"
+        return .bytes(Array("\(request.method) \(request.path) \(user)".utf8), contentType: "text/plain")
+    }
+
+    @Test func answersWithTheHandlersBytesAndHeaders() throws {
+        let running = try RunningServer(handler: Self.echo)
+        #expect(running.port > 0)
+        let reply = try HTTPTestConnection.request("/status?x=1", port: running.port)
+        #expect(reply.status == 200)
+        #expect(reply.headers["content-type"] == "text/plain")
+        #expect(reply.text == "GET /status -")
+    }
+
+    @Test func headGetsTheHeadersWithoutTheBody() throws {
+        let running = try RunningServer(handler: Self.echo)
+        let reply = try HTTPTestConnection.request("/x", port: running.port, method: "HEAD")
+        #expect(reply.status == 200)
+        #expect(reply.headers["content-length"] == "\("HEAD /x -".utf8.count)")
+        #expect(reply.body.isEmpty)
+    }
+
+    @Test func passesBasicCredentialsAndSendsTheChallenge() throws {
+        let running = try RunningServer { request in
+            request.basicCredentials?.password == "s3cret" ? .text("ok", status: 200)
+                : HTTPResponse(status: 401, body: .bytes(Array("no".utf8)), basicRealm: "syncscan")
+        }
+        let refused = try HTTPTestConnection.request("/", port: running.port)
+        #expect(refused.status == 401)
+        #expect(refused.headers["www-authenticate"]?.hasPrefix("Basic realm=\"syncscan\"") == true, "\(refused.headers)")
+        // "viewer:s3cret"
+        let accepted = try HTTPTestConnection.request("/", port: running.port, headers: ["Authorization: Basic dmlld2VyOnMzY3JldA=="])
+        #expect(accepted.status == 200)
+        #expect(accepted.text == "ok\n")
+    }
+
+    @Test func streamsUntilTheClientGoesAndThenClosesTheStream() throws {
+        let stream = RepeatingStream("tick\n")
+        let running = try RunningServer { _ in HTTPResponse(status: 200, headers: [("Content-Type", "text/plain")], body: .stream(stream)) }
+        do {
+            let connection = try HTTPTestConnection(port: running.port)
+            connection.send(Array("GET /s HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+            let bytes = connection.receive(limit: 4096)
+            #expect(HTTPReply(bytes)?.status == 200)
+            // Chunked: each read is a chunk of its own.
+            #expect(String(decoding: bytes, as: UTF8.self).components(separatedBy: "tick\n").count > 2)
+        }
+        // The client closed: the library releases the response, and with it the stream.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !stream.closed && ContinuousClock.now < deadline { _ = try? HTTPTestConnection.request("/other", port: running.port, timeout: .seconds(1)) }
+        #expect(stream.closed)
+    }
+
+    @Test func stopEndsOpenStreams() throws {
+        let stream = RepeatingStream("x")
+        let running = try RunningServer { _ in HTTPResponse(status: 200, body: .stream(stream)) }
+        let connection = try HTTPTestConnection(port: running.port, receiveBuffer: 4096)
+        connection.send(Array("GET /s HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+        _ = connection.receive(limit: 100)
+        let started = ContinuousClock.now
+        running.server.stop()
+        #expect(stream.closed)
+        #expect(ContinuousClock.now - started < .seconds(10))
+    }
+
+    @Test func requestsBeyondTheLimitGet503() throws {
+        let stream = RepeatingStream("x")
+        let running = try RunningServer(maxConnections: 1) { request in
+            request.path == "/stream" ? HTTPResponse(status: 200, body: .stream(stream)) : .text("ok", status: 200)
+        }
+        let viewer = try HTTPTestConnection(port: running.port, receiveBuffer: 4096)
+        viewer.send(Array("GET /stream HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+        #expect(HTTPReply(viewer.receive(limit: 200))?.status == 200)
+        let refused = try HTTPTestConnection.request("/", port: running.port)
+        #expect(refused.status == 503)
+        #expect(refused.headers["retry-after"] == "5")
+    }
+
+    /// Malformed requests are answered (or closed: status 0 here) and the server keeps answering.
+    @Test(arguments: [
+        ("oversized headers", "GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + String(repeating: "a", count: 70_000) + "\r\n\r\n", [413, 414, 431]),
+        ("a request line that is not HTTP", "GARBAGE\r\n\r\n", [0, 400]),
+        ("no Host header in HTTP/1.1 (the library lets it through)", "GET / HTTP/1.1\r\n\r\n", [200, 400]),
+        ("a header line without a colon", "GET / HTTP/1.1\r\nHost: x\r\nnonsense\r\n\r\n", [200, 400]),
+        ("a truncated request", "GET / HTTP/1.1\r\nHost: x", [0, 400]),
+        ("binary bytes", "\u{0}\u{1}\u{2}\u{ff} / HTTP/1.1\r\n\r\n", [0, 400]),
+    ])
+    func malformedRequestsAreAnsweredAndTheServerGoesOn(name: String, request: String, statuses: [Int]) throws {
+        let running = try RunningServer(handler: Self.echo)
+        let connection = try HTTPTestConnection(port: running.port)
+        connection.send(Array(request.utf8))
+        connection.finishSending()
+        let reply = HTTPReply(connection.receive(timeout: .seconds(10)))
+        #expect(statuses.contains(reply?.status ?? 0), "\(name): got \(reply?.status ?? 0)")
+        #expect(try HTTPTestConnection.request("/after", port: running.port).text == "GET /after -", "\(name)")
+    }
+
+    @Test func aTakenPortIsAnErrorNamingTheCallAndWhatToDo() throws {
+        let first = try RunningServer(handler: Self.echo)
+        let second = HTTPServer(address: HTTPListenAddress(host: "127.0.0.1", port: first.port), maxConnections: 1,
+                                logger: Logger(label: "test"), handler: Self.echo)
+        #expect { try second.start() } throws: { error in
+            let text = "\(error)"
+            return text.contains("MHD_start_daemon") && text.contains("another program listens on that port")
+        }
+    }
+
+    @Test func listenAddressesParse() {
+        #expect(HTTPListenAddress(parsing: "127.0.0.1:8080") == HTTPListenAddress(host: "127.0.0.1", port: 8080))
+        #expect(HTTPListenAddress(parsing: "[::1]:80") == HTTPListenAddress(host: "::1", port: 80))
+        #expect(HTTPListenAddress(parsing: "localhost:9") == HTTPListenAddress(host: "127.0.0.1", port: 9))
+        #expect(HTTPListenAddress(parsing: "127.0.0.1:8080")?.isLoopback == true)
+        #expect(HTTPListenAddress(parsing: "0.0.0.0:8080")?.isLoopback == false)
+        #expect(HTTPListenAddress(parsing: "[::]:8080")?.isLoopback == false)
+        for bad in ["8080", "127.0.0.1", "example.com:80", "127.0.0.1:65536", "[::1:80", "1.2.3:4", "127.0.0.1:-1"] {
+            #expect(HTTPListenAddress(parsing: bad) == nil, "\(bad)")
+        }
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An HTTP reply as a raw client saw it: the status, the header fields (names lower-cased) and the body.
+public struct HTTPReply: Sendable {
+    public var status: Int
+    public var headers: [String: String]
+    public var body: [UInt8]
+    public var text: String { String(decoding: body, as: UTF8.self) }
+
+    /// Parses `bytes` (what the server sent); `nil` when they hold no status line and header end.
+    public init?(_ bytes: [UInt8]) {
+        guard let end = (0..<max(0, bytes.count - 3)).first(where: { bytes[$0..<($0 + 4)].elementsEqual([13, 10, 13, 10]) }) else { return nil }
+        let lines = String(decoding: bytes[..<end], as: UTF8.self).components(separatedBy: "\r\n")
+        let parts = lines[0].split(separator: " ")
+        guard parts.count >= 2, let status = Int(parts[1]) else { return nil }
+        self.status = status
+        headers = [:]
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        body = Array(bytes[(end + 4)...])
+    }
+}
+
+/// A TCP connection to a test server on 127.0.0.1 that sends raw bytes and reads with deadlines:
+/// well-formed requests, malformed ones, and a viewer that never reads.
+public final class HTTPTestConnection: @unchecked Sendable {
+    private let fd: Int32
+
+    /// Connects to 127.0.0.1:`port`; `receiveBuffer` shrinks the socket's receive buffer (SO_RCVBUF).
+    public init(port: Int, receiveBuffer: Int? = nil) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw FixtureError.toolFailed("socket failed: errno \(errno)") }
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        if var size = receiveBuffer.map(Int32.init) {
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
+        var timeout = timeval(tv_sec: 0, tv_usec: 100_000)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = in_addr_t(UInt32(0x7f00_0001).bigEndian)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            let error = errno
+            close(fd)
+            throw FixtureError.toolFailed("connect 127.0.0.1:\(port) failed: errno \(error)")
+        }
+    }
+
+    deinit { close(fd) }
+
+    /// Writes all of `bytes`; false when the server closed the connection.
+    @discardableResult
+    public func send(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let n = Glibc.send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+                if n < 0 { if errno == EINTR { continue }; return false }
+                offset += n
+            }
+            return true
+        }
+    }
+
+    /// Ends the sending side (`shutdown(SHUT_WR)`): a truncated request ends here.
+    public func finishSending() { shutdown(fd, Int32(SHUT_WR)) }
+
+    /// Reads until the server closes, `limit` bytes arrived, `until(bytes)` holds, or `timeout` passes.
+    public func receive(limit: Int = 1 << 24, timeout: Duration = .seconds(10), until: ([UInt8]) -> Bool = { _ in false }) -> [UInt8] {
+        let deadline = ContinuousClock.now + timeout
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while received.count < limit && ContinuousClock.now < deadline && !until(received) {
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n == 0 { break }
+            if n < 0 { if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { continue }; break }
+            received += buffer[0..<n]
+        }
+        return received
+    }
+
+    /// One request (`METHOD PATH HTTP/1.1`, `Host`, `Connection: close`, then `headers`) and its whole reply.
+    public static func request(_ path: String, port: Int, method: String = "GET", headers: [String] = [],
+                               timeout: Duration = .seconds(10)) throws -> HTTPReply {
+        let connection = try HTTPTestConnection(port: port)
+        let head = (["\(method) \(path) HTTP/1.1", "Host: 127.0.0.1:\(port)", "Connection: close"] + headers).joined(separator: "\r\n")
+        connection.send(Array((head + "\r\n\r\n").utf8))
+        let bytes = connection.receive(timeout: timeout)
+        guard let reply = HTTPReply(bytes) else {
+            throw FixtureError.toolFailed("\(method) \(path): no HTTP reply in \(bytes.count) bytes: \(String(decoding: bytes.prefix(200), as: UTF8.self))")
+        }
+        return reply
+    }
+}
