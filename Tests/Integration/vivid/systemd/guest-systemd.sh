@@ -196,7 +196,19 @@ check "systemd: NRestarts = 1 after the watchdog restart (first restart of this 
 # sequence number before, across and after each unplug must come out once, in order.
 printf '[Service]\nExecStart=\nExecStart=/usr/local/bin/syncscan run --config /etc/syncscan/%%i.yaml --emit-frames\n' \
   > /etc/systemd/system/$U.d/ledger.conf
+# Camera controls from the configuration (device.controls): set at start, read back by v4l2-ctl
+# from another process, and set again after every unplug (vivid comes back at its defaults).
+CONTROLS="brightness=140 contrast=120 saturation=100"
+with_controls() {  # the configuration's device block with controls B C S
+  sed -i '/^  controls:$/d; /^    \(brightness\|contrast\|saturation\): /d' $CFG
+  sed -i "s/^  buffers: 4$/  buffers: 4\n  controls:\n    brightness: $1\n    contrast: $2\n    saturation: $3/" $CFG
+}
+controls_now() { v4l2-ctl -d /dev/video0 -C brightness,contrast,saturation 2>/dev/null | tr -d ' ' | sort | xargs; }
+controls_are() { [ "$(controls_now)" = "$(tr ' ' '\n' <<< "$1" | sed 's/=/:/' | sort | xargs)" ]; }
+with_controls 140 120 100
 systemctl daemon-reload; timeout 90 systemctl restart $U; info "restarted with --emit-frames: $(state)"
+wait_for 20 controls_are "$CONTROLS"
+check "controls: device.controls set at start, read back by v4l2-ctl from another process" "now: $(controls_now)" controls_are "$CONTROLS"
 # frame records in the journal after cursor $1
 frames_after() { journalctl -u $U -o cat --no-pager --after-cursor="$1" | grep '^{"type":"frame"'; }
 ledger_journal() {
@@ -221,6 +233,7 @@ report_unplug() {  # NAME PID_BEFORE REOPENS_BEFORE CURSOR
   info "$name: frame ledger from before the unplug: $(ledger_journal "$cur")"
   check "unplug ($name): every sequence number from before to after the unplug reported once, in order" \
     "$(ledger_journal "$cur")" ledger_journal_ok "$cur"
+  check "unplug ($name): the camera's controls are set again ($CONTROLS)" "now: $(controls_now)" controls_are "$CONTROLS"
 }
 # 1. vivid's disconnect control: the node stays; it reconnects when every fd (daemon + feeder) closes
 cur=$(cursor)
@@ -248,6 +261,13 @@ fi
 . /job/config; busybox modprobe vivid $VIVID_OPTS; info "modprobe rc=$?"; udevadm settle -t 10
 sleep 2; feed_resume
 report_unplug "module reload" "$P" "$R0" "$cur"
+# A reload that changes a control sets it on the streaming camera: no reopen, no gap in the ledger.
+P=$(mainpid); R0=$(jcount 'camera reopened and streaming'); cur=$(cursor)
+with_controls 150 120 100; CONTROLS="brightness=150 contrast=120 saturation=100"
+timeout 30 systemctl reload $U; wait_for 20 controls_are "$CONTROLS"; sleep 4
+check "controls: a reload sets a changed control in place (v4l2-ctl reads it)" "now: $(controls_now)" controls_are "$CONTROLS"
+no_reopen() { running && [ "$(mainpid)" = "$P" ] && [ "$(jcount 'camera reopened and streaming')" = "$R0" ] && ledger_journal_ok "$cur"; }
+check "controls: that reload reopened nothing and the frame ledger has no gap" "$(state); $(ledger_journal "$cur")" no_reopen
 
 rm /etc/systemd/system/$U.d/ledger.conf; systemctl daemon-reload
 
