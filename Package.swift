@@ -22,13 +22,14 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
-        // C: system libraries plus shims for what Swift cannot import (header-only, or one .cpp for C++).
+        // C: system libraries plus header-only shims for what Swift cannot import.
         .systemLibrary(name: "CZBar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
         .systemLibrary(name: "CV4L2", pkgConfig: "libv4l2", providers: [.apt(["libv4l-dev"])]),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
-        // zxing-cpp is C++ only: a C face (include/czxing.h) over it in one .cpp (apt: libzxing-dev).
-        .target(name: "CZXing", linkerSettings: [.linkedLibrary("ZXing")]),
+        // zxing-cpp 3.1.1 through its own C API (ZXing/ZXingC.h), a static library that
+        // scripts/setup.sh builds into /usr/local (Debian 12's libzxing-dev is 1.4, without it).
+        .systemLibrary(name: "CZXing", pkgConfig: "zxing"),
 
         // Frames, pixel formats, source URIs and the frame-source protocol shared by every stage (no C).
         .target(name: "Media"),
@@ -129,6 +130,5 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"), .product(name: "SystemPackage", package: "swift-system"),
         ]),
         .testTarget(name: "syncscanTests", dependencies: ["syncscan", "SystemCalls", "TestSupport"]),
-    ],
-    cxxLanguageStandard: .cxx17
+    ]
 )

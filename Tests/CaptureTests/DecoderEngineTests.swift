@@ -20,9 +20,8 @@ private struct Read: Hashable, CustomStringConvertible {
     var description: String { "\(symbology):\(String(decoding: data, as: UTF8.self))" }
 }
 
-/// A 320x240 frame with a DataMatrix over the centre (zxing-cpp 1.4 finds DataMatrix and Aztec
-/// only where they cover the centre of the image it reads), a QR code at the top left and an
-/// EAN-13 along the bottom.
+/// A 320x240 frame with a DataMatrix over the centre, a QR code at the top left and an EAN-13
+/// along the bottom.
 private func mixedFrame() throws -> (frame: GreyFrame, qr: RenderedCode, datamatrix: RenderedCode) {
     var frame = GreyFrame(width: 320, height: 240)
     let datamatrix = frame.draw(try ModuleMatrix.zintSymbol("DATAMATRIX", text: "engines DM"), centerX: 160, centerY: 110, moduleSize: 4)

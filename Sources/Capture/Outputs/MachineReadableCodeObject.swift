@@ -57,7 +57,7 @@ public struct MachineReadableCodeObject: Sendable, Hashable {
 
     /// Wraps zxing-cpp's result: its corners put in zbar's order (top-left, bottom-left,
     /// bottom-right, top-right of the code itself), so a consumer sees one outline convention
-    /// whichever engine read the code; none for a MaxiCode (zxing-cpp 1.4 gives no position).
+    /// whichever engine read the code; none when zxing-cpp gives no position.
     init(_ barcode: ZXingBarcode, frame: FrameInfo) {
         let c = barcode.corners.map { PixelPoint(x: $0.x, y: $0.y) }
         self.init(symbology: barcode.symbology, data: barcode.data, quality: nil, orientation: barcode.orientation,
