@@ -10,7 +10,8 @@ public struct ZXingBarcode: Sendable, Hashable {
     /// The payload as the symbology decodes it (`ZXing_Barcode_text`, plain text mode): ECI
     /// designators honoured, else the symbology's default character set (ISO-8859-1 for QR byte
     /// mode, Shift_JIS for Kanji mode); `nil` when zxing-cpp finds no text meaning in it
-    /// (`ZXing_ContentType_Binary`).
+    /// (`ZXing_ContentType_Binary`), and when the payload holds a NUL byte (the C API gives the
+    /// text as a C string, which would end there).
     public var text: String?
     /// The nearest quarter turn to `ZXing_Barcode_orientation`.
     public var orientation: SymbolOrientation
@@ -141,7 +142,8 @@ public final class BarcodeReader {
             guard let barcode = ZXing_Barcodes_at(barcodes, i), ZXing_Barcode_isValid(barcode),
                   let symbology = Symbology(zxingFormat: ZXing_Barcode_format(barcode)),
                   configuration.symbologies.contains(symbology) else { continue }
-            found.append(ZXingBarcode(symbology: symbology, data: Self.bytes(of: barcode), text: Self.text(of: barcode),
+            let data = Self.bytes(of: barcode)
+            found.append(ZXingBarcode(symbology: symbology, data: data, text: data.contains(0) ? nil : Self.text(of: barcode),
                                       orientation: SymbolOrientation(clockwiseDegrees: Int(ZXing_Barcode_orientation(barcode))),
                                       corners: Self.corners(of: barcode, origin: crop)))
         }
