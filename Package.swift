@@ -53,7 +53,7 @@ let package = Package(
         // Frames' pixels to JPEG through TurboJPEG: grey and YUV planes, no RGB conversion.
         .target(name: "JPEG", dependencies: [
             "CTurboJPEG", "Media",
-        ]),
+        ], plugins: ["PkgConfigVersion"]),
 
         // An MQTT broker connection through libmosquitto (one client, driven by its owner's thread).
         .target(name: "MQTT", dependencies: [
@@ -66,7 +66,7 @@ let package = Package(
             "CV4L2", "Media", "SystemCalls",
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
-        ]),
+        ], plugins: ["PkgConfigVersion"]),
         .target(name: "Y4M", dependencies: [
             "Media", "SystemCalls",
             .product(name: "SystemPackage", package: "swift-system"),
@@ -98,8 +98,11 @@ let package = Package(
             .product(name: "Prometheus", package: "swift-prometheus"),
         ]),
 
+        // libv4l2 and TurboJPEG have no version call: their wrappers get pkg-config's version at build time.
+        .plugin(name: "PkgConfigVersion", capability: .buildTool()),
+
         .executableTarget(name: "syncscan", dependencies: [
-            "Daemon", "SystemCalls",
+            "Daemon", "SystemCalls", "ZBar", "ZXing", "V4L2", "JPEG", "MQTT",
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),

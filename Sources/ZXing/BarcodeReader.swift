@@ -59,6 +59,9 @@ public struct ZXingError: Error, Sendable, Hashable, CustomStringConvertible {
 public enum ZXingLibrary {
     /// zxing-cpp's version as the linked library reports it (`ZXing_Version`), e.g. `3.1.1`.
     public static var version: String { String(cString: ZXing_Version()) }
+
+    /// Where `version` comes from, for `syncscan --version`.
+    public static let versionOrigin = "ZXing_Version"
 }
 
 /// A zxing-cpp reader with fixed options (`ZXing_ReaderOptions`): reads 8-bit luma planes in place.
