@@ -9,9 +9,7 @@
  *   build: cc -O2 -o zxing-floor zxing-floor.c $(pkg-config --cflags --libs zxing) */
 #include <ZXing/ZXingC.h>
 
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "y4m-mono.h"
 
 int main(int argc, char **argv) {
     bool tryHarder = true, tryRotate = true, tryDownscale = true;
@@ -39,17 +37,9 @@ int main(int argc, char **argv) {
         return 2;
     }
 
-    FILE *f = fopen(path, "rb");
-    if (!f) { perror(path); return 2; }
-    char header[256];
-    if (!fgets(header, sizeof header, f) || strncmp(header, "YUV4MPEG2 ", 10)) { fprintf(stderr, "not Y4M\n"); return 2; }
-    int w = 0, h = 0;
-    for (char *t = strtok(header + 10, " \n"); t; t = strtok(NULL, " \n")) {
-        if (t[0] == 'W') w = atoi(t + 1);
-        if (t[0] == 'H') h = atoi(t + 1);
-        if (t[0] == 'C' && strcmp(t, "Cmono")) { fprintf(stderr, "only C mono\n"); return 2; }
-    }
-    if (w <= 0 || h <= 0) { fprintf(stderr, "no frame size in the Y4M header\n"); return 2; }
+    int w, h;
+    FILE *f = y4m_mono_open(path, &w, &h);
+    if (!f) return 2;
     uint8_t *frame = malloc((size_t)w * h);
     if (!frame) { fprintf(stderr, "out of memory\n"); return 2; }
 
@@ -61,12 +51,8 @@ int main(int argc, char **argv) {
     ZXing_ReaderOptions_setTextMode(options, ZXing_TextMode_Plain);
 
     long frames = 0, symbols = 0, failures = 0;
-    char marker[64];
-    while (fgets(marker, sizeof marker, f)) {
-        if (strncmp(marker, "FRAME", 5) || fread(frame, 1, (size_t)w * h, f) != (size_t)w * h) {
-            fprintf(stderr, "bad frame\n");
-            return 2;
-        }
+    int read;
+    while ((read = y4m_mono_next(f, frame, (size_t)w * h)) > 0) {
         ZXing_ImageView *view = ZXing_ImageView_new(frame, w, h, ZXing_ImageFormat_Lum, w, 1);
         ZXing_Barcodes *barcodes = view ? ZXing_ReadBarcodes(view, options) : NULL;
         if (!barcodes) {
@@ -82,6 +68,7 @@ int main(int argc, char **argv) {
         ZXing_ImageView_delete(view);
         frames++;
     }
+    if (read < 0) return 2;
     printf("frames=%ld symbols=%ld\n", frames, symbols);
     ZXing_ReaderOptions_delete(options);
     if (formats != qr) ZXing_free(formats);
