@@ -143,10 +143,12 @@ public final class BarcodeReader {
         var found: [ZXingBarcode] = []
         for i in 0..<ZXing_Barcodes_size(barcodes) {
             guard let barcode = ZXing_Barcodes_at(barcodes, i), ZXing_Barcode_isValid(barcode),
-                  let symbology = Symbology(zxingFormat: ZXing_Barcode_format(barcode)),
-                  configuration.symbologies.contains(symbology) else { continue }
-            let data = Self.bytes(of: barcode)
-            found.append(ZXingBarcode(symbology: symbology, data: data, text: data.contains(0) ? nil : Self.text(of: barcode),
+                  let reported = Symbology(zxingFormat: ZXing_Barcode_format(barcode)) else { continue }
+            let bytes = Self.bytes(of: barcode)
+            let (symbology, data) = UPCDigits.symbolDigits(reported, bytes, requested: configuration.symbologies)
+            guard configuration.symbologies.contains(symbology) else { continue }
+            let text = data != bytes ? String(decoding: data, as: UTF8.self) : data.contains(0) ? nil : Self.text(of: barcode)
+            found.append(ZXingBarcode(symbology: symbology, data: data, text: text,
                                       orientation: SymbolOrientation(clockwiseDegrees: Int(ZXing_Barcode_orientation(barcode))),
                                       corners: Self.corners(of: barcode, origin: crop)))
         }
