@@ -75,10 +75,13 @@ public final class BarcodeReader {
     public static let readable: Set<Symbology> = Set(Symbology.allCases.filter { !$0.zxingFormats.isEmpty })
 
     private var options: OpaquePointer
+    /// No readable symbology requested: a read finds nothing without calling zxing-cpp (whose empty format list means all).
+    private var readsNothing: Bool
     public private(set) var configuration: ZXingHints
 
     public init(hints: ZXingHints = ZXingHints()) {
         self.options = BarcodeReader.makeOptions(hints)
+        self.readsNothing = hints.formats.isEmpty
         self.configuration = hints
     }
 
@@ -90,6 +93,7 @@ public final class BarcodeReader {
         let fresh = BarcodeReader.makeOptions(hints)
         ZXing_ReaderOptions_delete(options)
         options = fresh
+        readsNothing = hints.formats.isEmpty
         configuration = hints
     }
 
@@ -126,7 +130,7 @@ public final class BarcodeReader {
         precondition(rowStride <= Int(Int32.max) && width <= Int(Int32.max) && height <= Int(Int32.max),
                      "frame geometry beyond zxing-cpp's int")
         let crop = (region ?? PixelRect(x: 0, y: 0, width: width, height: height)).clamped(width: width, height: height)
-        guard !configuration.formats.isEmpty, crop.width > 0, crop.height > 0,
+        guard !readsNothing, crop.width > 0, crop.height > 0,
               let base = luma.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return [] }
 
         guard let view = ZXing_ImageView_new(base, Int32(width), Int32(height), ZXing_ImageFormat_Lum,
