@@ -22,13 +22,14 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
-        // C: system libraries plus shims for what Swift cannot import (header-only, or one .cpp for C++).
+        // C: system libraries plus header-only shims for what Swift cannot import.
         .systemLibrary(name: "CZBar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
         .systemLibrary(name: "CV4L2", pkgConfig: "libv4l2", providers: [.apt(["libv4l-dev"])]),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
-        // zxing-cpp is C++ only: a C face (include/czxing.h) over it in one .cpp (apt: libzxing-dev).
-        .target(name: "CZXing", linkerSettings: [.linkedLibrary("ZXing")]),
+        // zxing-cpp 3.1.1 through its own C API (ZXing/ZXingC.h), a static library that
+        // scripts/setup.sh builds into /usr/local (Debian 12's libzxing-dev is 1.4, without it).
+        .systemLibrary(name: "CZXing", pkgConfig: "zxing"),
         // libmicrohttpd: its variadic calls behind fixed-argument C functions (apt: libmicrohttpd-dev).
         .target(name: "CMicroHTTPD", linkerSettings: [.linkedLibrary("microhttpd")]),
 
@@ -54,7 +55,7 @@ let package = Package(
         // Frames' pixels to JPEG through TurboJPEG: grey and YUV planes, no RGB conversion.
         .target(name: "JPEG", dependencies: [
             "CTurboJPEG", "Media",
-        ]),
+        ], plugins: ["PkgConfigVersion"]),
 
         // An MQTT broker connection through libmosquitto (one client, driven by its owner's thread).
         .target(name: "MQTT", dependencies: [
@@ -73,7 +74,7 @@ let package = Package(
             "CV4L2", "Media", "SystemCalls",
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
-        ]),
+        ], plugins: ["PkgConfigVersion"]),
         .target(name: "Y4M", dependencies: [
             "Media", "SystemCalls",
             .product(name: "SystemPackage", package: "swift-system"),
@@ -105,8 +106,11 @@ let package = Package(
             .product(name: "Prometheus", package: "swift-prometheus"),
         ]),
 
+        // libv4l2 and TurboJPEG have no version call: their wrappers get pkg-config's version at build time.
+        .plugin(name: "PkgConfigVersion", capability: .buildTool()),
+
         .executableTarget(name: "syncscan", dependencies: [
-            "Daemon", "SystemCalls",
+            "Daemon", "SystemCalls", "ZBar", "ZXing", "V4L2", "JPEG", "MQTT",
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
@@ -140,6 +144,5 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"), .product(name: "SystemPackage", package: "swift-system"),
         ]),
         .testTarget(name: "syncscanTests", dependencies: ["syncscan", "SystemCalls", "TestSupport"]),
-    ],
-    cxxLanguageStandard: .cxx17
+    ]
 )

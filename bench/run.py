@@ -4,7 +4,7 @@
 Makes 1280x720 greyscale frames with moving QR codes (on flat white, or with --scene textured on a
 noisy moving test pattern), then runs, interleaved (A B C … A B C …):
   zbar-floor:      bench/zbar-floor FRAMES.y4m       (C, one zbar scanner, QR only)
-  zxing-floor:     bench/zxing-floor FRAMES.y4m      (C++, ZXing::ReadBarcodes, QR only, syncscan's default hints)
+  zxing-floor:     bench/zxing-floor FRAMES.y4m      (C, zxing-cpp 3.1.1's ZXing_ReadBarcodes, QR only, syncscan's default options)
   syncscan-zbar:   syncscan run --engine zbar        (release build, one scanning thread, QR only)
   syncscan-zxing:  syncscan run --engine zxing       (the same, through zxing-cpp)
   syncscan-hybrid: syncscan run --engine hybrid      (the same, through both)
@@ -12,7 +12,7 @@ noisy moving test pattern), then runs, interleaved (A B C … A B C …):
   all-hybrid:      syncscan run --engine hybrid --symbologies all   (zbar and zxing-cpp, each on what it reads)
 and prints medians of N runs each: frames/s, the ratios the README and issues quote, and peak RSS (wait4).
 Usage: bench/run.py [--runs N] [--frames N] [--scene plain|textured] [--only NAME,NAME] [--zxing-hints-off]
-(needs: gcc, g++, libzbar-dev, libzxing-dev, qrencode, ffmpeg, a Swift toolchain)
+(needs: gcc, libzbar-dev, zxing-cpp 3.1.1 from scripts/setup.sh, qrencode, ffmpeg, a Swift toolchain)
 """
 import argparse, os, shutil, statistics, subprocess, sys, tempfile, time
 
@@ -69,7 +69,10 @@ def main():
     zbar_floor = os.path.join(OUT, "zbar-floor")
     sh("cc", "-O2", "-o", zbar_floor, os.path.join(ROOT, "bench", "zbar-floor.c"), "-lzbar")
     zxing_floor = os.path.join(OUT, "zxing-floor")
-    sh("c++", "-O2", "-std=c++17", "-o", zxing_floor, os.path.join(ROOT, "bench", "zxing-floor.cpp"), "-lZXing")
+    # Against the 3.1.1 install (its zxing.pc names the static archive), as syncscan links it.
+    zxing_flags = subprocess.run(["pkg-config", "--cflags", "--libs", "zxing"], check=True, capture_output=True,
+                                 text=True).stdout.split()
+    sh("cc", "-O2", "-o", zxing_floor, os.path.join(ROOT, "bench", "zxing-floor.c"), *zxing_flags)
     sh("swift", "build", "-c", "release", "--product", "syncscan", cwd=ROOT, stdout=subprocess.DEVNULL)
     syncscan = os.path.join(ROOT, ".build", "release", "syncscan")
     run = [syncscan, "run", "--source", frames, "--scanning-threads", "1", "--duplicate-window", "0", "--log-level", "error"]

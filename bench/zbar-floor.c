@@ -3,23 +3,15 @@
  * binary mode, as syncscan does) and prints "frames=N symbols=M".
  *   usage: zbar-floor FILE.y4m
  *   build: cc -O2 -o zbar-floor zbar-floor.c -lzbar */
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <zbar.h>
+
+#include "y4m-mono.h"
 
 int main(int argc, char **argv) {
     if (argc != 2) { fprintf(stderr, "usage: %s FILE.y4m\n", argv[0]); return 2; }
-    FILE *f = fopen(argv[1], "rb");
-    if (!f) { perror(argv[1]); return 2; }
-    char header[256];
-    if (!fgets(header, sizeof header, f) || strncmp(header, "YUV4MPEG2 ", 10)) { fprintf(stderr, "not Y4M\n"); return 2; }
-    int w = 0, h = 0;
-    for (char *t = strtok(header + 10, " \n"); t; t = strtok(NULL, " \n")) {
-        if (t[0] == 'W') w = atoi(t + 1);
-        if (t[0] == 'H') h = atoi(t + 1);
-        if (t[0] == 'C' && strcmp(t, "Cmono")) { fprintf(stderr, "only C mono\n"); return 2; }
-    }
+    int w, h;
+    FILE *f = y4m_mono_open(argv[1], &w, &h);
+    if (!f) return 2;
     size_t size = (size_t)w * h;
     unsigned char *frame = malloc(size);
     zbar_image_scanner_t *sc = zbar_image_scanner_create();
@@ -27,9 +19,8 @@ int main(int argc, char **argv) {
     zbar_image_scanner_set_config(sc, ZBAR_QRCODE, ZBAR_CFG_ENABLE, 1);
     zbar_image_scanner_set_config(sc, ZBAR_QRCODE, ZBAR_CFG_BINARY, 1);
     long frames = 0, symbols = 0;
-    char marker[64];
-    while (fgets(marker, sizeof marker, f)) {
-        if (strncmp(marker, "FRAME", 5) || fread(frame, 1, size, f) != size) { fprintf(stderr, "bad frame\n"); return 2; }
+    int read;
+    while ((read = y4m_mono_next(f, frame, size)) > 0) {
         zbar_image_t *im = zbar_image_create();
         zbar_image_set_format(im, zbar_fourcc('Y', '8', '0', '0'));
         zbar_image_set_size(im, w, h);
@@ -39,6 +30,7 @@ int main(int argc, char **argv) {
         zbar_image_destroy(im);
         frames++;
     }
+    if (read < 0) return 2;
     printf("frames=%ld symbols=%ld\n", frames, symbols);
     return 0;
 }

@@ -18,7 +18,7 @@ build_start=$(date +%s)
 FLAGS=(-c "$FUZZ_CONFIG" -Xswiftc -gnone -Xswiftc -use-ld=lld)
 swift build "${FLAGS[@]}" \
     -Xswiftc -sanitize=fuzzer,address \
-    -Xcc -fsanitize=fuzzer-no-link,address -Xcxx -fsanitize=fuzzer-no-link,address \
+    -Xcc -fsanitize=fuzzer-no-link,address \
     2> >(grep -v 'Cannot export local symbol' >&2)
 echo "fuzz build: $(( $(date +%s) - build_start )) s"
 bin=$(swift build "${FLAGS[@]}" --show-bin-path)

@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# Installs the Debian packages syncscan needs to build, test and make its sample (root, apt).
-# Safe to run again: packages already present are skipped by apt.
+# Installs the Debian packages syncscan needs to build, test and make its sample (root, apt), then
+# builds zxing-cpp 3.1.1 (static, with its C API) from its maintainers' source distribution on PyPI
+# into /usr/local, where pkg-config and SwiftPM find it.
+# Safe to run again: packages already present are skipped by apt, and zxing-cpp when
+# /usr/local already holds 3.1.1's static library, C header and zxing.pc.
 set -euo pipefail
 PKGS=(
-  pkg-config libzbar-dev libv4l-dev libzxing-dev libturbojpeg0-dev libmosquitto-dev g++  # build: the C and C++ libraries (zxing-cpp is C++)
+  pkg-config libzbar-dev libv4l-dev libturbojpeg0-dev libmosquitto-dev  # build: the C libraries
+  g++ cmake ninja-build python3-pip  # build: zxing-cpp 3.1.1 from its source distribution (C++20, fetched with pip)
   zbar-tools qrencode zint ffmpeg jq  # sample and tests: codes, frames, zbarimg reference
   systemd make                        # tests: systemd-analyze verify/security; make install
   python3-prometheus-client           # tests: the metrics textfile through the Python client's parser
@@ -20,3 +24,36 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
 fi
 command -v swift >/dev/null || { echo "setup: swift is not on PATH (Swift 6.2 or later is needed)" >&2; exit 1; }
+
+# zxing-cpp: Debian 12 has 1.4 (no C API); syncscan links 3.1.1 statically through its C API
+# (ZXing/ZXingC.h). The sdist's top CMakeLists.txt builds the Python module; its core/ is the library.
+ZXING_VERSION=3.1.1
+ZXING_SDIST_SHA256=1051a521b21a9fe206702ad4186aeb195154e3e1badcd99576d030723f36382b
+ZXING_PREFIX=/usr/local
+if [ "$(PKG_CONFIG_PATH=$ZXING_PREFIX/lib/pkgconfig pkg-config --modversion zxing 2>/dev/null)" = "$ZXING_VERSION" ] \
+    && [ -f "$ZXING_PREFIX/lib/libZXing.a" ] && [ -f "$ZXING_PREFIX/include/ZXing/ZXingC.h" ] \
+    && grep -q -- '-l:libZXing.a' "$ZXING_PREFIX/lib/pkgconfig/zxing.pc"; then
+  :
+else
+  SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
+  start=$(date +%s)
+  echo "setup: building zxing-cpp $ZXING_VERSION into $ZXING_PREFIX" >&2
+  # Only zxing-cpp itself as source (its build requirements, needed by pip to read its metadata, as wheels).
+  # Debian's pip refuses nothing here: `download` installs nothing.
+  python3 -m pip download --quiet --no-deps --no-binary zxing-cpp --dest "$work" "zxing-cpp==$ZXING_VERSION" >&2
+  sdist="$work/zxing_cpp-$ZXING_VERSION.tar.gz"
+  echo "$ZXING_SDIST_SHA256  $sdist" | sha256sum --check --quiet - \
+    || { echo "setup: $sdist does not have the sha256 in scripts/setup.sh; not building it" >&2; exit 1; }
+  tar -xzf "$sdist" -C "$work"
+  cmake -S "$work/zxing_cpp-$ZXING_VERSION/core" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_INSTALL_PREFIX="$ZXING_PREFIX" -DCMAKE_INSTALL_LIBDIR=lib -DBUILD_SHARED_LIBS=OFF \
+    -DCMAKE_POSITION_INDEPENDENT_CODE=ON -DZXING_C_API=ON -DZXING_READERS=ON -DZXING_WRITERS=OFF >&2
+  cmake --build "$work/build" >&2
+  $SUDO cmake --install "$work/build" >&2
+  # The archive by file name: an -lZXing would find a shared libZXing first wherever the linker is
+  # given a system library directory before this one (Debian's libzxing-dev, 1.4, for one).
+  $SUDO sed -i 's/^Libs: .*/Libs: -L${libdir} -l:libZXing.a -lstdc++ -lm/' "$ZXING_PREFIX/lib/pkgconfig/zxing.pc"
+  echo "setup: zxing-cpp $ZXING_VERSION built and installed in $(( $(date +%s) - start )) s" >&2
+fi

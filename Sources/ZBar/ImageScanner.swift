@@ -6,19 +6,25 @@ public struct DecodedSymbol: Sendable, Hashable {
     public var symbology: Symbology
     /// The payload exactly as encoded (zbar runs with `ZBAR_CFG_BINARY`, so nothing is transcoded).
     public var data: [UInt8]
+    /// The payload as zbar decodes it to text, as `zbarimg` prints it: for QR, zbar's own
+    /// conversion (ECI honoured, else its guess among Shift_JIS, ISO-8859-1 and UTF-8); for the
+    /// other symbologies, whose data zbar gives as ISO-8859-1 (ASCII in practice), those bytes.
+    /// `nil` when zbar could not convert a QR payload.
+    public var text: String?
     /// zbar's relative confidence; higher is better (for QR it is 1).
     public var quality: Int
     public var orientation: SymbolOrientation
     /// The outline zbar reports, in image pixels (for QR the four finder corners).
     public var points: [(x: Int, y: Int)]
 
-    public init(symbology: Symbology, data: [UInt8], quality: Int, orientation: SymbolOrientation, points: [(x: Int, y: Int)]) {
-        self.symbology = symbology; self.data = data; self.quality = quality
+    public init(symbology: Symbology, data: [UInt8], text: String?, quality: Int, orientation: SymbolOrientation,
+                points: [(x: Int, y: Int)]) {
+        self.symbology = symbology; self.data = data; self.text = text; self.quality = quality
         self.orientation = orientation; self.points = points
     }
 
     public static func == (a: DecodedSymbol, b: DecodedSymbol) -> Bool {
-        a.symbology == b.symbology && a.data == b.data && a.quality == b.quality
+        a.symbology == b.symbology && a.data == b.data && a.text == b.text && a.quality == b.quality
             && a.orientation == b.orientation && a.points.elementsEqual(b.points, by: { $0 == $1 })
     }
 
@@ -30,7 +36,8 @@ public struct DecodedSymbol: Sendable, Hashable {
 /// One zbar image scanner (`zbar_image_scanner_t`); not thread-safe, so one per scanning thread.
 ///
 /// zbar's inter-frame result cache stays off: each scan is independent, and duplicate
-/// suppression is done on frame time by the pipeline.
+/// suppression is done on frame time by the pipeline. A second scanner, QR only and without
+/// `ZBAR_CFG_BINARY`, gives zbar's text for QR payloads that are not plain ASCII (see `scan`).
 public final class ImageScanner {
     private var scanner: OpaquePointer
     public private(set) var settings: ScannerSettings
@@ -97,6 +104,10 @@ public final class ImageScanner {
     ///
     /// zbar has no stride, so the plane is described as `bytesPerLine` pixels wide and cropped
     /// to `width` (and further to `region`, the rect of interest). Points are in plane pixels.
+    /// The bytes come from `zbar_scan_image` in binary mode. When a QR payload holds a byte
+    /// past ASCII, where the character set matters, the same image is scanned again by a QR-only
+    /// scanner without `ZBAR_CFG_BINARY` for zbar's text (each text goes to the QR code nearest
+    /// its position); ASCII payloads, the common case, cost no second pass.
     /// - Precondition: `luma.count >= bytesPerLine * height`.
     public func scan(luma: UnsafeRawBufferPointer, width: Int, height: Int, bytesPerLine: Int,
                      region: PixelRect? = nil) -> [DecodedSymbol] {
@@ -114,11 +125,55 @@ public final class ImageScanner {
         zbar_image_set_data(image, base, UInt(bytesPerLine * height), nil)
         guard zbar_scan_image(scanner, image) > 0 else { return [] }
 
-        var found: [DecodedSymbol] = []
+        var found = Self.symbols(of: image).compactMap { symbol -> DecodedSymbol? in
+            guard let symbology = Symbology(zbarType: symbol.type) else { return nil }
+            return DecodedSymbol(symbology: symbology, data: symbol.data,
+                                 text: String(String.UnicodeScalarView(symbol.data.map(Unicode.Scalar.init))),
+                                 quality: symbol.quality, orientation: symbol.orientation, points: symbol.points)
+        }
+        let needsText = found.indices.filter { found[$0].symbology == .qrcode && found[$0].data.contains { $0 >= 0x80 } }
+        if !needsText.isEmpty {
+            let texts = qrTexts(of: image)
+            for i in needsText { found[i].text = Self.nearest(to: found[i].points, in: texts)?.text }
+        }
+        return found
+    }
+
+    /// zbar's text of every QR code in `image` (a second `zbar_scan_image` by the QR-only scanner without
+    /// `ZBAR_CFG_BINARY`, a scanner made for the pass and destroyed after it), with its points; `nil` text where zbar's data is not UTF-8.
+    private func qrTexts(of image: OpaquePointer) -> [(text: String?, points: [(x: Int, y: Int)])] {
+        let qr = Self.makeScanner(ScannerSettings(symbologies: [.qrcode], testInverted: settings.testInverted,
+                                                  xDensity: settings.xDensity, yDensity: settings.yDensity))
+        defer { zbar_image_scanner_destroy(qr) }
+        zbar_image_scanner_set_config(qr, ZBAR_QRCODE, ZBAR_CFG_BINARY, 0)
+        guard zbar_scan_image(qr, image) > 0 else { return [] }
+        return Self.symbols(of: image).filter { $0.type == ZBAR_QRCODE }
+            .map { (text: String(validating: $0.data, as: UTF8.self), points: $0.points) }
+    }
+
+    /// The entry whose points' centre is nearest the centre of `points`.
+    private static func nearest<T>(to points: [(x: Int, y: Int)], in candidates: [(text: T, points: [(x: Int, y: Int)])])
+        -> (text: T, points: [(x: Int, y: Int)])? {
+        func centre(_ p: [(x: Int, y: Int)]) -> (Double, Double) {
+            let n = Double(max(p.count, 1))
+            return (Double(p.reduce(0) { $0 + $1.x }) / n, Double(p.reduce(0) { $0 + $1.y }) / n)
+        }
+        let (x, y) = centre(points)
+        return candidates.min { a, b in
+            let (ax, ay) = centre(a.points), (bx, by) = centre(b.points)
+            return (ax - x) * (ax - x) + (ay - y) * (ay - y) < (bx - x) * (bx - x) + (by - y) * (by - y)
+        }
+    }
+
+    /// Every symbol zbar attached to `image` by its last scan (`zbar_image_first_symbol`, `zbar_symbol_next`,
+    /// `zbar_symbol_get_*`), copied out.
+    private static func symbols(of image: OpaquePointer)
+        -> [(type: zbar_symbol_type_t, data: [UInt8], quality: Int, orientation: SymbolOrientation, points: [(x: Int, y: Int)])] {
+        var found: [(type: zbar_symbol_type_t, data: [UInt8], quality: Int, orientation: SymbolOrientation,
+                     points: [(x: Int, y: Int)])] = []
         var symbol = zbar_image_first_symbol(image)
         while let s = symbol {
             defer { symbol = zbar_symbol_next(s) }
-            guard let symbology = Symbology(zbarType: zbar_symbol_get_type(s)) else { continue }
             let length = Int(zbar_symbol_get_data_length(s))
             let data: [UInt8] = zbar_symbol_get_data(s).map { p in
                 p.withMemoryRebound(to: UInt8.self, capacity: length) { Array(UnsafeBufferPointer(start: $0, count: length)) }
@@ -129,8 +184,8 @@ public final class ImageScanner {
             for i in 0..<n {
                 points.append((Int(zbar_symbol_get_loc_x(s, i)), Int(zbar_symbol_get_loc_y(s, i))))
             }
-            found.append(DecodedSymbol(symbology: symbology, data: data, quality: Int(zbar_symbol_get_quality(s)),
-                                       orientation: SymbolOrientation(zbar_symbol_get_orientation(s)), points: points))
+            found.append((zbar_symbol_get_type(s), data, Int(zbar_symbol_get_quality(s)),
+                          SymbolOrientation(zbar_symbol_get_orientation(s)), points))
         }
         return found
     }

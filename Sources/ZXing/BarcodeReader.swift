@@ -4,22 +4,30 @@ import Media
 /// A code zxing-cpp found in one image.
 public struct ZXingBarcode: Sendable, Hashable {
     public var symbology: Symbology
-    /// The payload exactly as encoded (`Result::bytes()`): no character-set conversion, no ECI
+    /// The payload exactly as encoded (`ZXing_Barcode_bytes`): no character-set conversion, no ECI
     /// markers, NUL and invalid UTF-8 kept.
     public var data: [UInt8]
-    /// The nearest quarter turn to zxing's `Result::orientation()`.
+    /// The payload as the symbology decodes it (`ZXing_Barcode_text`, plain text mode): ECI
+    /// designators honoured, else the symbology's default character set (ISO-8859-1 for QR byte
+    /// mode, Shift_JIS for Kanji mode); `nil` when zxing-cpp finds no text meaning in it
+    /// (`ZXing_ContentType_Binary`), and when the payload holds a NUL byte (the C API gives the
+    /// text as a C string, which would end there).
+    public var text: String?
+    /// The nearest quarter turn to `ZXing_Barcode_orientation`.
     public var orientation: SymbolOrientation
     /// The code's own top-left, top-right, bottom-right and bottom-left corners
-    /// (`Result::position()`), in full-frame pixels even when a region was read; empty when
-    /// zxing-cpp gives no position (MaxiCode, in 1.4).
+    /// (`ZXing_Barcode_position`), in full-frame pixels even when a region was read; empty when
+    /// zxing-cpp gives no position (all four at the origin).
     public var corners: [(x: Int, y: Int)]
 
-    public init(symbology: Symbology, data: [UInt8], orientation: SymbolOrientation, corners: [(x: Int, y: Int)]) {
-        self.symbology = symbology; self.data = data; self.orientation = orientation; self.corners = corners
+    public init(symbology: Symbology, data: [UInt8], text: String? = nil, orientation: SymbolOrientation,
+                corners: [(x: Int, y: Int)]) {
+        self.symbology = symbology; self.data = data; self.text = text; self.orientation = orientation
+        self.corners = corners
     }
 
     public static func == (a: ZXingBarcode, b: ZXingBarcode) -> Bool {
-        a.symbology == b.symbology && a.data == b.data && a.orientation == b.orientation
+        a.symbology == b.symbology && a.data == b.data && a.text == b.text && a.orientation == b.orientation
             && a.corners.elementsEqual(b.corners, by: { $0 == $1 })
     }
 
@@ -30,12 +38,12 @@ public struct ZXingBarcode: Sendable, Hashable {
 
 /// zxing-cpp failed on a frame: the call, its message and what to do.
 ///
-/// `description` reads e.g. `ZXing::ReadBarcodes failed: std::bad_alloc — skip this frame;
+/// `description` reads e.g. `ZXing_ReadBarcodes failed: std::bad_alloc — skip this frame;
 /// if frames keep failing, turn off zxing.try-harder or zxing.try-downscale`.
 public struct ZXingError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The call that failed, e.g. `ZXing::ReadBarcodes`.
+    /// The call that failed, e.g. `ZXing_ReadBarcodes`.
     public var call: String
-    /// The exception's `what()`, or what was wrong with the arguments.
+    /// `ZXing_LastErrorMsg()`, or what was wrong with the arguments.
     public var message: String
     /// What to do about it.
     public var remedy: String
@@ -47,50 +55,71 @@ public struct ZXingError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String { "\(call) failed: \(message) — \(remedy)" }
 }
 
-/// A zxing-cpp reader with fixed hints (`ZXing::DecodeHints`): reads 8-bit luma planes in place.
-///
-/// zxing-cpp's `ReadBarcodes` is thread-safe and the hints are immutable, but `reconfigure`
-/// is not, so use one reader per scanning thread. What Debian's zxing-cpp 1.4.0 does (pinned
-/// by tests): Aztec and DataMatrix are found only where they cover the centre of the image read
-/// (a `region` around the code helps), Aztec not when turned much past 10°, and MaxiCode only
-/// on an otherwise blank image and without a position (`corners` empty).
-public final class BarcodeReader {
-    /// The symbologies zxing-cpp 1.4 reads.
-    public static let readable: Set<Symbology> = Set(Symbology.allCases.filter { $0.zxingFormat != nil })
+/// The zxing-cpp library syncscan runs with.
+public enum ZXingLibrary {
+    /// zxing-cpp's version as the linked library reports it (`ZXing_Version`), e.g. `3.1.1`.
+    public static var version: String { String(cString: ZXing_Version()) }
 
-    private var hints: OpaquePointer
+    /// Where `version` comes from, for `syncscan --version`.
+    public static let versionOrigin = "ZXing_Version"
+}
+
+/// A zxing-cpp reader with fixed options (`ZXing_ReaderOptions`): reads 8-bit luma planes in place.
+///
+/// `ZXing_ReadBarcodes` is thread-safe and the options are only read by it, but `reconfigure`
+/// replaces them, so use one reader per scanning thread. The reader owns its options and frees
+/// them in `deinit`; every image view, result list and string zxing-cpp returns is freed before
+/// `read` returns.
+public final class BarcodeReader {
+    /// The symbologies zxing-cpp 3.1.1 reads that syncscan names.
+    public static let readable: Set<Symbology> = Set(Symbology.allCases.filter { !$0.zxingFormats.isEmpty })
+
+    private var options: OpaquePointer
+    /// No readable symbology requested: a read finds nothing without calling zxing-cpp (whose empty format list means all).
+    private var readsNothing: Bool
     public private(set) var configuration: ZXingHints
 
     public init(hints: ZXingHints = ZXingHints()) {
-        self.hints = BarcodeReader.makeHints(hints)
+        self.options = BarcodeReader.makeOptions(hints)
+        self.readsNothing = hints.formats.isEmpty
         self.configuration = hints
     }
 
-    deinit { czxing_hints_destroy(hints) }
+    deinit { ZXing_ReaderOptions_delete(options) }
 
-    /// Replaces the hints; takes effect on the next read.
+    /// Replaces the options; takes effect on the next read.
     public func reconfigure(_ hints: ZXingHints) {
         guard hints != configuration else { return }
-        let fresh = BarcodeReader.makeHints(hints)
-        czxing_hints_destroy(self.hints)
-        self.hints = fresh
+        let fresh = BarcodeReader.makeOptions(hints)
+        ZXing_ReaderOptions_delete(options)
+        options = fresh
+        readsNothing = hints.formats.isEmpty
         configuration = hints
     }
 
-    /// New zxing hints (`czxing_hints_create`) for `h`, downscaling as `effectiveTryDownscale` says.
-    private static func makeHints(_ h: ZXingHints) -> OpaquePointer {
-        guard let hints = czxing_hints_create(h.formatBits, h.tryHarder, h.tryRotate, h.effectiveTryDownscale) else {
-            fatalError("czxing_hints_create returned NULL (out of memory)")
+    /// New reader options (`ZXing_ReaderOptions_new`, `_setFormats`, `_setTryHarder`,
+    /// `_setTryRotate`, `_setTryDownscale`, `_setTextMode` plain) for `h`.
+    private static func makeOptions(_ h: ZXingHints) -> OpaquePointer {
+        guard let options = ZXing_ReaderOptions_new() else {
+            fatalError("ZXing_ReaderOptions_new returned NULL (out of memory)")
         }
-        return hints
+        let formats = h.formats
+        formats.withUnsafeBufferPointer { ZXing_ReaderOptions_setFormats(options, $0.baseAddress, Int32($0.count)) }
+        ZXing_ReaderOptions_setTryHarder(options, h.tryHarder)
+        ZXing_ReaderOptions_setTryRotate(options, h.tryRotate)
+        ZXing_ReaderOptions_setTryDownscale(options, h.tryDownscale)
+        ZXing_ReaderOptions_setTextMode(options, ZXing_TextMode_Plain)
+        return options
     }
 
-    /// Reads every code in an 8-bit luma plane in place (`ZXing::ReadBarcodes` on an `ImageView`).
+    /// Reads every code in an 8-bit luma plane in place (`ZXing_ImageView_new`, `ZXing_ImageView_crop`,
+    /// `ZXing_ReadBarcodes`).
     ///
     /// Sample (x, y) is `luma[y * rowStride + x * pixelStride]`: a GREY frame or an NV12 Y plane
     /// has `pixelStride` 1, YUYV 2 (UYVY: pass the buffer from byte 1). `region`, the rect of
-    /// interest, is clamped to the frame; corners are in full-frame pixels either way. A C++
-    /// exception inside zxing-cpp is thrown as a `ZXingError`, never a crash.
+    /// interest, is clamped to the frame and read as a crop of the same view (no copy); corners
+    /// are in full-frame pixels either way. A failure inside zxing-cpp is thrown as a
+    /// `ZXingError` carrying `ZXing_LastErrorMsg()`, never a crash.
     /// - Precondition: `(height - 1) * rowStride + (width - 1) * pixelStride + 1 <= luma.count`.
     public func read(luma: UnsafeRawBufferPointer, width: Int, height: Int, rowStride: Int, pixelStride: Int = 1,
                      region: PixelRect? = nil) throws(ZXingError) -> [ZXingBarcode] {
@@ -101,34 +130,67 @@ public final class BarcodeReader {
         precondition(rowStride <= Int(Int32.max) && width <= Int(Int32.max) && height <= Int(Int32.max),
                      "frame geometry beyond zxing-cpp's int")
         let crop = (region ?? PixelRect(x: 0, y: 0, width: width, height: height)).clamped(width: width, height: height)
-        guard crop.width > 0, crop.height > 0, let base = luma.baseAddress else { return [] }
+        guard !readsNothing, crop.width > 0, crop.height > 0,
+              let base = luma.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return [] }
 
-        var results: OpaquePointer?
-        var message = [CChar](repeating: 0, count: 512)
-        let status = czxing_read(hints, base, Int32(width), Int32(height),
-                                 Int32(rowStride), Int32(pixelStride),
-                                 Int32(crop.x), Int32(crop.y), Int32(crop.width), Int32(crop.height),
-                                 &results, &message, message.count)
-        guard status == CZXING_OK, let results else {
-            let text = String(decoding: message.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            throw ZXingError(call: "ZXing::ReadBarcodes", message: text.isEmpty ? "status \(status)" : text,
-                             remedy: "skip this frame; if frames keep failing, turn off zxing.try-harder or zxing.try-downscale")
+        guard let view = ZXing_ImageView_new(base, Int32(width), Int32(height), ZXing_ImageFormat_Lum,
+                                             Int32(rowStride), Int32(pixelStride)) else {
+            throw Self.failure("ZXing_ImageView_new")
         }
-        defer { czxing_results_destroy(results) }
+        defer { ZXing_ImageView_delete(view) }
+        if crop != PixelRect(x: 0, y: 0, width: width, height: height) {
+            ZXing_ImageView_crop(view, Int32(crop.x), Int32(crop.y), Int32(crop.width), Int32(crop.height))
+        }
+        guard let barcodes = ZXing_ReadBarcodes(view, options) else { throw Self.failure("ZXing_ReadBarcodes") }
+        defer { ZXing_Barcodes_delete(barcodes) }
 
         var found: [ZXingBarcode] = []
-        for i in 0..<czxing_results_count(results) where czxing_result_is_valid(results, i) {
-            guard let symbology = Symbology(zxingFormat: czxing_result_format(results, i)) else { continue }
-            var length = 0
-            let bytes = czxing_result_bytes(results, i, &length)
-            let data = bytes.map { Array(UnsafeBufferPointer(start: $0, count: length)) } ?? []
-            var xy = [Int32](repeating: 0, count: 8)
-            czxing_result_corners(results, i, &xy)
-            let corners = czxing_result_has_position(results, i) ? (0..<4).map { (x: Int(xy[2 * $0]), y: Int(xy[2 * $0 + 1])) } : []
-            found.append(ZXingBarcode(symbology: symbology, data: data,
-                                      orientation: SymbolOrientation(clockwiseDegrees: Int(czxing_result_orientation(results, i))),
-                                      corners: corners))
+        for i in 0..<ZXing_Barcodes_size(barcodes) {
+            guard let barcode = ZXing_Barcodes_at(barcodes, i), ZXing_Barcode_isValid(barcode),
+                  let reported = Symbology(zxingFormat: ZXing_Barcode_format(barcode)) else { continue }
+            let bytes = Self.bytes(of: barcode)
+            let (symbology, data) = UPCDigits.symbolDigits(reported, bytes, requested: configuration.symbologies)
+            guard configuration.symbologies.contains(symbology) else { continue }
+            let text = data != bytes ? String(decoding: data, as: UTF8.self) : data.contains(0) ? nil : Self.text(of: barcode)
+            found.append(ZXingBarcode(symbology: symbology, data: data, text: text,
+                                      orientation: SymbolOrientation(clockwiseDegrees: Int(ZXing_Barcode_orientation(barcode))),
+                                      corners: Self.corners(of: barcode, origin: crop)))
         }
         return found
+    }
+
+    /// `ZXing_Barcode_bytes`, copied and freed.
+    private static func bytes(of barcode: OpaquePointer) -> [UInt8] {
+        var length: Int32 = 0
+        guard let bytes = ZXing_Barcode_bytes(barcode, &length) else { return [] }
+        defer { ZXing_free(bytes) }
+        return Array(UnsafeBufferPointer(start: bytes, count: Int(length)))
+    }
+
+    /// `ZXing_Barcode_text` (UTF-8), copied and freed; `nil` for binary content.
+    private static func text(of barcode: OpaquePointer) -> String? {
+        guard ZXing_Barcode_contentType(barcode) != ZXing_ContentType_Binary,
+              let text = ZXing_Barcode_text(barcode) else { return nil }
+        defer { ZXing_free(text) }
+        return String(cString: text)
+    }
+
+    /// `ZXing_Barcode_position` in full-frame pixels (zxing-cpp's are the crop's); empty when all four are at the origin.
+    private static func corners(of barcode: OpaquePointer, origin: PixelRect) -> [(x: Int, y: Int)] {
+        let p = ZXing_Barcode_position(barcode)
+        let points = [p.topLeft, p.topRight, p.bottomRight, p.bottomLeft]
+        guard points.contains(where: { $0.x != 0 || $0.y != 0 }) else { return [] }
+        return points.map { (x: Int($0.x) + origin.x, y: Int($0.y) + origin.y) }
+    }
+
+    /// A `ZXingError` for `call` with `ZXing_LastErrorMsg()` (freed).
+    private static func failure(_ call: String) -> ZXingError {
+        var message = "no message"
+        if let last = ZXing_LastErrorMsg() {
+            defer { ZXing_free(last) }
+            if last.pointee != 0 { message = String(cString: last) }
+        }
+        return ZXingError(call: call, message: message,
+                          remedy: "skip this frame; if frames keep failing, turn off zxing.try-harder or zxing.try-downscale")
     }
 }

@@ -1,18 +1,18 @@
 import CZXing
 import Media
 
-/// What a `BarcodeReader` looks for and how hard: zxing-cpp's `ZXing::DecodeHints`.
+/// What a `BarcodeReader` looks for and how hard: zxing-cpp's `ZXing_ReaderOptions`.
 ///
-/// `symbologies` outside `BarcodeReader.readable` are ignored. The three switches are zxing's
-/// `setTryHarder`, `setTryRotate` and `setTryDownscale` (syncscan's `zxing.*` keys), except that
-/// downscaling is only ever on for 2-D codes: see `effectiveTryDownscale`.
+/// `symbologies` outside `BarcodeReader.readable` are ignored. The three switches are
+/// `ZXing_ReaderOptions_setTryHarder`, `_setTryRotate` and `_setTryDownscale` (syncscan's
+/// `zxing.*` keys), passed as they are.
 public struct ZXingHints: Sendable, Hashable {
     public var symbologies: Set<Symbology>
-    /// More scan lines and binarizer passes; finds more, costs more (`DecodeHints::setTryHarder`).
+    /// More scan lines and binarizer passes; finds more, costs more (`ZXing_ReaderOptions_setTryHarder`).
     public var tryHarder: Bool
-    /// Also read the frame turned 90° (`setTryRotate`); needed for 1-D codes standing upright.
+    /// Also read the frame turned 90° (`_setTryRotate`); needed for 1-D codes standing upright.
     public var tryRotate: Bool
-    /// Also read downscaled copies of large frames (`setTryDownscale`); see `effectiveTryDownscale`.
+    /// Also read downscaled copies of large frames (`_setTryDownscale`).
     public var tryDownscale: Bool
 
     public init(symbologies: Set<Symbology> = Symbology.defaults, tryHarder: Bool = true,
@@ -23,51 +23,50 @@ public struct ZXingHints: Sendable, Hashable {
         self.tryDownscale = tryDownscale
     }
 
-    /// `tryDownscale` as passed to zxing-cpp: off whenever a 1-D symbology is requested.
-    ///
-    /// Debian's zxing-cpp 1.4.0 aborts the process on an assertion (`Result::operator==`,
-    /// `lineCount() == 1`) for some large EAN-13 and other 1-D frames when downscaling is on
-    /// and 1-D formats are enabled: it merges a downscaled pass's 1-D result with a full-size
-    /// one. An abort cannot be caught, so downscaling is dropped for such hints.
-    public var effectiveTryDownscale: Bool {
-        tryDownscale && !symbologies.contains { !$0.isTwoDimensional && BarcodeReader.readable.contains($0) }
-    }
-
-    /// The `CZXING_FORMAT_*` bits of the readable symbologies.
-    var formatBits: UInt32 {
-        symbologies.reduce(0) { $0 | ($1.zxingFormat ?? 0) }
+    /// The zxing-cpp formats of the readable symbologies, in a stable order; empty means read
+    /// nothing (not zxing-cpp's "all").
+    var formats: [ZXing_BarcodeFormat] {
+        Symbology.allCases.filter(symbologies.contains).flatMap(\.zxingFormats)
     }
 }
 
 extension Symbology {
-    /// zxing-cpp's `BarcodeFormat` bit (`CZXING_FORMAT_*`); `nil` for one zxing-cpp 1.4 cannot read.
-    var zxingFormat: UInt32? {
-        let bit: Int? = switch self {
-        case .qrcode: CZXING_FORMAT_QRCODE
-        case .microqr: CZXING_FORMAT_MICROQRCODE
-        case .aztec: CZXING_FORMAT_AZTEC
-        case .datamatrix: CZXING_FORMAT_DATAMATRIX
-        case .pdf417: CZXING_FORMAT_PDF417
-        case .maxicode: CZXING_FORMAT_MAXICODE
-        case .ean13: CZXING_FORMAT_EAN13
-        case .ean8: CZXING_FORMAT_EAN8
-        case .upca: CZXING_FORMAT_UPCA
-        case .upce: CZXING_FORMAT_UPCE
-        case .i25: CZXING_FORMAT_ITF
-        case .databar: CZXING_FORMAT_DATABAR
-        case .databarExp: CZXING_FORMAT_DATABAR_EXPANDED
-        case .codabar: CZXING_FORMAT_CODABAR
-        case .code39: CZXING_FORMAT_CODE39
-        case .code93: CZXING_FORMAT_CODE93
-        case .code128: CZXING_FORMAT_CODE128
-        case .sqcode, .ean2, .ean5, .isbn10, .isbn13: nil
+    /// The zxing-cpp formats asked for when this symbology is requested; empty for one zxing-cpp cannot read.
+    ///
+    /// A symbology format (`QRCode`, `Aztec`, `PDF417`, `Code39`, `ITF`) stands for all its variants;
+    /// QR asks for models 1 and 2 only, so that Micro QR and rMQR stay their own choices, and DataBar
+    /// is split as zbar splits it (omnidirectional and stacked; expanded).
+    var zxingFormats: [ZXing_BarcodeFormat] {
+        switch self {
+        case .qrcode: [ZXing_BarcodeFormat_QRCodeModel1, ZXing_BarcodeFormat_QRCodeModel2]
+        case .microqr: [ZXing_BarcodeFormat_MicroQRCode]
+        case .aztec: [ZXing_BarcodeFormat_Aztec]
+        case .datamatrix: [ZXing_BarcodeFormat_DataMatrix]
+        case .pdf417: [ZXing_BarcodeFormat_PDF417]
+        case .maxicode: [ZXing_BarcodeFormat_MaxiCode]
+        case .ean13: [ZXing_BarcodeFormat_EAN13]
+        case .ean8: [ZXing_BarcodeFormat_EAN8]
+        case .upca: [ZXing_BarcodeFormat_UPCA]
+        case .upce: [ZXing_BarcodeFormat_UPCE]
+        case .i25: [ZXing_BarcodeFormat_ITF]
+        case .databar: [ZXing_BarcodeFormat_DataBarOmni, ZXing_BarcodeFormat_DataBarStk, ZXing_BarcodeFormat_DataBarStkOmni]
+        case .databarExp: [ZXing_BarcodeFormat_DataBarExp, ZXing_BarcodeFormat_DataBarExpStk]
+        case .codabar: [ZXing_BarcodeFormat_Codabar]
+        case .code39: [ZXing_BarcodeFormat_Code39]
+        case .code93: [ZXing_BarcodeFormat_Code93]
+        case .code128: [ZXing_BarcodeFormat_Code128]
+        case .sqcode, .ean2, .ean5, .isbn10, .isbn13: []
         }
-        return bit.map { UInt32($0) }
     }
 
-    /// The symbology of a zxing-cpp format bit; `nil` for none or several.
-    init?(zxingFormat bits: UInt32) {
-        guard let match = Symbology.allCases.first(where: { $0.zxingFormat == bits }) else { return nil }
+    /// The symbology of a format zxing-cpp returned: the one asking for that exact format, else the
+    /// first one asking for a format of its symbology (`ZXing_BarcodeFormatSymbology`: a `QRCode`
+    /// result is `.qrcode`, which asks for models 1 and 2; `AztecRune` is `.aztec`); `nil` for none.
+    init?(zxingFormat format: ZXing_BarcodeFormat) {
+        let base = ZXing_BarcodeFormatSymbology(format)
+        guard let match = Symbology.allCases.first(where: { $0.zxingFormats.contains(format) })
+            ?? Symbology.allCases.first(where: { $0.zxingFormats.contains { ZXing_BarcodeFormatSymbology($0) == base } })
+        else { return nil }
         self = match
     }
 }

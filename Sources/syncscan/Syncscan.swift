@@ -1,7 +1,12 @@
 import ArgumentParser
 import Daemon
 import Foundation
+import JPEG
 import Logging
+import MQTT
+import V4L2
+import ZBar
+import ZXing
 
 /// `syncscan`: watch a camera (or a Y4M stream) and print every barcode with its frame.
 @main
@@ -9,8 +14,25 @@ struct Syncscan: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "syncscan",
         abstract: "Report every barcode a camera sees, each paired with the frame it was seen in.",
-        version: "0.1.0",
+        version: versionText,
         subcommands: [Run.self, Devices.self, CheckConfig.self])
+
+    /// syncscan's own version.
+    static let syncscanVersion = "0.1.0"
+
+    /// `syncscan --version`: syncscan's version, then one line per C library it runs with: its
+    /// name, version and where the version comes from (the library's own call, or pkg-config at
+    /// build time), each from its wrapper module.
+    static var versionText: String {
+        let libraries = [
+            ("zbar", ZBarLibrary.version, ZBarLibrary.versionOrigin),
+            ("zxing-cpp", ZXingLibrary.version, ZXingLibrary.versionOrigin),
+            ("libv4l2", V4L2Library.version, V4L2Library.versionOrigin),
+            ("TurboJPEG", TurboJPEGLibrary.version, TurboJPEGLibrary.versionOrigin),
+            ("libmosquitto", MosquittoLibrary.version, MosquittoLibrary.versionOrigin),
+        ]
+        return (["syncscan \(syncscanVersion)"] + libraries.map { "\($0.0) \($0.1) (\($0.2))" }).joined(separator: "\n")
+    }
 
     /// Sets up stderr logging at `level`, changeable later through `level`; stdout is reserved for results.
     static func bootstrapLogging(level: ReloadableLogLevel) -> Logger {

@@ -2,6 +2,7 @@
 import Capture
 import Foundation
 import Media
+import SystemCalls
 import SystemPackage
 import TestSupport
 import Testing
@@ -82,23 +83,29 @@ private func counters(scanned: Int, late: Int, qr: Int, ean: Int, emitted: Int, 
         let old = umask(0o077)
         defer { umask(old) }
         guard case .success = MetricsTextfileWriter.replace(path, with: contents[0]) else { Issue.record("first write failed"); return }
-        let reader = Task.detached { () -> (reads: Int, torn: Int) in
-            var (reads, torn) = (0, 0)
-            let deadline = ContinuousClock.now + .seconds(2)
-            while ContinuousClock.now < deadline {
+        // The reader (its own thread) reads until the writer is done; the writer replaces the file
+        // at least 400 times and until the reader has read 100 times meanwhile, however busy the
+        // machine (a 60 s guard against a hang).
+        let progress = LockedValue((reads: 0, writerDone: false))
+        let reader = Task { try await runOnThread(name: "prom-reader") { () -> Int in
+            var torn = 0
+            while !progress.withLock({ $0.writerDone }) {
                 guard let data = FileManager.default.contents(atPath: path.string) else { torn += 1; continue }
-                reads += 1
                 if !contents.contains([UInt8](data)) { torn += 1 }
+                progress.withLock { $0.reads += 1 }
             }
-            return (reads, torn)
-        }
+            return torn
+        } }
         var writes = 0
-        while writes < 400 {
+        let guardDeadline = ContinuousClock.now + .seconds(60)
+        while (writes < 400 || progress.withLock({ $0.reads }) < 100) && ContinuousClock.now < guardDeadline {
             guard case .success = MetricsTextfileWriter.replace(path, with: contents[writes % 2]) else { Issue.record("write \(writes) failed"); break }
             writes += 1
         }
-        let (reads, torn) = await reader.value
-        #expect(reads > 100 && torn == 0, "\(reads) reads, \(torn) missing or partial")
+        progress.withLock { $0.writerDone = true }
+        let torn = try await reader.value
+        let reads = progress.withLock { $0.reads }
+        #expect(reads >= 100 && torn == 0, "\(reads) reads during \(writes) replacements, \(torn) missing or partial")
         #expect(directory.entries == ["syncscan.prom"], "left behind: \(directory.entries)")
         let mode = try FileManager.default.attributesOfItem(atPath: path.string)[.posixPermissions] as? Int
         #expect(mode == 0o644)

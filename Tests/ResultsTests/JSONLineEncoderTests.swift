@@ -8,7 +8,7 @@ import ZBar
 
 private func code(_ data: [UInt8], symbology: Symbology = .qrcode) -> MachineReadableCodeObject {
     let info = FrameInfo(sequenceNumber: 42, presentationTime: MediaTime(nanoseconds: 1_400_000_000), width: 640, height: 480, format: .yuyv)
-    return MachineReadableCodeObject(symbology: symbology, data: data, quality: 1, orientation: .right,
+    return MachineReadableCodeObject(symbology: symbology, data: data, text: String(validating: data, as: UTF8.self), quality: 1, orientation: .right,
                                      corners: [PixelPoint(x: 10, y: 20), PixelPoint(x: 10, y: 120), PixelPoint(x: 110, y: 120), PixelPoint(x: 110, y: 20)],
                                      frame: info)
 }

@@ -15,7 +15,7 @@ private func frame(_ text: String, seq: UInt64) throws -> VideoFrame {
 
 /// A code object of `text` in `frame`.
 private func code(_ text: String, in frame: VideoFrame) -> MachineReadableCodeObject {
-    MachineReadableCodeObject(symbology: .qrcode, data: Array(text.utf8), quality: 1, orientation: .up,
+    MachineReadableCodeObject(symbology: .qrcode, data: Array(text.utf8), text: text, quality: 1, orientation: .up,
                               corners: [PixelPoint(x: 40, y: 20), PixelPoint(x: 40, y: 100), PixelPoint(x: 120, y: 100), PixelPoint(x: 120, y: 20)],
                               frame: frame.info)
 }

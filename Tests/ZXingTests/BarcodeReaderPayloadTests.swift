@@ -106,4 +106,21 @@ let payloadCases: [PayloadCase] = {
     func blankFrame() throws {
         #expect(try read(GreyFrame(width: 320, height: 240, background: 200), with: reader(BarcodeReader.readable)).isEmpty)
     }
+
+    @Test("text is zxing-cpp's decoding: Kanji mode, QR byte mode's ISO-8859-1 default; nil for binary content and for a NUL")
+    func text() throws {
+        let kanji: [UInt8] = [0x8A, 0xBF, 0x8E, 0x9A, 0x83, 0x65, 0x83, 0x58, 0x83, 0x67]
+        let cases: [(ModuleMatrix, [UInt8], String?)] = [
+            (try ModuleMatrix.qrCode(kanji, kanji: true), kanji, "漢字テスト"),
+            (try ModuleMatrix.qrCode([0x47, 0x72, 0xFC, 0xDF, 0x65]), [0x47, 0x72, 0xFC, 0xDF, 0x65], "Grüße"),
+            (try ModuleMatrix.qrCode([0xFF, 0xFE, 0x00, 0xC3, 0x28]), [0xFF, 0xFE, 0x00, 0xC3, 0x28], nil),
+            (try ModuleMatrix.qrCode([0x41, 0x00, 0x42]), [0x41, 0x00, 0x42], nil),
+        ]
+        for (matrix, data, text) in cases {
+            let (frame, _) = frameWithCode(matrix, moduleSize: 4)
+            let found = try read(frame, with: reader([.qrcode]))
+            #expect(found.map(\.data) == [data])
+            #expect(found.first?.text == text, "\(data)")
+        }
+    }
 }

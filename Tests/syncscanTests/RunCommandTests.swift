@@ -110,12 +110,6 @@ private let zbarimgNames = ["QR-Code": "qrcode", "CODE-128": "code128"]
         #expect(run.stderr.contains("stdout") && run.stderr.contains("closed the pipe"), "stderr: \(run.stderr)")
     }
 
-    @Test func versionIsPrinted() throws {
-        let run = try SyncscanProcess.run(["--version"])
-        #expect(run.status == 0)
-        #expect(String(decoding: run.stdout, as: UTF8.self).range(of: #"^\d+\.\d+\.\d+\n$"#, options: .regularExpression) != nil)
-    }
-
     @Test func checkConfigNamesEveryProblemWithItsLineAndExitsTwo() throws {
         let bad = try TemporaryFile(contents: Array("source: /dev/video0\nsymbologys: [qrcode]\nscanning_threads: 0\n".utf8), suffix: ".yaml")
         let run = try SyncscanProcess.run(["check-config", bad.path])

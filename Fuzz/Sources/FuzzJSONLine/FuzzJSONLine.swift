@@ -11,7 +11,7 @@ import Results
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let payload = Array(UnsafeBufferPointer(start: data, count: size))
     let frame = FrameInfo(sequenceNumber: 1, presentationTime: .zero, width: 640, height: 480, format: .grey)
-    let code = MachineReadableCodeObject(symbology: .qrcode, data: payload, quality: 1, orientation: .up,
+    let code = MachineReadableCodeObject(symbology: .qrcode, data: payload, text: String(validating: payload, as: UTF8.self), quality: 1, orientation: .up,
                                          corners: [PixelPoint(x: 0, y: 0)], frame: frame)
     // The payload also goes in as the source name (a string field) when it is UTF-8.
     let source = String(validating: payload, as: UTF8.self) ?? "fuzz"

@@ -14,7 +14,7 @@ public enum DecoderEngine: String, Sendable, Hashable, CaseIterable, CustomStrin
 
     public var description: String { rawValue }
 
-    /// The symbologies zxing-cpp 1.4 reads.
+    /// The symbologies zxing-cpp 3.1.1 reads (`BarcodeReader.readable`).
     public static var zxingReadable: Set<Symbology> { BarcodeReader.readable }
 
     /// Everything this engine reads: what `symbologies: all` means.
@@ -58,7 +58,7 @@ public enum DecoderEngine: String, Sendable, Hashable, CaseIterable, CustomStrin
 
 /// zxing-cpp's decode hints that a user may turn off to trade recall for speed (`zxing.*` keys).
 public struct ZXingSettings: Sendable, Hashable {
-    /// Look harder: more scan lines and binarizer passes (`DecodeHints::setTryHarder`).
+    /// Look harder: more scan lines and binarizer passes (`ZXing_ReaderOptions_setTryHarder`).
     public var tryHarder = true
     /// Also try the frame turned 90° (`setTryRotate`).
     public var tryRotate = true

@@ -13,8 +13,10 @@ public struct MachineReadableCodeObject: Sendable, Hashable {
     public var symbology: Symbology
     /// The payload's exact bytes.
     public var data: [UInt8]
-    /// The payload as text, present only when `data` is valid UTF-8.
-    public var text: String? { String(validating: data, as: UTF8.self) }
+    /// The payload as its symbology decodes it to text (ECI, the symbology's default character
+    /// set, Kanji mode): zxing-cpp's text, or zbar's (`DecodedSymbol.text`); `nil` for a payload
+    /// with no text meaning.
+    public var text: String?
     /// zbar's quality score; `nil` for a code zxing-cpp read (it has none).
     public var quality: Int?
     /// The library that decoded it: `.zbar` or `.zxing` (with `hybrid`, see `DecoderEngine.preferred(for:)`).
@@ -27,11 +29,12 @@ public struct MachineReadableCodeObject: Sendable, Hashable {
     /// The frame the code was seen in: its sequence number, timestamp and geometry.
     public var frame: FrameInfo
 
-    public init(symbology: Symbology, data: [UInt8], quality: Int?, orientation: SymbolOrientation,
+    public init(symbology: Symbology, data: [UInt8], text: String?, quality: Int?, orientation: SymbolOrientation,
                 corners: [PixelPoint], frame: FrameInfo, engine: DecoderEngine = .zbar) {
         self.symbology = symbology
         self.engine = engine
         self.data = data
+        self.text = text
         self.quality = quality
         self.orientation = orientation
         self.corners = corners
@@ -51,16 +54,16 @@ public struct MachineReadableCodeObject: Sendable, Hashable {
             let x0 = xs.min() ?? 0, x1 = xs.max() ?? 0, y0 = ys.min() ?? 0, y1 = ys.max() ?? 0
             corners = [PixelPoint(x: x0, y: y0), PixelPoint(x: x0, y: y1), PixelPoint(x: x1, y: y1), PixelPoint(x: x1, y: y0)]
         }
-        self.init(symbology: symbol.symbology, data: symbol.data, quality: symbol.quality,
+        self.init(symbology: symbol.symbology, data: symbol.data, text: symbol.text, quality: symbol.quality,
                   orientation: symbol.orientation, corners: corners, frame: frame)
     }
 
     /// Wraps zxing-cpp's result: its corners put in zbar's order (top-left, bottom-left,
     /// bottom-right, top-right of the code itself), so a consumer sees one outline convention
-    /// whichever engine read the code; none for a MaxiCode (zxing-cpp 1.4 gives no position).
+    /// whichever engine read the code; none when zxing-cpp gives no position.
     init(_ barcode: ZXingBarcode, frame: FrameInfo) {
         let c = barcode.corners.map { PixelPoint(x: $0.x, y: $0.y) }
-        self.init(symbology: barcode.symbology, data: barcode.data, quality: nil, orientation: barcode.orientation,
+        self.init(symbology: barcode.symbology, data: barcode.data, text: barcode.text, quality: nil, orientation: barcode.orientation,
                   corners: c.count == 4 ? [c[0], c[3], c[2], c[1]] : c, frame: frame, engine: .zxing)
     }
 }

@@ -6,8 +6,8 @@ import Media
 ///
 /// Written by hand rather than with `JSONEncoder` so the bytes are exact and no payload can break
 /// a line: control characters (NUL included), DEL, U+2028 and U+2029 are escaped; every other
-/// character of valid UTF-8 text is written as is. Payloads that are not UTF-8 appear only as
-/// `data_b64`.
+/// character of the code's text is written as is. Payloads without a text (see
+/// `MachineReadableCodeObject.text`) appear only as `data_b64`.
 public struct JSONLineEncoder: Sendable {
     public init() {}
 

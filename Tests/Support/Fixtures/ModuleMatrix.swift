@@ -37,11 +37,13 @@ public struct ModuleMatrix: Sendable, Hashable {
     /// A QR code holding exactly `payload`, encoded in 8-bit mode by `qrencode -8`.
     ///
     /// The payload goes through a file (`qrencode -r`), so NUL bytes and invalid UTF-8 are
-    /// kept byte for byte. `version` (1–40) forces a minimum symbol size.
+    /// kept byte for byte. `version` (1–40) forces a minimum symbol size. With `kanji`
+    /// (`qrencode -k` instead of `-8`) the payload is Shift_JIS and its double-byte characters go
+    /// in Kanji mode.
     public static func qrCode(_ payload: [UInt8], errorCorrection: ErrorCorrection = .medium,
-                              version: Int? = nil) throws -> ModuleMatrix {
+                              version: Int? = nil, kanji: Bool = false) throws -> ModuleMatrix {
         let input = try TemporaryFile(contents: payload, suffix: ".bin")
-        var arguments = ["-8", "-r", input.path, "-o", "-", "-t", "ASCII", "-m", "0", "-l", errorCorrection.rawValue]
+        var arguments = [kanji ? "-k" : "-8", "-r", input.path, "-o", "-", "-t", "ASCII", "-m", "0", "-l", errorCorrection.rawValue]
         if let version { arguments += ["-v", String(version)] }
         let result = try ExternalTool.run("qrencode", arguments)
         guard result.status == 0 else { throw FixtureError.toolFailed(result.describe()) }
