@@ -127,13 +127,10 @@ public final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
         var opens = 0
         /// When the camera was lost, while it is being waited for.
         var missingSince: ContinuousClock.Instant?
-        /// The controls to set on every open; replaced by `setControls`.
-        var controls: [V4L2ControlSetting] = []
-        /// Settings that failed to apply (every attempt), and the causes already logged.
-        var controlFailures = 0
-        var loggedControlCauses: Set<String> = []
     }
     private let control = LockedValue(Control())
+    /// `device.controls`, set on every open; replaced by `setControls`.
+    private let controls: CameraControls
 
     /// A source for the camera `path` names (`/dev/videoN`, `v4l2:/dev/videoN`, `v4l2:///dev/videoN`,
     /// `/dev/v4l/by-id/…`, parsed by `SourceURI`); nothing is opened yet.
@@ -156,7 +153,7 @@ public final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
         }
         uri = SourceURI.v4l2(devicePath: devicePath).description
         self.configuration = configuration
-        control.withLock { $0.controls = configuration.controls }
+        controls = CameraControls(configuration.controls, logger: logger)
         self.kernel = kernel
         self.logger = logger
         wake = try WakeSignal()
@@ -178,48 +175,17 @@ public final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
     public var reopens: Int { max(0, openCount - 1) }
 
     /// Control settings that failed to apply so far (at reopens and `setControls`).
-    public var controlFailures: Int { control.withLock { $0.controlFailures } }
+    public var controlFailures: Int { controls.failures }
 
     /// Sets `settings` on the streaming camera now, without restarting the stream, and on every
     /// later open; the errors of those that failed (each logged once per cause and counted).
     /// With no stream open they are only kept for the next open.
     @discardableResult
     public func setControls(_ settings: [V4L2ControlSetting]) -> [V4L2ControlError] {
-        // The stream is kept alive by this reference while its device is used here: its
-        // descriptor closes only when the last reference goes.
-        let stream = control.withLock { state in
-            state.controls = settings
-            return state.stream
-        }
-        guard let device = stream?.device else { return [] }
-        return applyControls(settings, on: device)
-    }
-
-    /// Lists the camera's controls and sets `settings` (`V4L2Device.apply`); failures are counted and
-    /// each cause logged once.
-    private func applyControls(_ settings: [V4L2ControlSetting], on device: V4L2Device) -> [V4L2ControlError] {
-        guard !settings.isEmpty else { return [] }
-        let errors: [V4L2ControlError]
-        do {
-            errors = device.apply(settings, controls: try device.controls())
-        } catch {
-            logger.error("camera controls cannot be listed; device.controls not applied", metadata: [
-                "device": "\(path)", "error": "\(error)"])
-            control.withLock { $0.controlFailures += settings.count }
-            return settings.map { V4L2ControlError(device: path, control: $0.name, value: $0.value, reason: .unknown(offered: [])) }
-        }
-        let firstTime = control.withLock { state in
-            state.controlFailures += errors.count
-            return errors.filter { state.loggedControlCauses.insert($0.cause).inserted }
-        }
-        for error in firstTime {
-            logger.error("camera control not applied", metadata: ["error": "\(error)", "later": "the same failure is counted, not logged again"])
-        }
-        if errors.isEmpty {
-            logger.info("camera controls applied", metadata: [
-                "device": "\(path)", "controls": "\(settings.map { "\($0.name)=\($0.value)" }.joined(separator: " "))"])
-        }
-        return errors
+        controls.settings = settings
+        // This reference keeps the stream's device, and so its descriptor, open while it is used here.
+        guard let device = control.withLock({ $0.stream })?.device else { return [] }
+        return controls.apply(settings, on: device)
     }
 
     public func start() throws {
@@ -393,18 +359,10 @@ public final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
         let device = try V4L2Device(path: path, kernel: kernel)
         let capability = try device.requireStreamingCapture()
         let format = try device.negotiateFormat(configuration)
-        let settings = control.withLock { $0.controls }
-        if !reopen && !settings.isEmpty {
-            // At start a control that cannot be set is an error to fix, not a condition to ride out.
-            let errors = device.apply(settings, controls: try device.controls())
-            if !errors.isEmpty {
-                throw IOError(code: .invalidArgument, call: "VIDIOC_S_EXT_CTRLS",
-                              message: errors.map(\.description).joined(separator: "; ") + " — fix device.controls")
-            }
-            logger.info("camera controls applied", metadata: [
-                "device": "\(path)", "controls": "\(settings.map { "\($0.name)=\($0.value)" }.joined(separator: " "))"])
+        if reopen {
+            controls.apply(on: device)  // again after an unplug or a driver reload, which reset them
         } else {
-            _ = applyControls(settings, on: device)  // again after an unplug or driver reload, which reset them
+            try controls.applyAtStart(on: device)  // a control that cannot be set is an error to fix at start
         }
         let generation = control.withLock { $0.opens + 1 }
         let queue = try V4L2BufferQueue(device: device, count: configuration.bufferCount, generation: generation, logger: logger)
