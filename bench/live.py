@@ -14,6 +14,8 @@ Usage: bench/live.py [--engine zxing] [--seconds 20] [--fps 30] [--threads auto]
 import argparse, datetime, json, os, statistics, subprocess, sys, threading, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from run import release_syncscan  # noqa: E402
 W, H = 1920, 1080
 
 
@@ -111,9 +113,7 @@ def main():
     ap.add_argument("--threads", default="auto")
     ap.add_argument("--runs", type=int, default=1)
     args = ap.parse_args()
-    subprocess.run(["swift", "build", "-c", "release", "--product", "syncscan"], cwd=ROOT, check=True,
-                   stdout=subprocess.DEVNULL)
-    syncscan = os.path.join(ROOT, ".build", "release", "syncscan")
+    syncscan = release_syncscan()
     print(f"live pipe: {W}x{H} GREY at {args.fps} fps for {args.seconds} s, --engine {args.engine}, "
           f"scanning threads {args.threads}")
     for i in range(args.runs):

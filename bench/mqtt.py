@@ -23,7 +23,7 @@ Usage: bench/mqtt.py [--runs N] [--frames N] [--repeat N] [--engines zbar,zxing]
 import argparse, json, os, re, shutil, socket, statistics, subprocess, sys, tempfile, threading, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run import OUT, ROOT, make_frames, sh  # noqa: E402
+from run import OUT, ROOT, make_frames, sh, release_syncscan  # noqa: E402
 
 
 def free_port():
@@ -151,8 +151,7 @@ def main():
     make_frames(clip, args.frames, "plain")
     frames = repeated(clip, args.repeat)
     total = args.frames * args.repeat
-    sh("swift", "build", "-c", "release", "--product", "syncscan", cwd=ROOT, stdout=subprocess.DEVNULL)
-    syncscan = os.path.join(ROOT, ".build", "release", "syncscan")
+    syncscan = release_syncscan()
     env = {k: v for k, v in os.environ.items() if not k.startswith("SYNCSCAN_") and k != "STATE_DIRECTORY"}
     if args.latency:
         return latency(syncscan, clip, args.latency, env)

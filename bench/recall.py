@@ -11,6 +11,8 @@ Usage: bench/recall.py [--runs 3]   (needs: zint, ffmpeg, a Swift toolchain)
 import argparse, base64, collections, json, os, statistics, subprocess, sys, tempfile, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from run import release_syncscan  # noqa: E402
 OUT = os.path.join(ROOT, "bench", "out")
 W, H = 1280, 720
 # name in syncscan, zint barcode number, payload maker
@@ -78,9 +80,7 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     frames = os.path.join(OUT, "recall-1280x720.y4m")
     expected = make_frames(frames)  # made anew each run: cheap, and never stale
-    subprocess.run(["swift", "build", "-c", "release", "--product", "syncscan"], cwd=ROOT, check=True,
-                   stdout=subprocess.DEVNULL)
-    syncscan = os.path.join(ROOT, ".build", "release", "syncscan")
+    syncscan = release_syncscan()
     engines = ["zbar", "zxing", "hybrid"]
     found, times = {}, collections.defaultdict(list)
     for _ in range(args.runs):

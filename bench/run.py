@@ -41,6 +41,12 @@ def make_frames(path, count, scene):
     os.replace(path + ".tmp", path)
 
 
+def release_syncscan():
+    """Builds the release syncscan (swift build -c release) and returns its path."""
+    sh("swift", "build", "-c", "release", "--product", "syncscan", cwd=ROOT, stdout=subprocess.DEVNULL)
+    return os.path.join(ROOT, ".build", "release", "syncscan")
+
+
 def timed(cmd):
     """Wall seconds and peak RSS (KiB) of one run, stdout discarded."""
     start = time.monotonic()
@@ -73,8 +79,7 @@ def main():
     zxing_flags = subprocess.run(["pkg-config", "--cflags", "--libs", "zxing"], check=True, capture_output=True,
                                  text=True).stdout.split()
     sh("cc", "-O2", "-o", zxing_floor, os.path.join(ROOT, "bench", "zxing-floor.c"), *zxing_flags)
-    sh("swift", "build", "-c", "release", "--product", "syncscan", cwd=ROOT, stdout=subprocess.DEVNULL)
-    syncscan = os.path.join(ROOT, ".build", "release", "syncscan")
+    syncscan = release_syncscan()
     run = [syncscan, "run", "--source", frames, "--scanning-threads", "1", "--duplicate-window", "0", "--log-level", "error"]
     commands = {
         "zbar-floor": [zbar_floor, frames],

@@ -14,7 +14,7 @@ Usage: bench/snapshots.py [--runs N] [--frames N] [--engines zbar,zxing]
 import argparse, os, re, shutil, statistics, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run import OUT, ROOT, make_frames, sh  # noqa: E402
+from run import OUT, ROOT, make_frames, sh, release_syncscan  # noqa: E402
 
 
 def timed(cmd):
@@ -37,8 +37,7 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     frames = os.path.join(OUT, f"bench-1280x720-plain-{args.frames}.y4m")
     make_frames(frames, args.frames, "plain")
-    sh("swift", "build", "-c", "release", "--product", "syncscan", cwd=ROOT, stdout=subprocess.DEVNULL)
-    syncscan = os.path.join(ROOT, ".build", "release", "syncscan")
+    syncscan = release_syncscan()
     shots = tempfile.mkdtemp(prefix="syncscan-bench-snapshots-")
     base = [syncscan, "run", "--source", frames, "--scanning-threads", "1", "--duplicate-window", "0",
             "--log-level", "error", "--symbologies", "qrcode"]
