@@ -17,6 +17,18 @@ public final class LiveViewHub: Sendable {
     struct EventBacklog {
         var bytes: [UInt8] = []
         var dropped = false
+
+        /// Appends `event`, or drops the viewer when that would put it more than `limit` bytes
+        /// behind; whether it was dropped now.
+        mutating func append(_ event: [UInt8], limit: Int) -> Bool {
+            guard !dropped else { return false }
+            guard bytes.count + event.count <= limit else {
+                (dropped, bytes) = (true, [])
+                return true
+            }
+            bytes += event
+            return false
+        }
     }
 
     struct State {
@@ -70,15 +82,10 @@ public final class LiveViewHub: Sendable {
                 state.recentCodes.append(recent)
                 if state.recentCodes.count > recentCodesKept { state.recentCodes.removeFirst() }
             }
-            for (id, var backlog) in state.eventViewers where !backlog.dropped {
-                if backlog.bytes.count + event.count > Self.eventBacklogBytes {
-                    backlog.dropped = true
-                    backlog.bytes = []
-                    state.viewersDropped += 1
-                } else {
-                    backlog.bytes += event
-                }
-                state.eventViewers[id] = backlog
+            // In place (the dictionary's modify accessor): a backlog is never copied to append to it.
+            for id in Array(state.eventViewers.keys)
+            where state.eventViewers[id]?.append(event, limit: Self.eventBacklogBytes) == true {
+                state.viewersDropped += 1
             }
         }
         state.broadcast()
@@ -132,11 +139,10 @@ public final class LiveViewHub: Sendable {
     fileprivate func readEvents(_ id: Int, into buffer: UnsafeMutableRawBufferPointer) -> Int? {
         state.withLock(when: { $0.closed || $0.eventViewers[id].map { $0.dropped || !$0.bytes.isEmpty } ?? true },
                        deadline: ContinuousClock.now + Self.readWait) { state, _ in
-            guard !state.closed, var backlog = state.eventViewers[id], !backlog.dropped else { return nil }
-            let count = min(buffer.count, backlog.bytes.count)
-            backlog.bytes.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
-            backlog.bytes.removeFirst(count)
-            state.eventViewers[id] = backlog
+            guard !state.closed, state.eventViewers[id]?.dropped == false else { return nil }
+            let count = min(buffer.count, state.eventViewers[id]!.bytes.count)
+            state.eventViewers[id]!.bytes.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+            state.eventViewers[id]!.bytes.removeFirst(count)  // in place, like the appends
             return count
         }
     }
