@@ -72,4 +72,5 @@ cp "$HERE/init.sh" "$R/init"; chmod 755 "$R/init"
 (cd "$R" && find . | busybox cpio -o -H newc > ../initramfs.cpio 2>/dev/null)
 rm -rf "$R"
 echo 'VIVID_OPTS="n_devs=1 node_types=0x101 num_inputs=1 input_types=0x3 num_outputs=1 output_types=0x1 vid_cap_nr=0 vid_out_nr=1"' > job/config
+echo "UNPLUG_CYCLES=${UNPLUG_CYCLES:-20}" >> job/config  # unplug/replug cycles in one boot (guest-systemd.sh)
 echo "build.sh: kernel $K, initramfs $(du -h initramfs.cpio | cut -f1), layer $(du -sh layer | cut -f1)" >&2

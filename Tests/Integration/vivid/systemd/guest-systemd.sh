@@ -269,6 +269,41 @@ check "controls: a reload sets a changed control in place (v4l2-ctl reads it)" "
 no_reopen() { running && [ "$(mainpid)" = "$P" ] && [ "$(jcount 'camera reopened and streaming')" = "$R0" ] && ledger_journal_ok "$cur"; }
 check "controls: that reload reopened nothing and the frame ledger has no gap" "$(state); $(ledger_journal "$cur")" no_reopen
 
+# Many unplugs in one boot (UNPLUG_CYCLES from the job's config; 20 in CI): vivid's disconnect
+# control and a platform unbind + bind in turn. The same process throughout, reopened every time
+# with its controls set again, the ledger consecutive across all of them, and open fds and RSS
+# flat from cycle 10 to the last.
+. /job/config; CYCLES=${UNPLUG_CYCLES:-20}
+reopened_since() { [ "$(journalctl -u $U -o cat --no-pager --after-cursor="$1" | grep -c 'camera reopened and streaming')" -ge 1 ]; }
+sample() { echo "$(ls /proc/$1/fd 2>/dev/null | wc -l) $(awk '/^VmRSS:/ {print $2}' /proc/$1/status 2>/dev/null)"; }
+P=$(mainpid); cur=$(cursor); missed_reopen=0; missed_controls=0; at10=; t_cycles=$(up)
+for i in $(seq 1 "$CYCLES"); do
+  c=$(cursor)
+  if [ $((i % 2)) = 1 ]; then
+    timeout 10 v4l2-ctl -d /dev/video0 -c disconnect=1 >/dev/null 2>&1; sleep 1; vivid_feed_stop
+  else
+    vivid_feed_stop
+    echo vivid.0 > /sys/bus/platform/drivers/vivid/unbind; sleep 2
+    echo vivid.0 > /sys/bus/platform/drivers/vivid/bind; udevadm settle -t 10
+  fi
+  wait_for 40 reopened_since "$c" || missed_reopen=$((missed_reopen + 1))
+  feed_resume >/dev/null 2>&1
+  wait_for 10 controls_are "$CONTROLS" || missed_controls=$((missed_controls + 1))
+  [ "$i" = 10 ] && at10=$(sample "$P")
+  [ $((i % 10)) = 0 ] && info "unplug cycle $i of $CYCLES: fds RSS(kB) $(sample "$P"); $(state)"
+done
+sleep 4; last=$(sample "$P")
+info "$CYCLES unplugs in $(awk -v a="$t_cycles" -v b="$(up)" 'BEGIN {printf "%.0f", b - a}') s; fds RSS(kB) at cycle 10: $at10, at the end: $last"
+check "unplug x$CYCLES: the same process throughout (MainPID $P), reopened every time" \
+  "$(state); cycles without a reopen: $missed_reopen" sh -c "[ \"\$1\" = 0 ] && [ \"\$2\" = \"\$3\" ]" _ "$missed_reopen" "$(mainpid)" "$P"
+check "unplug x$CYCLES: the controls were set again after every unplug ($CONTROLS)" "cycles without: $missed_controls" test "$missed_controls" = 0
+check "unplug x$CYCLES: every sequence number across all of them reported once, in order" "$(ledger_journal "$cur")" ledger_journal_ok "$cur"
+flat() {  # fds at most 2 more, RSS at most 10 % + 4 MB more, from cycle 10 to the end
+  awk -v a="$at10" -v b="$last" 'BEGIN {split(a, x, " "); split(b, y, " ");
+    exit !(x[1] != "" && y[1] != "" && y[1] <= x[1] + 2 && y[2] <= x[2] * 1.1 + 4096)}'
+}
+check "unplug x$CYCLES: open fds and RSS flat from cycle 10 to the end" "cycle 10: $at10; end: $last (fds RSS kB)" flat
+
 rm /etc/systemd/system/$U.d/ledger.conf; systemctl daemon-reload
 
 # ================================================================ crash backtrace, security, stop
