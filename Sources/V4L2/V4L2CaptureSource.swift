@@ -177,6 +177,9 @@ public final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
     /// Control settings that failed to apply so far (at reopens and `setControls`).
     public var controlFailures: Int { controls.failures }
 
+    /// The control settings in force: the configuration's, or the last `setControls`.
+    public var controlSettings: [V4L2ControlSetting] { controls.settings }
+
     /// Sets `settings` on the streaming camera now, without restarting the stream, and on every
     /// later open; the errors of those that failed (each logged once per cause and counted).
     /// With no stream open they are only kept for the next open.

@@ -153,6 +153,7 @@ private func settings(_ pairs: KeyValuePairs<String, String>) -> [V4L2ControlSet
         let later = try readEvents(source, count: 2)
         #expect(later.map(\.sequenceNumber) == [2, 3], "the stream went on: no reopen, no gap")
         #expect(fake.openCount == 1 && fake.streamOnCount == 1)
+        #expect(source.controlSettings == settings(["brightness": "42", "power_line_frequency": "50 Hz"]), "kept for the next open")
         source.stop()
     }
 }

@@ -62,6 +62,10 @@ struct RealDeviceTests {
         if let wide { #expect(now[wide.configurationName] == min(wide.maximum, 1 << 40), "a 64-bit value through value64") }
         if let menu, let item { #expect(now[menu.configurationName] == item.index, "the menu item set by its name") }
         #expect(wide != nil && menu != nil, "vivid has a 64-bit and a menu test control")
+        for control in try other.controls() where control.type == .bitmask {
+            let value = try #require(other.value(of: control))
+            #expect(value >= 0 && value <= control.maximum, "\(control.name): a bitmask reads back unsigned (\(value))")
+        }
         // Back to the defaults, so later captures see vivid's usual picture.
         _ = device.apply(controls.filter { ["brightness", "contrast"].contains($0.configurationName) }
             .map { V4L2ControlSetting(name: $0.configurationName, value: String($0.defaultValue)) }, controls: controls)

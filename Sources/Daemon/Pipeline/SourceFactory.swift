@@ -28,7 +28,8 @@ public enum SourceFactory {
         case .v4l2(let devicePath):
             let camera = try makeCameraSource(path: devicePath, device: options.configuration.device, logger: logger)
             return (camera, { new in
-                if new.configuration.device.controls != options.configuration.device.controls {
+                // Against the settings in force, not the first ones: a reload back to them applies too.
+                if new.configuration.device.controls != camera.controlSettings {
                     camera.setControls(new.configuration.device.controls)
                 }
             })

@@ -114,7 +114,10 @@ public struct SystemV4L2Kernel: V4L2Kernel {
 
     public func getControl(_ fd: CInt, id: UInt32, type: V4L2ControlType) -> Result<Int64, Errno> {
         var value: Int64 = 0
-        return valueOrErrno { system_g_ext_ctrl(fd, id, type == .integer64, &value) }.map { _ in value }
+        // A bitmask is a __u32 in the union's __s32 `value`: read back unsigned.
+        return valueOrErrno { system_g_ext_ctrl(fd, id, type == .integer64, &value) }.map { _ in
+            type == .bitmask ? Int64(UInt32(truncatingIfNeeded: value)) : value
+        }
     }
 
     public func setControl(_ fd: CInt, id: UInt32, type: V4L2ControlType, value: Int64) -> Result<Void, Errno> {
