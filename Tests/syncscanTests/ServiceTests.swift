@@ -63,7 +63,11 @@ private func pause(_ seconds: Double) { TestSupport.pause(.milliseconds(Int(seco
         let codes = lines.compactMap { $0 }.filter { $0["type"] as? String == "code" }
         #expect(records.map { $0["seq"] as? Int } == Array(0..<i))
         #expect(codes.count == records.reduce(0) { $0 + ($1["codes"] as? Int ?? 0) })
-        #expect(codes.count >= i / 2, "frames scanned with their code: \(codes.count) of \(i)")
+        // How many frames a live pipe lets the scanners take depends on the machine (ASan scans far
+        // slower); what does not: every frame that was scanned gave its one code.
+        let scanned = records.filter { ($0["dropped"] as? String) == nil }
+        #expect(!scanned.isEmpty && scanned.allSatisfy { $0["codes"] as? Int == 1 },
+                "scanned frames and their codes: \(scanned.map { $0["codes"] as? Int ?? -1 })")
     }
 
     /// STATUS= tells `systemctl status` what the service does: the source and its counts while scanning.
