@@ -19,6 +19,7 @@ public struct HTTPError: Error, Sendable, Hashable, CustomStringConvertible {
         case .permissionDenied?: "ports below 1024 need privileges: choose a port from 1024 up in http.listen (--http)"
         case .invalidArgument?: "http.listen (--http) must be a numeric address and port: 127.0.0.1:8080 or [::1]:8080"
         case .addressNotAvailable?: "that address is not one of this machine's: check http.listen (--http)"
+        case .notSupported?: "install a libmicrohttpd built with GnuTLS (Debian's is), or leave http.tls_cert_file and http.tls_key_file out"
         default: "check http.listen (--http) and the log above"
         }
     }

@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import Glibc
 import Logging
 import SystemCalls
 import SystemPackage
@@ -16,9 +17,11 @@ import SystemPackage
 public final class HTTPServer: @unchecked Sendable {
     public typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
 
-    /// The `MHD_Daemon`, handed between threads only under the state's lock.
+    /// The `MHD_Daemon` and the PEM copies it was given, handed between threads only under the
+    /// state's lock; the copies are freed after `MHD_stop_daemon`.
     private struct Daemon: @unchecked Sendable {
         let pointer: OpaquePointer
+        let pem: [UnsafeMutablePointer<CChar>]
     }
 
     private struct State {
@@ -33,6 +36,8 @@ public final class HTTPServer: @unchecked Sendable {
     /// An inherited listening socket (systemd socket activation) served instead of `address`.
     public let listenDescriptor: FileDescriptor?
     public let maxConnections: Int
+    /// The key and certificate it serves HTTPS with; `nil`: plain HTTP.
+    public let tls: TLSCredentials?
     private let logger: Logger
     private let handler: Handler
     private let state = LockedValue(State())
@@ -42,30 +47,41 @@ public final class HTTPServer: @unchecked Sendable {
     /// Seconds a connection may stay idle (a stream's connection is never idle while it flows).
     static let idleTimeoutSeconds: UInt32 = 30
 
-    public init(address: HTTPListenAddress, listenDescriptor: FileDescriptor? = nil, maxConnections: Int, logger: Logger,
-                handler: @escaping Handler) {
+    public init(address: HTTPListenAddress, listenDescriptor: FileDescriptor? = nil, maxConnections: Int, tls: TLSCredentials? = nil,
+                logger: Logger, handler: @escaping Handler) {
         self.address = address
         self.listenDescriptor = listenDescriptor
         self.maxConnections = max(1, maxConnections)
+        self.tls = tls
         self.logger = logger
         self.handler = handler
     }
 
     deinit { stop() }
 
-    /// Starts listening (`MHD_start_daemon`, through the shim's fixed-argument `cmhd_start_daemon`).
+    /// Starts listening (`MHD_start_daemon`, through the shim's fixed-argument `cmhd_start_daemon`),
+    /// with TLS when `tls` is set.
     public func start() throws(HTTPError) {
         var error: Int32 = 0
         let context = Unmanaged.passUnretained(self).toOpaque()
+        let pem = tls.map { [strdup($0.keyPEM), strdup($0.certificatePEM)].compactMap { $0 } } ?? []
         // The library's own cap sits above ours, so the connections past ours can still be told 503.
         let daemon = cmhd_start_daemon(address.host, UInt16(clamping: address.port), listenDescriptor?.rawValue ?? -1,
                                        UInt32(maxConnections + 8), Self.idleTimeoutSeconds, Self.requestMemoryLimit,
+                                       pem.count == 2 ? pem[0] : nil, pem.count == 2 ? pem[1] : nil,
                                        accessHandler, context, requestCompleted, context, &error)
         guard let daemon else {
+            pem.forEach { free($0) }
+            let place = listenDescriptor.map { "inherited socket \($0.rawValue)" } ?? address.description
+            if error == ENOTSUP {
+                throw HTTPError(call: "MHD_start_daemon", errno: Errno(rawValue: error),
+                                reason: "cannot serve HTTPS on \(place): this libmicrohttpd was built without TLS")
+            }
             throw HTTPError(call: "MHD_start_daemon", errno: error == 0 ? nil : Errno(rawValue: error),
-                            reason: "cannot listen on \(listenDescriptor.map { "inherited socket \($0.rawValue)" } ?? address.description)")
+                            reason: tls == nil ? "cannot listen on \(place)"
+                                : "cannot serve HTTPS on \(place) (is the address free, and are the key and certificate PEM files that match?)")
         }
-        let started = Daemon(pointer: daemon)
+        let started = Daemon(pointer: daemon, pem: pem)
         state.withLock { $0.daemon = started; $0.stopped = false }
     }
 
@@ -88,6 +104,7 @@ public final class HTTPServer: @unchecked Sendable {
         guard let daemon else { return }
         if listenDescriptor != nil { _ = MHD_quiesce_daemon(daemon.pointer) }
         MHD_stop_daemon(daemon.pointer)
+        daemon.pem.forEach { free($0) }
     }
 
     /// The first call for a request: counts it, asks the handler and queues its response.
@@ -148,6 +165,13 @@ public final class HTTPServer: @unchecked Sendable {
         }
         return MHD_queue_response(connection, UInt32(response.status), made.response)
     }
+}
+
+/// A private key and its certificate chain, PEM text, for HTTPS.
+public struct TLSCredentials: Sendable, Hashable {
+    public var keyPEM: String
+    public var certificatePEM: String
+    public init(keyPEM: String, certificatePEM: String) { (self.keyPEM, self.certificatePEM) = (keyPEM, certificatePEM) }
 }
 
 /// One `MHD_Response`, destroyed (`MHD_destroy_response`) with its handle: the library keeps its

@@ -26,8 +26,8 @@ private final class RepeatingStream: HTTPStream, @unchecked Sendable {
 private final class RunningServer {
     let server: HTTPServer
     let port: Int
-    init(maxConnections: Int = 4, handler: @escaping HTTPServer.Handler) throws {
-        server = HTTPServer(address: HTTPListenAddress(host: "127.0.0.1", port: 0), maxConnections: maxConnections,
+    init(maxConnections: Int = 4, tls: TLSCredentials? = nil, handler: @escaping HTTPServer.Handler) throws {
+        server = HTTPServer(address: HTTPListenAddress(host: "127.0.0.1", port: 0), maxConnections: maxConnections, tls: tls,
                             logger: Logger(label: "test"), handler: handler)
         try server.start()
         port = server.port ?? 0
@@ -140,6 +140,32 @@ private final class RunningServer {
         #expect { try second.start() } throws: { error in
             let text = "\(error)"
             return text.contains("MHD_start_daemon") && text.contains("another program listens on that port")
+        }
+    }
+
+    @Test func servesHTTPSWithTheGivenKeyAndCertificate() throws {
+        let certificate = try SelfSignedCertificate()
+        let running = try RunningServer(tls: TLSCredentials(keyPEM: try certificate.keyPEM, certificatePEM: try certificate.certificatePEM),
+                                        handler: Self.echo)
+        let fetched = try certificate.fetch("https://127.0.0.1:\(running.port)/status", extra: ["-u", "u:p"])
+        #expect(fetched.body == "GET /status u:p", "\(fetched.result.describe())")
+        // A client that does not trust the certificate is refused by its own TLS check.
+        let untrusted = try ExternalTool.run("curl", ["-sS", "--max-time", "20", "https://127.0.0.1:\(running.port)/status"])
+        #expect(untrusted.status == 60, "curl: \(untrusted.describe())")
+        // Plain HTTP on the HTTPS port gets no HTTP answer.
+        let plain = try? HTTPTestConnection.request("/status", port: running.port, timeout: .seconds(10))
+        #expect(plain?.status != 200)
+    }
+
+    @Test func aKeyThatIsNotTheCertificatesIsAnErrorSayingSo() throws {
+        let (one, other) = (try SelfSignedCertificate(), try SelfSignedCertificate())
+        let server = HTTPServer(address: HTTPListenAddress(host: "127.0.0.1", port: 0), maxConnections: 1,
+                                tls: TLSCredentials(keyPEM: try other.keyPEM, certificatePEM: try one.certificatePEM),
+                                logger: Logger(label: "test"), handler: Self.echo)
+        #expect { try server.start() } throws: { error in
+            let text = "\(error)"
+            return text.contains("MHD_start_daemon") && text.contains("cannot serve HTTPS on 127.0.0.1:0")
+                && text.contains("key and certificate")
         }
     }
 

@@ -35,6 +35,8 @@ import Testing
         ("source: SOURCE\nhttp:\n  listen: 127.0.0.1:0\n  preview_width: 8\n", ":4: http.preview_width: 8 is out of range: must be from 16 to 7680"),
         ("source: SOURCE\nhttp:\n  listen: 127.0.0.1:0\n  max_connections: 0\n", ":4: http.max_connections: 0 is out of range"),
         ("source: SOURCE\nhttp:\n  listen: 127.0.0.1:0\n  allow_remote: maybe\n", ":4: http.allow_remote: expected true or false"),
+        ("source: SOURCE\nhttp:\n  listen: 127.0.0.1:0\n  tls_cert_file: /etc/ssl/certs/x.pem\n",
+         ":4: http.tls_cert_file: http.tls_cert_file is set but http.tls_key_file is not: HTTPS needs both"),
     ]
 
     @Test(arguments: cases.indices) func checkConfigAndRunAgree(index: Int) throws {

@@ -41,7 +41,7 @@ private final class LiveViewDaemon: @unchecked Sendable {
         }
         var found: Int?
         while found == nil && ContinuousClock.now < deadline && daemon.process.isRunning {
-            if let range = daemon.stderr.range(of: "url=http://127.0.0.1:") {
+            if let range = daemon.stderr.range(of: "url=http://127.0.0.1:") ?? daemon.stderr.range(of: "url=https://127.0.0.1:") {
                 found = Int(daemon.stderr[range.upperBound...].prefix { $0.isNumber })
             } else {
                 stop.withLock(when: { $0 }, deadline: .now + .milliseconds(50)) { _, _ in }
@@ -63,7 +63,8 @@ private final class LiveViewDaemon: @unchecked Sendable {
     func port(ofServing count: Int) -> Int? {
         let deadline = ContinuousClock.now + .seconds(20)
         while ContinuousClock.now < deadline {
-            let lines = daemon.stderr.components(separatedBy: "url=http://127.0.0.1:").dropFirst()
+            let lines = daemon.stderr.replacingOccurrences(of: "url=https://", with: "url=http://")
+                .components(separatedBy: "url=http://127.0.0.1:").dropFirst()
             if lines.count >= count { return Int(lines[lines.startIndex + count - 1].prefix { $0.isNumber }) }
             stop.withLock(when: { _ in false }, deadline: .now + .milliseconds(50)) { _, _ in }
         }
@@ -213,6 +214,40 @@ private final class LiveViewDaemon: @unchecked Sendable {
         #expect(live.port(ofServing: 2) != nil, "the server restarted: \(live.daemon.stderr)")
         #expect(try HTTPTestConnection.request("/status", port: port).status == 200, "the same socket after the restart")
         #expect(live.finish() == 0, "\(live.daemon.stderr)")
+    }
+
+    /// `http.tls_cert_file` and `http.tls_key_file`: HTTPS, and a reload serves a renewed certificate.
+    @Test func httpsIsServedAndAReloadReadsARenewedCertificate() throws {
+        let (first, renewed) = (try SelfSignedCertificate(), try SelfSignedCertificate())
+        let directory = try TemporaryDirectory()
+        let (key, certificate) = (directory.path + "/key.pem", directory.path + "/cert.pem")
+        try FileManager.default.copyItem(atPath: first.keyPath, toPath: key)
+        try FileManager.default.copyItem(atPath: first.certificatePath, toPath: certificate)
+        let config = try TemporaryFile(contents: Array("http:\n  tls_cert_file: \(certificate)\n  tls_key_file: \(key)\n".utf8), suffix: ".yaml")
+        let live = try LiveViewDaemon(["--config", config.path])
+        #expect(live.daemon.stderr.contains("url=https://127.0.0.1:\(live.port)/"), "\(live.daemon.stderr)")
+        let status = try first.fetch("https://127.0.0.1:\(live.port)/status")
+        #expect(status.body?.contains("\"source\":\"y4m:-\"") == true, "\(status.result.describe())")
+        let page = try first.fetch("https://127.0.0.1:\(live.port)/")
+        #expect(page.body?.contains("stream.mjpeg") == true)
+        for (from, to) in [(renewed.keyPath, key), (renewed.certificatePath, certificate)] {
+            try FileManager.default.removeItem(atPath: to)
+            try FileManager.default.copyItem(atPath: from, toPath: to)
+        }
+        live.daemon.send(SIGHUP)
+        let port = try #require(live.port(ofServing: 2), "a second server after the reload: \(live.daemon.stderr)")
+        #expect(try renewed.fetch("https://127.0.0.1:\(port)/status").body != nil, "the renewed certificate is served")
+        #expect(try first.fetch("https://127.0.0.1:\(port)/status").result.status == 60, "the old one no longer")
+        #expect(live.finish() == 0, "\(live.daemon.stderr)")
+    }
+
+    @Test func anUnreadableKeyIsAnErrorNamingTheKeyAndTheFile() throws {
+        let certificate = try SelfSignedCertificate()
+        let config = try TemporaryFile(contents: Array("http:\n  listen: 127.0.0.1:0\n  tls_cert_file: \(certificate.certificatePath)\n  tls_key_file: /nonexistent/key.pem\n".utf8),
+                                       suffix: ".yaml")
+        let run = try SyncscanProcess.run(["run", "--config", config.path, "--source", "y4m:/dev/null"])
+        #expect(run.status != 0)
+        #expect(run.stderr.contains("http.tls_key_file /nonexistent/key.pem cannot be read"), "\(run.stderr)")
     }
 
     @Test func basicAuthIsRefusedWithoutThePasswordAndAcceptedWithIt() throws {

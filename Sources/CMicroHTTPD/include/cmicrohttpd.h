@@ -8,11 +8,15 @@
 /// Starts a daemon with its own polling thread and a thread per connection, serving on
 /// `listen_fd` when it is >= 0 (an inherited socket; with MHD_USE_ITC, so MHD_quiesce_daemon can
 /// take it back before MHD_stop_daemon, which would close it), else on
-/// the numeric address `host` (IPv4 or IPv6, no names) and `port`. Returns NULL with
-/// `*error` set: EINVAL for an address that is not numeric, else the errno MHD_start_daemon
-/// left (EADDRINUSE, EACCES, …) or 0 when the library gave none.
+/// the numeric address `host` (IPv4 or IPv6, no names) and `port`. With `tls_key_pem` and
+/// `tls_cert_pem` (PEM text, both or neither) it serves HTTPS (MHD_USE_TLS, MHD_OPTION_HTTPS_MEM_KEY
+/// and MHD_OPTION_HTTPS_MEM_CERT; the library parses them before it returns). Returns NULL with
+/// `*error` set: EINVAL for an address that is not numeric, ENOTSUP for TLS from a library built
+/// without it, else the errno MHD_start_daemon left (EADDRINUSE, EACCES, …) or 0 when the library
+/// gave none (a key or certificate it could not use, among others).
 struct MHD_Daemon *cmhd_start_daemon(const char *host, uint16_t port, int listen_fd, unsigned connection_limit,
                                      unsigned connection_timeout_seconds, size_t connection_memory_limit,
+                                     const char *tls_key_pem, const char *tls_cert_pem,
                                      MHD_AccessHandlerCallback handler, void *handler_cls,
                                      MHD_RequestCompletedCallback completed, void *completed_cls, int *error);
 

@@ -152,6 +152,12 @@ extension SyncscanConfiguration {
         var settings = HTTPSettings(listen: listen ?? HTTPListenAddress(host: "127.0.0.1", port: 0))
         if let v = keys.bool("http.allow_remote") { settings.allowRemote = v }
         settings.passwordFile = keys.string("http.password_file", "a file path")
+        settings.tlsCertificateFile = keys.string("http.tls_cert_file", "a file path (PEM certificate chain)")
+        settings.tlsKeyFile = keys.string("http.tls_key_file", "a file path (PEM private key)")
+        if (settings.tlsCertificateFile == nil) != (settings.tlsKeyFile == nil) {
+            let (set, unset) = settings.tlsKeyFile == nil ? ("http.tls_cert_file", "http.tls_key_file") : ("http.tls_key_file", "http.tls_cert_file")
+            keys.problem(set, "\(set) is set but \(unset) is not: HTTPS needs both the certificate and its private key")
+        }
         if let v = keys.double("http.preview_fps", in: 0...60, lowerOpen: true, " (preview frames a second)") { settings.liveView.previewFPS = v }
         if let v = keys.int("http.preview_width", in: 16...7680, " (preview width in pixels)") { settings.liveView.previewWidth = v }
         if let v = keys.int("http.max_connections", in: 1...1024, " (requests served at once; more get 503)") { settings.maxConnections = v }

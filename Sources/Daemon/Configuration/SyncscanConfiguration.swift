@@ -84,6 +84,10 @@ public struct HTTPSettings: Sendable, Hashable {
     /// `http.password_file`: HTTP Basic is required, with this file's first line as the password
     /// (any user name).
     public var passwordFile: String?
+    /// `http.tls_cert_file` and `http.tls_key_file` (both or neither): HTTPS with this PEM
+    /// certificate chain and private key, read at start and at each reload.
+    public var tlsCertificateFile: String?
+    public var tlsKeyFile: String?
     /// `http.max_connections`: requests served at once (streams included); more get 503.
     public var maxConnections = 16
     /// `http.preview_fps`, `http.preview_width`.

@@ -54,7 +54,10 @@ final class LiveViewHTTPService: Service {
             if let next = reloaded.withLock({ state in defer { state = nil }; return state }) {
                 if let next {
                     liveView.apply(next.liveView)
-                    if next.servesDifferently(from: settings) { (server, settings) = await restart(server, settings: settings, with: next) }
+                    // With HTTPS every reload serves anew, reading a renewed certificate.
+                    if next.servesDifferently(from: settings) || next.tlsKeyFile != nil {
+                        (server, settings) = await restart(server, settings: settings, with: next)
+                    }
                 } else {
                     logger.notice("http.listen removed: the live view goes on until the service restarts")
                 }
@@ -75,12 +78,32 @@ final class LiveViewHTTPService: Service {
         }
         let router = LiveViewRouter(hub: liveView.hub, scan: scan, password: password)
         let server = HTTPServer(address: settings.listen, listenDescriptor: inheritedSocket, maxConnections: settings.maxConnections,
-                                logger: logger) { router.respond($0) }
+                                tls: try Self.tlsCredentials(settings), logger: logger) { router.respond($0) }
         do { try server.start() } catch { throw LiveViewError(message: "\(error)") }
         let port = server.port ?? settings.listen.port
-        logger.notice("live view serving", metadata: ["url": "http://\(HTTPListenAddress(host: settings.listen.host, port: port))/",
+        let scheme = server.tls == nil ? "http" : "https"
+        logger.notice("live view serving", metadata: ["url": "\(scheme)://\(HTTPListenAddress(host: settings.listen.host, port: port))/",
                                                       "socket": "\(inheritedSocket.map { "inherited \($0.rawValue)" } ?? "bound")"])
         return server
+    }
+
+    /// The key and certificate `http.tls_key_file` and `http.tls_cert_file` name, read now (so a
+    /// reload picks up a renewed certificate); `nil` without them.
+    static func tlsCredentials(_ settings: HTTPSettings) throws -> TLSCredentials? {
+        guard let keyFile = settings.tlsKeyFile, let certificateFile = settings.tlsCertificateFile else { return nil }
+        func read(_ path: String, key: String, what: String) throws -> String {
+            let text: String
+            do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
+                throw LiveViewError(message: "\(key) \(path) cannot be read (\(error)); HTTPS is not served without it: "
+                                    + "make the file readable by the service")
+            }
+            guard text.contains("-----BEGIN ") else {
+                throw LiveViewError(message: "\(key) \(path) is not PEM (no -----BEGIN line): give the \(what) in PEM form")
+            }
+            return text
+        }
+        return TLSCredentials(keyPEM: try read(keyFile, key: "http.tls_key_file", what: "private key"),
+                              certificatePEM: try read(certificateFile, key: "http.tls_cert_file", what: "certificate chain"))
     }
 
     /// Stops `server` and serves `next`; when that fails, `settings` again (logged).
