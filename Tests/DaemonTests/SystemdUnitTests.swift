@@ -116,8 +116,9 @@ let systemdAnalyze = "/usr/bin/systemd-analyze"
 
     /// Each unit with a shipped drop-in added (its sections appended, as systemd merges them)
     /// still verifies cleanly: `metrics.conf` writes only the textfile directory and rates ≤ 1.0,
-    /// `mqtt.conf` opens IPv4/IPv6 to the allowed addresses only and rates ≤ 1.5.
-    @Test(arguments: ["metrics.conf", "mqtt.conf"])
+    /// `mqtt.conf` opens IPv4/IPv6 to the allowed addresses only and rates ≤ 1.5, `http.conf`
+    /// binds one TCP port only and rates ≤ 1.3.
+    @Test(arguments: ["metrics.conf", "mqtt.conf", "http.conf"])
     func aDropInKeepsEachUnitVerifiedAndExposureAtMostOne(dropInName: String) throws {
         let units = try VerifiableUnits()
         let dropIn = try String(contentsOf: packageRoot.appendingPathComponent("systemd/\(dropInName)"), encoding: .utf8)
@@ -125,6 +126,10 @@ let systemdAnalyze = "/usr/bin/systemd-analyze"
         if dropInName == "metrics.conf" {
             #expect(lines.isSuperset(of: ["ReadWritePaths=-/var/lib/prometheus/node-exporter",
                                           "Environment=SYNCSCAN_METRICS_TEXTFILE=/var/lib/prometheus/node-exporter/%N.prom"]))
+        } else if dropInName == "http.conf" {
+            #expect(lines.isSuperset(of: ["PrivateNetwork=no", "RestrictAddressFamilies=", "RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6",
+                                          "IPAddressAllow=localhost", "SocketBindAllow=tcp:8080", "SocketBindDeny=any"]))
+            #expect(!lines.contains { $0.hasPrefix("IPAddressDeny=") }, "the unit's IPAddressDeny=any stays")
         } else {
             #expect(lines.isSuperset(of: ["PrivateNetwork=no", "RestrictAddressFamilies=", "RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6",
                                           "IPAddressAllow=localhost", "After=network-online.target", "Wants=network-online.target"]))
@@ -138,8 +143,9 @@ let systemdAnalyze = "/usr/bin/systemd-analyze"
             let line = result.stdout.split(separator: "\n").first { $0.contains("Overall exposure level for") }
             let exposure = try #require(line.flatMap { $0.split(separator: ":").last?.split(separator: " ").first.flatMap { Double($0) } },
                                         "no exposure level for \(shipped) + \(dropInName) in:\n\(result.stdout)\n\(result.stderr)")
-            // The network MQTT needs costs 0.5 (PrivateNetwork=no) + 0.3 (AF_INET/AF_INET6) − 0.3 (IPAddressAllow= localhost only).
-            let limit = dropInName == "mqtt.conf" ? 1.5 : 1.0
+            // The network MQTT needs costs 0.5 (PrivateNetwork=no) + 0.3 (AF_INET/AF_INET6) − 0.3 (IPAddressAllow= localhost only);
+            // listening by itself the same, less PrivateMounts=yes (the socket unit instead leaves the unit at its own rating).
+            let limit = ["mqtt.conf": 1.5, "http.conf": 1.3][dropInName] ?? 1.0
             #expect(exposure <= limit, "\(shipped) + \(dropInName) exposure \(exposure)")
         }
     }
