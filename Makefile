@@ -56,6 +56,6 @@ install:
 uninstall:
 	rm -f "$(DESTDIR)$(BINDIR)/syncscan" "$(DESTDIR)$(BACKTRACE_DEST)"
 	-rmdir "$(DESTDIR)$(LIBEXECDIR)/swift/linux" "$(DESTDIR)$(LIBEXECDIR)/swift" 2>/dev/null
-	rm -f "$(DESTDIR)$(UNITDIR)/syncscan.service" "$(DESTDIR)$(UNITDIR)/syncscan@.service"
+	rm -f "$(DESTDIR)$(UNITDIR)/syncscan.service" "$(DESTDIR)$(UNITDIR)/syncscan@.service" "$(DESTDIR)$(UNITDIR)/syncscan-http@.socket"
 	@echo "kept $(DESTDIR)$(SYSCONFDIR)/syncscan (configuration); remove it by hand if no longer wanted"
 # ==== end install / uninstall ==================================================================

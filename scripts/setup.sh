@@ -14,6 +14,7 @@ PKGS=(
   mosquitto mosquitto-clients         # tests: a real MQTT broker (started by the tests on a free port) and mosquitto_sub
   libmicrohttpd-dev chromium          # build: the live view's HTTP server; tests: a headless browser loads the live view
   openssl curl                        # tests: a self-signed certificate for HTTPS and a client that checks it
+  dpkg-dev fakeroot lintian           # scripts/package-deb.sh: Depends from dpkg-shlibdeps, the .deb, its check
   qemu-system-x86 qemu-system-data v4l-utils xz-utils busybox-static  # real-kernel V4L2 test (vivid VM)
 )
 missing=()

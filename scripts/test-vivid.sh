@@ -6,9 +6,10 @@
 #   scripts/test-vivid.sh --check DIR     re-run only the host-side checks on a kept results DIR
 # Options: --frames N (per format, default 240), --formats "YUYV GREY", --keep (keep the results
 # directory even on success), --no-systemd (skip the second boot), --systemd-only (skip the first).
-# The second boot (Tests/Integration/vivid/systemd/) runs systemd as PID 1 with the tree of
-# `make install DESTDIR=...` (release build on the host; SYNCSCAN_STAGE=DIR reuses a staged tree)
-# and checks the syncscan@video0 unit, unplug under systemd, and vivid's kernel fault injection.
+# The second boot (Tests/Integration/vivid/systemd/) runs systemd as PID 1, installs the .deb of
+# scripts/package-deb.sh (release build on the host, checked by lintian; SYNCSCAN_DEB=FILE reuses
+# one) with dpkg, checks the syncscan@video0 unit, unplug under systemd and vivid's kernel fault
+# injection, and ends with apt-get purge.
 # Environment: SYNCSCAN_BIN (use this binary, skip the build), SYNCSCAN_SCRATCH (swift build
 # --scratch-path, default .build), UNPLUG_CYCLES (unplug/replug cycles in the systemd boot,
 # default 20; 100 by hand takes about 20 more minutes), SYNCSCAN_VIVID_TIMEOUT (seconds a boot
@@ -114,18 +115,17 @@ if [ -z "$CHECK_DIR" ]; then
     VM_SECONDS=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
   fi
   if [ $MODE = syncscan ] && [ $SYSTEMD = 1 ]; then
-    # systemd as PID 1 with the installed tree (make install DESTDIR=..., release, built here)
+    # systemd as PID 1, syncscan installed from its .deb (scripts/package-deb.sh, release, built here)
     t0=$(date +%s.%N)
-    STAGE=${SYNCSCAN_STAGE:-}
-    if [ -z "$STAGE" ]; then
-      STAGE=$T/stage
-      say "make install DESTDIR=$STAGE (release build)"
-      make -C "$ROOT" install DESTDIR="$STAGE" SWIFT_SCRATCH="${SYNCSCAN_SCRATCH:-$ROOT/.build}" >&2 \
-        || { say "make install failed"; echo "FAIL systemd: make install DESTDIR=... (release build)" > "$T/systemd-results.txt"; STAGE=; }
+    DEB=${SYNCSCAN_DEB:-}
+    if [ -z "$DEB" ]; then
+      say "scripts/package-deb.sh (release build, lintian)"
+      DEB=$(SYNCSCAN_SCRATCH="${SYNCSCAN_SCRATCH:-$ROOT/.build}" "$ROOT/scripts/package-deb.sh" --output "$T/deb") \
+        || { say "package-deb.sh failed"; echo "FAIL systemd: scripts/package-deb.sh built the .deb and lintian passed it" > "$T/systemd-results.txt"; DEB=; }
     fi
-    if [ -n "$STAGE" ]; then
-      say "booting the systemd vivid VM (results in $T/sysvm/job)"
-      if "$VIVID/systemd/build.sh" "$T/sysvm" "$STAGE" "$T/feed-YUYV.raw" >&2; then
+    if [ -n "$DEB" ]; then
+      say "booting the systemd vivid VM with $(basename "$DEB") (results in $T/sysvm/job)"
+      if "$VIVID/systemd/build.sh" "$T/sysvm" "$DEB" "$T/feed-YUYV.raw" >&2; then
         TIMEOUT=${SYNCSCAN_VIVID_TIMEOUT:-1500} "$VIVID/systemd/boot.sh" "$T/sysvm"
         sys_rc=$?
         cp "$T/sysvm/job/results.txt" "$T/systemd-results.txt" 2>/dev/null || : > "$T/systemd-results.txt"
@@ -137,7 +137,7 @@ if [ -z "$CHECK_DIR" ]; then
       else
         echo "FAIL systemd: build.sh prepared the VM" > "$T/systemd-results.txt"
       fi
-      rm -rf "$T/sysvm/layer" "$T/sysvm/vmlinux" "$T/sysvm/initramfs.cpio" "$T/stage"
+      rm -rf "$T/sysvm/layer" "$T/sysvm/vmlinux" "$T/sysvm/initramfs.cpio"
     fi
     SYS_SECONDS=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
   fi

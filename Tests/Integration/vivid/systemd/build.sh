@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
-# build.sh WORK STAGE FEED - prepare a systemd-as-PID-1 vivid VM in WORK (host side, run as root).
+# build.sh WORK DEB FEED - prepare a systemd-as-PID-1 vivid VM in WORK (host side, run as root).
 #
-#   STAGE   a `make install DESTDIR=STAGE` tree (release binary, backtrace helper, units, config);
-#           it becomes part of the guest's root (overlay layer), as on a real machine
+#   DEB     syncscan's .deb (scripts/package-deb.sh); the guest installs it with dpkg -i (its
+#           dependencies are the host's, whose root the guest's is) and purges it at the end
 #   FEED    raw YUYV 640x480 QR frames the guest plays on vivid's output node
-# Makes WORK/layer (udev, kernel modules, masked units, STAGE, test units and scripts),
+# Makes WORK/layer (udev, kernel modules, masked units, the .deb, test units and scripts),
 # WORK/initramfs.cpio (init.sh), WORK/job (config, feed; results come back here). The kernel is
 # vm.sh's cache (run `vm.sh --prepare` first); overlay/autofs4 modules and udev are fetched once
 # with `apt-get download` into $CACHE/systemd (never installed on the host).
 # Adapted from the shared recipe tools/vivid/systemd (build.sh, init.sh, vtest.service).
 set -euo pipefail
-WORK=$(mkdir -p "$1" && cd "$1" && pwd); STAGE=$(cd "$2" && pwd); FEED=$3
+WORK=$(mkdir -p "$1" && cd "$1" && pwd); DEB=$(realpath "$2"); FEED=$3
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 VIVID=$(cd "$HERE/.." && pwd)
 CACHE=${SYNCSCAN_VIVID_CACHE:-/tmp/syncscan-vivid-cache}
@@ -51,8 +51,8 @@ for u in postgresql.service postgresql@.service e2scrub_reap.service e2scrub_all
          systemd-update-done.service ${EXTRA_MASK:-}; do
   ln -sf /dev/null $S/$u
 done
-# the installed tree (make install DESTDIR=STAGE): /usr/local/bin, libexec, units, /etc/syncscan
-cp -a "$STAGE/." $L/
+# the package, installed by the test script as a user would (dpkg -i)
+cp "$DEB" $L/opt/vtest/syncscan.deb
 cp "$HERE/vtest.service" $S/
 ln -sf ../vtest.service $S/multi-user.target.wants/vtest.service
 install -m 755 "$HERE/guest-systemd.sh" $L/opt/vtest/run-tests.sh

@@ -3,8 +3,9 @@
 # One line per check: "ok   NAME" or "FAIL NAME (detail)"; other lines are information ("  ...").
 # scripts/test-vivid.sh counts the ok/FAIL lines. Part 1: the installed syncscan@video0 unit under
 # a real systemd; part 2: unplug three ways under systemd; part 3: vivid's kernel fault injection
-# with `syncscan run --emit-frames` (the frame ledger).
-export PATH=/usr/local/bin:/usr/local/sbin:/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 HOME=/tmp
+# with `syncscan run --emit-frames` (the frame ledger). syncscan comes from its .deb: installed
+# with dpkg -i first, purged with apt-get last.
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 HOME=/tmp
 U=syncscan@video0.service
 CFG=/etc/syncscan/video0.yaml
 PAYLOADS="syncscan-vivid-A syncscan-vivid-B syncscan-vivid-C"
@@ -55,6 +56,24 @@ timeout 120 systemctl is-system-running --wait >/dev/null; info "system: $(syste
 timeout 20 systemctl --failed --no-legend --no-pager | sed 's/^/  failed unit: /'
 udevadm settle -t 10; info "$(ls -l /dev/video0 /dev/media0 | tr '\n' ' ')"
 cp /job/feed.raw /tmp/feed.raw
+
+# ================================================================ the package
+dpkg -i /opt/vtest/syncscan.deb > /tmp/dpkg-i.log 2>&1; drc=$?
+sed 's/^/  dpkg| /' /tmp/dpkg-i.log
+check "package: dpkg -i syncscan_*.deb installs (dependencies already there)" "rc $drc" test "$drc" = 0
+PKG_FILES=$(dpkg -L syncscan 2>/dev/null | while read -r f; do [ -f "$f" ] && echo "$f"; done)
+info "package files: $(echo "$PKG_FILES" | wc -l); conffiles: $(dpkg-query -W -f='${Conffiles}' syncscan | awk '{print $1}' | xargs)"
+layout_ok() {
+  [ "$(command -v syncscan)" = /usr/bin/syncscan ] && syncscan --version | grep -q '^zxing-cpp 3\.1\.1' &&
+    for u in syncscan.service syncscan@.service syncscan-http@.socket; do [ -f /usr/lib/systemd/system/$u ] || return 1; done &&
+    [ "$(dpkg-query -W -f='${Conffiles}' syncscan | awk '{print $1}' | sort | xargs)" = "/etc/syncscan/syncscan.yaml /etc/syncscan/video0.yaml" ] &&
+    [ -f /usr/share/man/man1/syncscan.1.gz ] && [ -f /usr/share/doc/syncscan/copyright ] && [ -f /usr/share/doc/syncscan/examples/mqtt.conf ]
+}
+check "package: /usr/bin/syncscan (zxing-cpp 3.1.1 inside), units in /usr/lib/systemd/system, /etc/syncscan/*.yaml conffiles, man page, docs" \
+  "$(command -v syncscan); $(syncscan --version 2>&1 | tr '\n' ' ')" layout_ok
+nothing_started() { [ "$(systemctl is-active $U)" != active ] && [ "$(systemctl is-enabled $U 2>/dev/null)" != enabled ] &&
+  [ "$(systemctl is-active syncscan.service)" != active ]; }
+check "package: installing starts and enables no instance" "$U $(systemctl is-active $U)/$(systemctl is-enabled $U 2>&1)" nothing_started
 # The test's configuration: the installed video0.yaml, asking for the loop's format and size.
 cat > $CFG <<'YAML'
 source: /dev/video0
@@ -191,21 +210,44 @@ wd_ok() { [ "$(prop NRestarts)" = $((n0 + 1)) ] && journalctl -u $U --no-pager |
 check "systemd: a SIGSTOPped daemon is killed by the watchdog and restarted (NRestarts=$((n0 + 1)))" "$(state)" wd_ok
 check "systemd: NRestarts = 1 after the watchdog restart (first restart of this boot)" "NRestarts=$(prop NRestarts)" test "$(prop NRestarts)" = 1
 
+# The live view through the socket unit: systemd listens on 127.0.0.1:8080 in the host's network
+# and passes the socket to the service, which keeps only lo in its own namespace.
+printf 'http:\n  listen: 127.0.0.1:8080\n' >> $CFG
+timeout 30 systemctl start syncscan-http@video0.socket; timeout 90 systemctl restart $U
+page_ok() { curl -s --max-time 10 http://127.0.0.1:8080/ | grep -q 'stream.mjpeg'; }
+wait_for 30 page_ok
+PH=$(mainpid); hlinks=$(nsenter -t $PH -n ip -o link 2>&1 | awk -F': ' '{print $2}' | xargs)
+curl -s --max-time 10 -o /tmp/status.json http://127.0.0.1:8080/status
+info "live view: socket $(systemctl is-active syncscan-http@video0.socket); /status: $(head -c 160 /tmp/status.json)"
+check "systemd: the live view page is fetched from outside through syncscan-http@video0.socket" \
+  "$(journal | grep 'live view' | tail -2 | xargs)" page_ok
+check "systemd: /status over the socket names the camera, while the service has only lo" "links: $hlinks; $(head -c 300 /tmp/status.json)" \
+  sh -c "[ '$hlinks' = lo ] && jq -e '.source == \"/dev/video0\"' /tmp/status.json >/dev/null"
+check "systemd: the service serves the inherited socket (LISTEN_FDS), not one it bound" "" \
+  sh -c "journalctl -u $U -o cat --no-pager | grep 'live view serving' | tail -1 | grep -q 'inherited 3'"
+exposure=$(systemd-analyze security --no-pager $U 2>/dev/null | awk '/Overall exposure level/ {print $(NF-2)}')
+check "systemd: exposure of the running unit with the socket unit <= 1.0" "exposure $exposure" \
+  awk -v e="$exposure" 'BEGIN {exit !(e != "" && e + 0 <= 1.0)}'
+sed -i '/^http:$/d; /^  listen: 127.0.0.1:8080$/d' $CFG
+timeout 30 systemctl stop syncscan-http@video0.socket
+
 # ================================================================ part 2: unplug under systemd
 # The frame ledger on (a test drop-in adds --emit-frames to the unit's command line): every
 # sequence number before, across and after each unplug must come out once, in order.
-printf '[Service]\nExecStart=\nExecStart=/usr/local/bin/syncscan run --config /etc/syncscan/%%i.yaml --emit-frames\n' \
+printf '[Service]\nExecStart=\nExecStart=/usr/bin/syncscan run --config /etc/syncscan/%%i.yaml --emit-frames\n' \
   > /etc/systemd/system/$U.d/ledger.conf
 # Camera controls from the configuration (device.controls): set at start, read back by v4l2-ctl
 # from another process, and set again after every unplug (vivid comes back at its defaults).
-CONTROLS="brightness=140 contrast=120 saturation=100"
-with_controls() {  # the configuration's device block with controls B C S
-  sed -i '/^  controls:$/d; /^    \(brightness\|contrast\|saturation\): /d' $CFG
-  sed -i "s/^  buffers: 4$/  buffers: 4\n  controls:\n    brightness: $1\n    contrast: $2\n    saturation: $3/" $CFG
+# User controls, and vivid's test controls of each kind: boolean, integer, a menu item by its name.
+CONTROLS="brightness=140 contrast=120 saturation=100 hue=10 boolean=0 integer_32_bits=-5 menu=4"
+with_controls() {  # BRIGHTNESS: the configuration's device.controls, brightness as given
+  sed -i '/^  controls:$/d; /^    [a-z_0-9]*: .* # control$/d' $CFG
+  sed -i "s/^  buffers: 4$/  buffers: 4\n  controls:\n    brightness: $1 # control\n    contrast: 120 # control\n    saturation: 100 # control\n    hue: 10 # control\n    boolean: false # control\n    integer_32_bits: -5 # control\n    menu: Menu Item 4 # control/" $CFG
 }
-controls_now() { v4l2-ctl -d /dev/video0 -C brightness,contrast,saturation 2>/dev/null | tr -d ' ' | sort | xargs; }
+# (v4l2-ctl prints a menu's value with its item's name: "menu: 4 (Menu Item 4)")
+controls_now() { v4l2-ctl -d /dev/video0 -C brightness,contrast,saturation,hue,boolean,integer_32_bits,menu 2>/dev/null | sed 's/ *(.*)$//' | tr -d ' ' | sort | xargs; }
 controls_are() { [ "$(controls_now)" = "$(tr ' ' '\n' <<< "$1" | sed 's/=/:/' | sort | xargs)" ]; }
-with_controls 140 120 100
+with_controls 140
 systemctl daemon-reload; timeout 90 systemctl restart $U; info "restarted with --emit-frames: $(state)"
 wait_for 20 controls_are "$CONTROLS"
 check "controls: device.controls set at start, read back by v4l2-ctl from another process" "now: $(controls_now)" controls_are "$CONTROLS"
@@ -263,7 +305,7 @@ sleep 2; feed_resume
 report_unplug "module reload" "$P" "$R0" "$cur"
 # A reload that changes a control sets it on the streaming camera: no reopen, no gap in the ledger.
 P=$(mainpid); R0=$(jcount 'camera reopened and streaming'); cur=$(cursor)
-with_controls 150 120 100; CONTROLS="brightness=150 contrast=120 saturation=100"
+with_controls 150; CONTROLS="${CONTROLS/brightness=140/brightness=150}"
 timeout 30 systemctl reload $U; wait_for 20 controls_are "$CONTROLS"; sleep 4
 check "controls: a reload sets a changed control in place (v4l2-ctl reads it)" "now: $(controls_now)" controls_are "$CONTROLS"
 no_reopen() { running && [ "$(mainpid)" = "$P" ] && [ "$(jcount 'camera reopened and streaming')" = "$R0" ] && ledger_journal_ok "$cur"; }
@@ -434,4 +476,15 @@ timeout 60 systemctl stop $U
 vivid_feed_stop
 mkdir -p /job/faults; cp /tmp/f-* /job/faults/ 2>/dev/null
 journalctl -u $U --no-pager -o short-monotonic > /job/journal.txt 2>&1
+
+# ================================================================ purge
+rm -rf /etc/systemd/system/$U.d  # the test's own drop-ins, not the package's
+timeout 60 systemctl enable $U >/dev/null 2>&1; info "enabled for the purge: $(systemctl is-enabled $U 2>&1)"
+apt-get purge -y -q syncscan > /tmp/purge.log 2>&1; prc=$?
+sed 's/^/  apt| /' /tmp/purge.log | tail -8
+left=$(for f in $PKG_FILES /etc/syncscan /var/lib/syncscan /var/lib/private/syncscan; do [ -e "$f" ] || [ -L "$f" ] && echo "$f"; done | xargs)
+links=$(find /etc/systemd/system -name 'syncscan*' 2>/dev/null | xargs)
+purged_ok() { [ "$prc" = 0 ] && [ -z "$left" ] && [ -z "$links" ] && ! dpkg -s syncscan >/dev/null 2>&1; }
+check "package: apt-get purge removes every file of the package, /etc/syncscan (edited conffiles too), the state directory and the enablement links" \
+  "rc $prc; left: ${left:-none}; links: ${links:-none}" purged_ok
 info "done"
