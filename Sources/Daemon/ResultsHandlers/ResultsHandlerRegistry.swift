@@ -35,7 +35,8 @@ public enum ResultsHandlerRegistry {
             },
             configuration.mqtt.map { settings in
                 MQTTResultsHandler(settings: settings, source: context.source, hostname: shortHostname(),
-                                   password: readPassword(settings, logger: context.logger), logger: context.logger)
+                                   password: readPassword(settings, logger: context.logger), softwareVersion: SyncscanVersion.current,
+                                   logger: context.logger)
             },
             configuration.http.map { LiveViewResultsHandler(settings: $0.liveView, source: context.source, logger: context.logger) },
         ]
