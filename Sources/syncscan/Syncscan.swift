@@ -17,8 +17,8 @@ struct Syncscan: AsyncParsableCommand {
         version: versionText,
         subcommands: [Run.self, Devices.self, CheckConfig.self])
 
-    /// syncscan's own version (`SyncscanVersion`, which the MQTT discovery configs name too).
-    static let syncscanVersion = SyncscanVersion.current
+    /// syncscan's own version.
+    static let syncscanVersion = "0.1.0"
 
     /// `syncscan --version`: syncscan's version, then one line per C library it runs with: its
     /// name, version and where the version comes from (the library's own call, or pkg-config at

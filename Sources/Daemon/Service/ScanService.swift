@@ -85,7 +85,8 @@ public final class ScanService: Service, @unchecked Sendable {
         self.summary = summary
         let sourceURI = (try? SourceURI(parsing: options.source))?.description ?? options.source
         handlers = ResultsHandlerRegistry.make(options.configuration, context: .init(source: sourceURI, logger: logger,
-                                                                                     snapshotDirectory: snapshotDirectory))
+                                                                                     snapshotDirectory: snapshotDirectory,
+                                                                                     softwareVersion: options.softwareVersion))
             + additionalHandlers
         state = LockedValue(State(options: options, metrics: ServiceMetrics(source: sourceURI)))
     }
