@@ -132,14 +132,14 @@ extension Syncscan {
             let logLevel = ReloadableLogLevel(configuration.logLevel)
             let logger = Syncscan.bootstrapLogging(level: logLevel)
             let (emitFrames, maxFrames) = (self.emitFrames, self.maxFrames)
-            let options = PipelineOptions(configuration, emitFrames: emitFrames, frameLimit: maxFrames)
+            let options = PipelineOptions(configuration, emitFrames: emitFrames, frameLimit: maxFrames, softwareVersion: Syncscan.syncscanVersion)
             let notifier = SystemdNotifier(environment: environment, logger: logger)
             do {
                 try await Daemon.run(options: options, logger: logger, events: SystemdServiceEvents(notifier: notifier),
                                      sockets: SocketActivation(environment: environment)) {
                     let reloaded = try await SyncscanConfiguration.load(file: file, environment: environment, overrides: overrides)
                     logLevel.current = reloaded.logLevel
-                    return PipelineOptions(reloaded, emitFrames: emitFrames, frameLimit: maxFrames)
+                    return PipelineOptions(reloaded, emitFrames: emitFrames, frameLimit: maxFrames, softwareVersion: Syncscan.syncscanVersion)
                 }
             } catch {
                 Syncscan.report(error)

@@ -29,6 +29,9 @@ import Testing
           queue_messages: 50
           spool_directory: /var/spool/syncscan
           spool_max_bytes: 1048576
+          homeassistant:
+            discovery: true
+            prefix: ha-test
         """)
         let c = try await SyncscanConfiguration.load(file: file.path, environment: [:])
         let mqtt = try #require(c.mqtt)
@@ -43,6 +46,8 @@ import Testing
         #expect(mqtt.queueMessages == 50)
         #expect(mqtt.spoolDirectory == "/var/spool/syncscan")
         #expect(mqtt.spoolMaxBytes == 1 << 20)
+        #expect(mqtt.homeAssistantDiscovery)
+        #expect(mqtt.homeAssistantPrefix == "ha-test")
         #expect(!c.output.stdout)
     }
 
@@ -59,6 +64,15 @@ import Testing
                                                        overrides: url)
         #expect(off.mqtt?.spoolDirectory == nil, "\"\" turns the spool off")
         #expect(set.mqtt?.spoolMaxBytes == 64 << 20)
+    }
+
+    @Test func homeAssistantDiscoveryIsOffUnderHomeassistantByDefaultAndTheEnvironmentTurnsItOn() async throws {
+        let url = ["mqtt.url": ConfigValue(.string("mqtt://127.0.0.1:1883"), isSecret: false)]
+        let plain = try #require(try await SyncscanConfiguration.load(file: nil, environment: [:], overrides: url).mqtt)
+        #expect(!plain.homeAssistantDiscovery)
+        #expect(plain.homeAssistantPrefix == "homeassistant")
+        let on = try await SyncscanConfiguration.load(file: nil, environment: ["SYNCSCAN_MQTT_HOMEASSISTANT_DISCOVERY": "true"], overrides: url)
+        #expect(on.mqtt?.homeAssistantDiscovery == true)
     }
 
     @Test func flagsAndEnvironmentSetTheURLAndPrefix() async throws {
@@ -81,6 +95,9 @@ import Testing
           password_file: /run/pw
           queue_messages: 0
           spool_max_bytes: 100
+          homeassistant:
+            discovery: maybe
+            prefix: ha/
         """)
         let lines = await expectConfigurationError(file: file.path)
         // Sorted by line.
@@ -92,6 +109,8 @@ import Testing
             "\(file.path):6: mqtt.password_file: needs mqtt.username too",
             "\(file.path):7: mqtt.queue_messages: 0 is out of range: must be from 1 to 10000000",
             "\(file.path):8: mqtt.spool_max_bytes: 100 is out of range: must be from 4096 to 1099511627776",
+            "\(file.path):10: mqtt.homeassistant.discovery: expected true or false, found \"maybe\"",
+            "\(file.path):11: mqtt.homeassistant.prefix: \"ha/\" is not a discovery prefix: no leading or trailing /, no + or # wildcards (Home Assistant's default is homeassistant)",
         ])
     }
 

@@ -203,6 +203,12 @@ extension SyncscanConfiguration {
         let spool = keys.string("mqtt.spool_directory", "a directory path, or \"\" for none") ?? keys.systemdStateDirectory
         settings.spoolDirectory = spool?.isEmpty == false ? spool : nil
         if let v = keys.int("mqtt.spool_max_bytes", in: 4096...(1 << 40)) { settings.spoolMaxBytes = v }
+        if let v = keys.bool("mqtt.homeassistant.discovery") { settings.homeAssistantDiscovery = v }
+        if let v = keys.string("mqtt.homeassistant.prefix") {
+            if v.isEmpty || v.hasSuffix("/") || v.hasPrefix("/") || v.contains("+") || v.contains("#") {
+                keys.problem("mqtt.homeassistant.prefix", "\"\(v)\" is not a discovery prefix: no leading or trailing /, no + or # wildcards (Home Assistant's default is homeassistant)")
+            } else { settings.homeAssistantPrefix = v }
+        }
         if let url, url.tls, settings.caFile == nil {
             keys.problem("mqtt.url", "mqtts:// needs mqtt.ca_file (the CA certificates that verify the broker)")
         }

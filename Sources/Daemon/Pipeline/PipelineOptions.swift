@@ -8,11 +8,15 @@ public struct PipelineOptions: Sendable, Hashable {
     public var emitFrames: Bool
     /// Stop after this many frames (scanned or dropped); `nil` runs until the source ends.
     public var frameLimit: Int?
+    /// The program's version (`syncscan --version`, `Syncscan.syncscanVersion`), for the handlers that name it
+    /// (MQTT's Home Assistant device).
+    public var softwareVersion: String
 
-    public init(_ configuration: SyncscanConfiguration, emitFrames: Bool = false, frameLimit: Int? = nil) {
+    public init(_ configuration: SyncscanConfiguration, emitFrames: Bool = false, frameLimit: Int? = nil, softwareVersion: String = "unknown") {
         self.configuration = configuration
         self.emitFrames = emitFrames
         self.frameLimit = frameLimit
+        self.softwareVersion = softwareVersion
     }
 
     public var source: String { configuration.source }

@@ -18,11 +18,14 @@ public enum ResultsHandlerRegistry {
         public var logger: Logger
         /// Where snapshots go; `nil`: `snapshots.directory` on disk (tests pass a fake disk).
         public var snapshotDirectory: (any SnapshotDirectory)?
+        /// The program's version (MQTT's Home Assistant device).
+        public var softwareVersion: String
 
-        public init(source: String, logger: Logger, snapshotDirectory: (any SnapshotDirectory)? = nil) {
+        public init(source: String, logger: Logger, snapshotDirectory: (any SnapshotDirectory)? = nil, softwareVersion: String = "unknown") {
             self.source = source
             self.logger = logger
             self.snapshotDirectory = snapshotDirectory
+            self.softwareVersion = softwareVersion
         }
     }
 
@@ -35,7 +38,8 @@ public enum ResultsHandlerRegistry {
             },
             configuration.mqtt.map { settings in
                 MQTTResultsHandler(settings: settings, source: context.source, hostname: shortHostname(),
-                                   password: readPassword(settings, logger: context.logger), logger: context.logger)
+                                   password: readPassword(settings, logger: context.logger), softwareVersion: context.softwareVersion,
+                                   logger: context.logger)
             },
             configuration.http.map { LiveViewResultsHandler(settings: $0.liveView, source: context.source, logger: context.logger) },
         ]

@@ -85,7 +85,8 @@ public final class ScanService: Service, @unchecked Sendable {
         self.summary = summary
         let sourceURI = (try? SourceURI(parsing: options.source))?.description ?? options.source
         handlers = ResultsHandlerRegistry.make(options.configuration, context: .init(source: sourceURI, logger: logger,
-                                                                                     snapshotDirectory: snapshotDirectory))
+                                                                                     snapshotDirectory: snapshotDirectory,
+                                                                                     softwareVersion: options.softwareVersion))
             + additionalHandlers
         state = LockedValue(State(options: options, metrics: ServiceMetrics(source: sourceURI)))
     }
@@ -367,6 +368,8 @@ public final class ScanService: Service, @unchecked Sendable {
     }
 
     private func reportStatsPeriodically() async {
+        // The frames counted at the last report, and when: `frames_per_second` is the rate since.
+        var last = (frames: counters().statistics.frames, at: ContinuousClock.now)
         while !Task.isCancelled {
             let interval = state.withLock { $0.options.configuration.statsIntervalSeconds }
             guard interval > 0 else {
@@ -376,7 +379,10 @@ public final class ScanService: Service, @unchecked Sendable {
             do { try await Task.sleep(for: .seconds(interval)) } catch { return }
             logger.notice("\(statsLine())")
             let counters = counters()
-            let json = ServiceLines.statsJSON(counters)
+            let (frames, now) = (counters.statistics.frames, ContinuousClock.now)
+            let fps = Double(frames - last.frames) / max(0.001, (now - last.at) / .seconds(1))
+            last = (frames, now)
+            let json = ServiceLines.statsJSON(counters, framesPerSecond: fps)
             for handler in handlers { handler.statsUpdated(json) }
             publishMetrics(counters)
         }

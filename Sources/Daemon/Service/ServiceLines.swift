@@ -28,10 +28,13 @@ enum ServiceLines {
             + "output_lines_dropped=\(c.outputLinesDropped)" + handlerFields(c.handlers, summary: handlerSummaryFields)
     }
 
-    /// The counters as one JSON object, for `<prefix>/stats`.
-    static func statsJSON(_ c: ServiceCounters) -> [UInt8] {
+    /// The counters as one JSON object, for `<prefix>/stats`; with `framesPerSecond` (the frames
+    /// that arrived a second since the last report) also `frames_per_second`, after `frames`.
+    static func statsJSON(_ c: ServiceCounters, framesPerSecond: Double? = nil) -> [UInt8] {
         let s = c.statistics
-        var fields = ["\"frames\":\(s.frames)", "\"scanned\":\(s.scanned)", "\"dropped\":\(s.droppedTotal)"]
+        var fields = ["\"frames\":\(s.frames)"]
+        if let fps = framesPerSecond, fps.isFinite { fields.append("\"frames_per_second\":\(DecimalText.string(max(0, fps), fractionDigits: 2))") }
+        fields += ["\"scanned\":\(s.scanned)", "\"dropped\":\(s.droppedTotal)"]
         fields += DroppedReason.allCases.map { "\"dropped_\($0.rawValue)\":\(s.dropped[$0, default: 0])" }
         fields += ["\"codes_found\":\(s.codes)", "\"codes_emitted\":\(c.codesEmitted)", "\"output_lines_dropped\":\(c.outputLinesDropped)",
                    "\"device_reopens\":\(c.deviceReopens)", "\"control_failures\":\(c.controlFailures)", "\"streaming\":\(c.streaming)"]

@@ -8,7 +8,8 @@ import SystemPackage
 
 /// Publishes each emitted code to an MQTT broker (`<prefix>/codes`), the service's status
 /// (`<prefix>/status`, retained; the Last Will says `offline`) and its counters
-/// (`<prefix>/stats`).
+/// (`<prefix>/stats`); on every connect, Home Assistant's discovery configs (`HomeAssistantDiscovery`:
+/// the configs with `mqtt.homeassistant.discovery`, else empty payloads that remove them).
 ///
 /// A `codes` message is the code's stdout JSON object plus `"id": "<run>-<frame seq>-<index>"`,
 /// the same on every retry, so at-least-once delivery can be deduplicated downstream.
@@ -45,6 +46,8 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
     private let source: String
     private let runID: String
     private let clock: @Sendable () -> WallClockTime
+    /// Home Assistant's discovery configs, or their removals: published first on every connection.
+    private let discoveryMessages: [MQTTConnection.Message]
     /// Signalled by `wakeThread` (after the lock is released), drained by the thread before it takes `incoming`.
     private let wake: WakeSignal?
     /// What `handle` and the accessors share with the handler's thread, under one lock whose
@@ -81,7 +84,8 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
     ///   - source: the source URI (the `source` field, and the default topic prefix's last part).
     ///   - hostname: the default topic prefix's middle part.
     ///   - password: read from `settings.passwordFile` by the caller.
-    public init(settings: MQTTSettings, source: String, hostname: String, password: String?, logger: Logger,
+    ///   - softwareVersion: syncscan's version, for Home Assistant's device.
+    public init(settings: MQTTSettings, source: String, hostname: String, password: String?, softwareVersion: String, logger: Logger,
                 overflow: OverflowPolicy = .wait, clock: @escaping @Sendable () -> WallClockTime = WallClockTime.now) {
         self.settings = settings
         self.source = source
@@ -91,6 +95,9 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
         let name = MQTTSettings.sourceName(source)
         let prefix = settings.topicPrefix ?? "syncscan/\(hostname)/\(name)"
         topicPrefix = prefix
+        discoveryMessages = HomeAssistantDiscovery(discoveryPrefix: settings.homeAssistantPrefix, topicPrefix: prefix, hostname: hostname,
+                                                   sourceName: name, softwareVersion: softwareVersion)
+            .messages(enabled: settings.homeAssistantDiscovery)
         runID = String(UInt32.random(in: 0...UInt32.max), radix: 16)
         var options = MQTTConnection.Options(host: settings.url.host, port: settings.url.port)
         options.clientID = settings.clientID ?? "syncscan-\(hostname)-\(name)"
@@ -217,6 +224,12 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
 
     private var bound: Int { max(1, settings.queueMessages) }
 
+    /// What every new connection publishes before the queue: the discovery configs (or their
+    /// removals), then a retained `online` once streaming. Not tracked: the next connection sends them again.
+    private func messagesOnConnect(streaming: Bool) -> [MQTTConnection.Message] {
+        discoveryMessages + (streaming ? [statusMessage("online")] : [])
+    }
+
     private func statusMessage(_ text: String) -> MQTTConnection.Message {
         MQTTConnection.Message(topic: topicPrefix + "/status", payload: Array(text.utf8), qos: settings.qos, retain: true)
     }
@@ -233,7 +246,7 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
     private func run() {
         var outbox = MQTTOutbox(bound: bound, spool: openSpool())
         var connection: MQTTConnection?
-        var log = ConnectionLog(settings: settings, logger: logger)
+        var log = MQTTConnectionLog(settings: settings, logger: logger)
         var backoff = 0.5
         var nextAttempt = ContinuousClock.now
         var deadline: ContinuousClock.Instant?
@@ -302,8 +315,7 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
                         return shared.online && !shared.closed
                     }
                     shared.broadcast()
-                    // A retained `online` first on every new connection once streaming.
-                    if streaming { _ = client.publish(statusMessage("online")) }
+                    for message in messagesOnConnect(streaming: streaming) { _ = client.publish(message) }
                     log.connected()
                 case .refused(let error):
                     log.failed(error, spool: outbox.spool)
@@ -370,41 +382,5 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
             shared.counts.outboxDropped = dropped
         }
         shared.broadcast()
-    }
-}
-
-/// The broker connection's failures as the log shows them: each kind once (then at debug
-/// level) until the connection is up again, and each spool failure once.
-private struct ConnectionLog {
-    let settings: MQTTSettings
-    let logger: Logger
-    private var reported: Set<String> = []
-    private var spoolFailures: Set<String> = []
-
-    init(settings: MQTTSettings, logger: Logger) {
-        self.settings = settings
-        self.logger = logger
-    }
-
-    mutating func failed(_ error: MQTTError, spool: MQTTSpool?) {
-        guard reported.insert(error.kind).inserted else {
-            logger.debug("MQTT broker connection failed again", metadata: ["url": "\(settings.url)", "error": "\(error)"])
-            return
-        }
-        let waiting = spool.map { "codes wait in memory, then in \($0.path)" } ?? "codes wait in memory"
-        logger.error("MQTT broker connection failed; \(waiting), and stdout goes on; retrying", metadata: [
-            "url": "\(settings.url)", "error": "\(error)", "later": "further \(error.kind) failures are logged at debug level"])
-    }
-
-    mutating func connected() {
-        guard !reported.isEmpty else { return }
-        logger.notice("MQTT broker connected", metadata: ["url": "\(settings.url)"])
-        reported.removeAll()
-    }
-
-    mutating func spoolFailed(_ error: IOError) {
-        if spoolFailures.insert("\(error.call) \(error.cause?.rawValue ?? 0)").inserted {
-            logger.error("MQTT spool failed; codes wait in memory only", metadata: ["error": "\(error)"])
-        }
     }
 }

@@ -23,6 +23,11 @@ public struct MQTTSettings: Sendable, Hashable {
     public var spoolDirectory: String?
     /// The spool's bound in bytes; past it the oldest codes are dropped and counted.
     public var spoolMaxBytes = 64 << 20
+    /// Home Assistant MQTT discovery (`HomeAssistantDiscovery`): its configs are published on
+    /// every connect when on, and emptied (so Home Assistant removes the device) when off.
+    public var homeAssistantDiscovery = false
+    /// Home Assistant's discovery prefix (its MQTT integration's setting).
+    public var homeAssistantPrefix = "homeassistant"
 
     public init(url: MQTTBrokerURL) { self.url = url }
 

@@ -134,12 +134,14 @@ public final class MosquittoSubscriber: @unchecked Sendable {
         process.wait()
     }
 
-    /// Every message so far, as (topic, payload), in arrival order.
+    /// Every message so far, as (topic, payload), in arrival order; an empty payload (which
+    /// `mosquitto_sub` prints as `(null)`: a retained message deleted) as "".
     public var messages: [(topic: String, payload: String)] {
         let text = (try? String(contentsOfFile: output.path, encoding: .utf8)) ?? ""
         return text.split(separator: "\n").map { line in
             let parts = line.split(separator: " ", maxSplits: 1)
-            return (String(parts[0]), parts.count > 1 ? String(parts[1]) : "")
+            let payload = parts.count > 1 ? String(parts[1]) : ""
+            return (String(parts[0]), payload == "(null)" ? "" : payload)
         }
     }
 

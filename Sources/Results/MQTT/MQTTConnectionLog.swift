@@ -1,0 +1,39 @@
+import Logging
+import MQTT
+import SystemCalls
+
+/// The broker connection's failures as the log shows them: each kind once (then at debug
+/// level) until the connection is up again, and each spool failure once.
+struct MQTTConnectionLog {
+    let settings: MQTTSettings
+    let logger: Logger
+    private var reported: Set<String> = []
+    private var spoolFailures: Set<String> = []
+
+    init(settings: MQTTSettings, logger: Logger) {
+        self.settings = settings
+        self.logger = logger
+    }
+
+    mutating func failed(_ error: MQTTError, spool: MQTTSpool?) {
+        guard reported.insert(error.kind).inserted else {
+            logger.debug("MQTT broker connection failed again", metadata: ["url": "\(settings.url)", "error": "\(error)"])
+            return
+        }
+        let waiting = spool.map { "codes wait in memory, then in \($0.path)" } ?? "codes wait in memory"
+        logger.error("MQTT broker connection failed; \(waiting), and stdout goes on; retrying", metadata: [
+            "url": "\(settings.url)", "error": "\(error)", "later": "further \(error.kind) failures are logged at debug level"])
+    }
+
+    mutating func connected() {
+        guard !reported.isEmpty else { return }
+        logger.notice("MQTT broker connected", metadata: ["url": "\(settings.url)"])
+        reported.removeAll()
+    }
+
+    mutating func spoolFailed(_ error: IOError) {
+        if spoolFailures.insert("\(error.call) \(error.cause?.rawValue ?? 0)").inserted {
+            logger.error("MQTT spool failed; codes wait in memory only", metadata: ["error": "\(error)"])
+        }
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import MQTT
+import Testing
+@testable import Results
+
+private let discovery = HomeAssistantDiscovery(discoveryPrefix: "homeassistant", topicPrefix: "syncscan/dock1/video0",
+                                               hostname: "dock1", sourceName: "video0", softwareVersion: "0.1.0")
+
+/// A config's JSON document.
+private func document(_ config: HomeAssistantDiscovery.Config) throws -> [String: Any] {
+    try #require(try JSONSerialization.jsonObject(with: Data(config.payload)) as? [String: Any])
+}
+
+@Suite struct HomeAssistantDiscoveryTests {
+    @Test func oneTagScannerAndThreeSensorsUnderTheNodeOfHostAndSource() {
+        #expect(discovery.nodeID == "syncscan_dock1_video0")
+        #expect(discovery.configs.map(\.topic) == [
+            "homeassistant/tag/syncscan_dock1_video0/scanner/config",
+            "homeassistant/sensor/syncscan_dock1_video0/last_code/config",
+            "homeassistant/sensor/syncscan_dock1_video0/frames_per_second/config",
+            "homeassistant/sensor/syncscan_dock1_video0/dropped/config",
+        ])
+        #expect(discovery.configs.map(\.component) == ["tag", "sensor", "sensor", "sensor"])
+    }
+
+    @Test func everyConfigNamesTheDeviceWithItsVersion() throws {
+        for config in discovery.configs {
+            let device = try #require(try document(config)["device"] as? [String: Any], "\(config.topic)")
+            #expect(device["identifiers"] as? [String] == ["syncscan_dock1_video0"])
+            #expect(device["name"] as? String == "syncscan dock1 video0")
+            #expect(device["model"] as? String == "syncscan")
+            #expect(device["sw_version"] as? String == "0.1.0")
+        }
+    }
+
+    @Test func theTagScannerReadsTheCodesTopicAndTheCodesText() throws {
+        let tag = try document(discovery.configs[0])
+        #expect(tag["topic"] as? String == "syncscan/dock1/video0/codes")
+        #expect(tag["value_template"] as? String == "{{ value_json.text | default(value_json.data_b64) }}")
+        // Home Assistant's tag schema has topic, value_template and device only.
+        #expect(Set(tag.keys) == ["topic", "value_template", "device"])
+    }
+
+    @Test func sensorsHaveAStableUniqueIDTheirTopicAndTheStatusAsAvailability() throws {
+        let sensors = try discovery.configs.dropFirst().map(document)
+        #expect(sensors.map { $0["unique_id"] as? String } == [
+            "syncscan_dock1_video0_last_code", "syncscan_dock1_video0_frames_per_second", "syncscan_dock1_video0_dropped"])
+        #expect(sensors.map { $0["state_topic"] as? String } == [
+            "syncscan/dock1/video0/codes", "syncscan/dock1/video0/stats", "syncscan/dock1/video0/stats"])
+        for sensor in sensors {
+            #expect(sensor["name"] is String)
+            #expect(sensor["availability_topic"] as? String == "syncscan/dock1/video0/status")
+            #expect(sensor["payload_available"] as? String == "online" && sensor["payload_not_available"] as? String == "offline")
+        }
+        let (last, fps, dropped) = (sensors[0], sensors[1], sensors[2])
+        #expect(last["value_template"] as? String == "{{ (value_json.text | default(value_json.data_b64))[:255] }}")
+        #expect(last["json_attributes_topic"] as? String == "syncscan/dock1/video0/codes")
+        let attributes = try #require(last["json_attributes_template"] as? String)
+        for field in ["value_json.symbology", "value_json.data_b64", "value_json.frame.seq", "value_json.time", "value_json.snapshot"] {
+            #expect(attributes.contains(field), "\(field) in \(attributes)")
+        }
+        #expect(fps["value_template"] as? String == "{{ value_json.frames_per_second }}")
+        #expect(fps["unit_of_measurement"] as? String == "fps" && fps["state_class"] as? String == "measurement")
+        #expect(dropped["value_template"] as? String == "{{ value_json.dropped }}")
+        #expect(dropped["unit_of_measurement"] as? String == "frames" && dropped["state_class"] as? String == "total_increasing")
+    }
+
+    @Test func offEmptiesTheSameTopicsRetainedAtQoS1() {
+        let on = discovery.messages(enabled: true), off = discovery.messages(enabled: false)
+        #expect(on.map(\.topic) == discovery.configs.map(\.topic) && off.map(\.topic) == on.map(\.topic))
+        #expect(on.allSatisfy { !$0.payload.isEmpty && $0.retain && $0.qos == 1 })
+        #expect(off.allSatisfy { $0.payload.isEmpty && $0.retain && $0.qos == 1 })
+    }
+
+    @Test func theNodeIDKeepsToHomeAssistantsCharactersAndIgnoresTheTopicPrefix() {
+        var other = discovery
+        (other.hostname, other.sourceName, other.topicPrefix, other.discoveryPrefix) = ("dock.1", "a b+é", "site/x", "ha")
+        #expect(other.nodeID == "syncscan_dock_1_a_b__")
+        #expect(other.configs[1].topic == "ha/sensor/syncscan_dock_1_a_b__/last_code/config")
+        var moved = discovery
+        moved.topicPrefix = "site/elsewhere"
+        #expect(moved.configs.map(\.topic) == discovery.configs.map(\.topic), "a run with another topic prefix removes the same configs")
+    }
+}
