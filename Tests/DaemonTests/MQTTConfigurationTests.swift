@@ -46,7 +46,7 @@ import Testing
         #expect(mqtt.queueMessages == 50)
         #expect(mqtt.spoolDirectory == "/var/spool/syncscan")
         #expect(mqtt.spoolMaxBytes == 1 << 20)
-        #expect(mqtt.homeAssistantDiscovery)
+        #expect(mqtt.homeAssistantDiscovery == true)
         #expect(mqtt.homeAssistantPrefix == "ha-test")
         #expect(!c.output.stdout)
     }
@@ -69,10 +69,12 @@ import Testing
     @Test func homeAssistantDiscoveryIsOffUnderHomeassistantByDefaultAndTheEnvironmentTurnsItOn() async throws {
         let url = ["mqtt.url": ConfigValue(.string("mqtt://127.0.0.1:1883"), isSecret: false)]
         let plain = try #require(try await SyncscanConfiguration.load(file: nil, environment: [:], overrides: url).mqtt)
-        #expect(!plain.homeAssistantDiscovery)
+        #expect(plain.homeAssistantDiscovery == nil, "not set: nothing under the discovery prefix")
         #expect(plain.homeAssistantPrefix == "homeassistant")
         let on = try await SyncscanConfiguration.load(file: nil, environment: ["SYNCSCAN_MQTT_HOMEASSISTANT_DISCOVERY": "true"], overrides: url)
         #expect(on.mqtt?.homeAssistantDiscovery == true)
+        let off = try await SyncscanConfiguration.load(file: nil, environment: ["SYNCSCAN_MQTT_HOMEASSISTANT_DISCOVERY": "false"], overrides: url)
+        #expect(off.mqtt?.homeAssistantDiscovery == false)
     }
 
     @Test func flagsAndEnvironmentSetTheURLAndPrefix() async throws {

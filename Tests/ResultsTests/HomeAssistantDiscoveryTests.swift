@@ -70,6 +70,7 @@ private func document(_ config: HomeAssistantDiscovery.Config) throws -> [String
         #expect(on.map(\.topic) == discovery.configs.map(\.topic) && off.map(\.topic) == on.map(\.topic))
         #expect(on.allSatisfy { !$0.payload.isEmpty && $0.retain && $0.qos == 1 })
         #expect(off.allSatisfy { $0.payload.isEmpty && $0.retain && $0.qos == 1 })
+        #expect(discovery.messages(enabled: nil).isEmpty, "not set: nothing under the discovery prefix")
     }
 
     @Test func theNodeIDKeepsToHomeAssistantsCharactersAndIgnoresTheTopicPrefix() {

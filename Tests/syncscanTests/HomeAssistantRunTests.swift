@@ -116,7 +116,7 @@ private let objectIDs = ["tag": ["scanner"], "sensor": ["last_code", "frames_per
         let short = try TemporaryFile(contents: try codeVideo(2), suffix: ".y4m")
         // The same source ("-", so the same node id), another topic prefix: the same config topics.
         let off = try SyncscanProcess.run(["run", "--source", "-", "--mqtt-url", broker.url, "--mqtt-topic-prefix", "syncscan/test/ha2"],
-                                          stdinPath: short.path)
+                                          stdinPath: short.path, environment: ["SYNCSCAN_MQTT_HOMEASSISTANT_DISCOVERY": "false"])
         #expect(off.status == 0, "stderr: \(off.stderr)")
         let removals = discovery.wait(seconds: 10) { messages in topics.allSatisfy { t in messages.contains { $0.topic == t && $0.payload.isEmpty } } }
         #expect(topics.allSatisfy { t in removals.contains { $0.topic == t && $0.payload.isEmpty } }, "\(removals.map(\.topic))")
@@ -124,15 +124,26 @@ private let objectIDs = ["tag": ["scanner"], "sensor": ["last_code", "frames_per
         #expect(left == nil, "no retained config left: \(left ?? "")")
     }
 
-    /// Discovery off from the start: no config appears, only the empty payloads that remove earlier ones.
-    @Test func discoveryOffPublishesNoConfig() throws {
+    /// Discovery set to false: no config appears, only the empty payloads that remove earlier ones;
+    /// not set at all: nothing under the discovery prefix (an MQTT user without Home Assistant
+    /// gets no messages there). The runs end before the broker's marker is published, so a
+    /// message of theirs would arrive before it.
+    @Test(arguments: ["false", nil])
+    func discoveryOffPublishesNoConfig(setting: String?) throws {
         let broker = try MosquittoBroker()
         let discovery = try MosquittoSubscriber(broker: broker, topic: "homeassistant/#")
         let video = try TemporaryFile(contents: try codeVideo(2), suffix: ".y4m")
-        let run = try SyncscanProcess.run(["run", "--source", video.path, "--mqtt-url", broker.url])
+        let run = try SyncscanProcess.run(["run", "--source", video.path, "--mqtt-url", broker.url],
+                                          environment: setting.map { ["SYNCSCAN_MQTT_HOMEASSISTANT_DISCOVERY": $0] } ?? [:])
         #expect(run.status == 0, "stderr: \(run.stderr)")
-        let messages = discovery.wait(seconds: 5) { $0.count >= 4 }
-        #expect(messages.count == 4 && messages.allSatisfy { $0.payload.isEmpty && $0.topic.hasSuffix("/config") }, "\(messages)")
+        let marker = try ExternalTool.run("mosquitto_pub", ["-h", "127.0.0.1", "-p", "\(broker.port)", "-t", "homeassistant/marker", "-m", "end"])
+        #expect(marker.status == 0, "\(marker.describe())")
+        let messages = discovery.wait(seconds: 10) { $0.contains { $0.topic == "homeassistant/marker" } }.filter { $0.topic != "homeassistant/marker" }
+        if setting == nil {
+            #expect(messages.isEmpty, "\(messages)")
+        } else {
+            #expect(messages.count == 4 && messages.allSatisfy { $0.payload.isEmpty && $0.topic.hasSuffix("/config") }, "\(messages)")
+        }
         let left = try MosquittoSubscriber.retained(on: "homeassistant/#", broker: broker)
         #expect(left == nil, "no retained config: \(left ?? "")")
     }

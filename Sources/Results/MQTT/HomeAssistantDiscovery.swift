@@ -74,10 +74,12 @@ public struct HomeAssistantDiscovery: Sendable, Hashable {
         ]
     }
 
-    /// What to publish on every connect (retained, QoS 1): the configs when `enabled`, else an
-    /// empty payload on each of their topics, which makes Home Assistant remove what they made.
-    public func messages(enabled: Bool) -> [MQTTConnection.Message] {
-        configs.map { MQTTConnection.Message(topic: $0.topic, payload: enabled ? $0.payload : [], qos: 1, retain: true) }
+    /// What to publish on every connect (retained, QoS 1): the configs when `enabled`; when
+    /// `false`, an empty payload on each of their topics, which makes Home Assistant remove what
+    /// they made; when `nil` (discovery never mentioned), nothing.
+    public func messages(enabled: Bool?) -> [MQTTConnection.Message] {
+        guard let enabled else { return [] }
+        return configs.map { MQTTConnection.Message(topic: $0.topic, payload: enabled ? $0.payload : [], qos: 1, retain: true) }
     }
 
     // MARK: - Documents

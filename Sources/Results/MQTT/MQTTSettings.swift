@@ -23,9 +23,10 @@ public struct MQTTSettings: Sendable, Hashable {
     public var spoolDirectory: String?
     /// The spool's bound in bytes; past it the oldest codes are dropped and counted.
     public var spoolMaxBytes = 64 << 20
-    /// Home Assistant MQTT discovery (`HomeAssistantDiscovery`): its configs are published on
-    /// every connect when on, and emptied (so Home Assistant removes the device) when off.
-    public var homeAssistantDiscovery = false
+    /// Home Assistant MQTT discovery (`HomeAssistantDiscovery`): `true`, its configs are published
+    /// on every connect; `false`, emptied (so Home Assistant removes the device); `nil` (not
+    /// set), nothing is published under the discovery prefix.
+    public var homeAssistantDiscovery: Bool?
     /// Home Assistant's discovery prefix (its MQTT integration's setting).
     public var homeAssistantPrefix = "homeassistant"
 
