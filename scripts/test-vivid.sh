@@ -281,11 +281,12 @@ if [ "$PLAIN" = 1 ] && [ -s "$D/xctest" ]; then
 fi
 # the systemd boot's checks: its guest script printed one "ok   NAME" / "FAIL NAME (detail)" line each
 if [ -f "$D/systemd-results.txt" ]; then
-  echo "--- systemd boot (systemd as PID 1, make install tree, kernel faults; ${SYS_SECONDS:-?}s):"
+  echo "--- systemd boot (systemd as PID 1, the .deb installed, kernel faults; ${SYS_SECONDS:-?}s):"
   while IFS= read -r l; do
     case $l in
       "ok   "*) PASSED=$((PASSED + 1)); echo "$l" ;;
       "FAIL "*) FAILED=$((FAILED + 1)); echo "$l" ;;
+      "skip "*) SKIPPED=$((SKIPPED + 1)); echo "$l" ;;
       *) [ "${VERBOSE_SYSTEMD:-1}" = 1 ] && echo "$l" ;;
     esac
   done < "$D/systemd-results.txt"
