@@ -213,7 +213,9 @@ check "systemd: NRestarts = 1 after the watchdog restart (first restart of this 
 # The live view through the socket unit: systemd listens on 127.0.0.1:8080 in the host's network
 # and passes the socket to the service, which keeps only lo in its own namespace.
 printf 'http:\n  listen: 127.0.0.1:8080\n' >> $CFG
-timeout 30 systemctl start syncscan-http@video0.socket; timeout 90 systemctl restart $U
+# (systemd refuses to start a socket whose service already runs: stop, socket, start)
+timeout 60 systemctl stop $U; timeout 30 systemctl start syncscan-http@video0.socket; timeout 90 systemctl start $U
+systemctl status syncscan-http@video0.socket --no-pager -n 3 2>&1 | sed 's/^/  | /'
 page_ok() { curl -s --max-time 10 http://127.0.0.1:8080/ | grep -q 'stream.mjpeg'; }
 wait_for 30 page_ok
 PH=$(mainpid); hlinks=$(nsenter -t $PH -n ip -o link 2>&1 | awk -F': ' '{print $2}' | xargs)
