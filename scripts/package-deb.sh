@@ -41,9 +41,11 @@ P=$WORK/syncscan
 say "make install into a staging tree (release build)"
 make -C "$ROOT" --no-print-directory install DESTDIR="$P" PREFIX=/usr LIBEXECDIR=/usr/libexec \
   UNITDIR=/usr/lib/systemd/system SYSCONFDIR=/etc SWIFT_SCRATCH="${SYNCSCAN_SCRATCH:-$ROOT/.build}" >&2
-# Debian installs stripped binaries; a crash backtrace then names addresses, not functions.
-strip --strip-unneeded --remove-section=.comment --remove-section=.note "$P/usr/bin/syncscan" \
-  "$P/usr/libexec/swift/linux/swift-backtrace-static"
+# Debugging information goes; the symbol table stays in /usr/bin/syncscan, so a crash backtrace
+# (the units' SWIFT_BACKTRACE, symbolicate=fast) names functions, not bare addresses
+# (packaging/debian/lintian-overrides says so to lintian).
+strip --strip-debug --remove-section=.comment "$P/usr/bin/syncscan"
+strip --strip-unneeded --remove-section=.comment --remove-section=.note "$P/usr/libexec/swift/linux/swift-backtrace-static"
 D=$P/usr/share/doc/syncscan
 install -d -m 0755 "$D/examples" "$P/usr/share/man/man1" "$P/usr/share/lintian/overrides" "$P/DEBIAN"
 install -m 0644 "$ROOT/packaging/debian/lintian-overrides" "$P/usr/share/lintian/overrides/syncscan"
