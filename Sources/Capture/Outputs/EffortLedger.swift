@@ -1,0 +1,61 @@
+import Media
+import ZBar
+
+/// What `effort: auto` decides from on a live source: each pass's recent cost, the codes read in
+/// the last frames, and the source's frame interval. Shared by the scanning threads (under
+/// `MetadataOutput`'s lock).
+struct EffortLedger: Sendable {
+    /// Frames (by sequence number) within which a code read is "recent".
+    static let recentFrames: UInt64 = 10
+
+    /// Each pass's recent durations (seconds).
+    private(set) var passTimes: [DecoderPass: RecentDurations] = [:]
+    /// Each code read, with the sequence number of the latest frame it was read in.
+    private var lastRead: [CodeIdentity: UInt64] = [:]
+    /// The latest frame seen (sequence number, presentation time in seconds).
+    private var latest: (seq: UInt64, seconds: Double)?
+    /// Recent frame intervals (seconds), from presentation times.
+    private var intervals = RecentDurations(capacity: 32)
+
+    /// Records that `pass` took `seconds`.
+    mutating func add(_ pass: DecoderPass, seconds: Double) {
+        passTimes[pass, default: RecentDurations(capacity: 256)].add(seconds)
+    }
+
+    /// The median of `pass`'s recent durations: what it is expected to cost; `nil` before it ran.
+    func expectedCost(of pass: DecoderPass) -> Double? { passTimes[pass]?.median }
+
+    /// Notes `frame`'s presentation time and returns the source's frame interval in seconds (the
+    /// median of recent intervals between frames); `nil` until two frames in order were seen.
+    mutating func frameInterval(noting frame: FrameInfo) -> Double? {
+        let seconds = Double(frame.presentationTime.nanoseconds) / 1e9
+        if let latest, frame.sequenceNumber > latest.seq {
+            let interval = (seconds - latest.seconds) / Double(frame.sequenceNumber - latest.seq)
+            if interval > 0 { intervals.add(interval) }
+        }
+        if latest.map({ frame.sequenceNumber > $0.seq }) ?? true { latest = (frame.sequenceNumber, seconds) }
+        return intervals.median
+    }
+
+    /// The codes read in the `recentFrames` frames around `seq` (before or after it, scanned
+    /// by any thread), not counting `seq` itself.
+    func recentCodes(around seq: UInt64) -> Set<CodeIdentity> {
+        Set(lastRead.filter { $0.value != seq && max($0.value, seq) - min($0.value, seq) <= Self.recentFrames }.keys)
+    }
+
+    /// Records the codes read in frame `seq`, forgetting codes not read for a while.
+    mutating func noteRead(_ codes: some Sequence<CodeIdentity>, seq: UInt64) {
+        for code in codes { lastRead[code] = max(lastRead[code] ?? 0, seq) }
+        if lastRead.count > 64 || seq % 32 == 0 {
+            lastRead = lastRead.filter { $0.value + 2 * Self.recentFrames >= seq }
+        }
+    }
+}
+
+/// What makes two code objects the same code.
+struct CodeIdentity: Hashable, Sendable {
+    let symbology: Symbology
+    let data: [UInt8]
+
+    init(_ code: MachineReadableCodeObject) { (symbology, data) = (code.symbology, code.data) }
+}
