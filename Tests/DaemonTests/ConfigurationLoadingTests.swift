@@ -321,6 +321,19 @@ func expectConfigurationError(file: String?, environment: [String: String] = [:]
         #expect(await expectConfigurationError(file: unknown.path) == ["\(unknown.path):1: engine: unknown engine \"zxingcpp\" (known: zbar, zxing, hybrid)"])
     }
 
+    @Test func effortIsReadFromTheFileTheEnvironmentAndTheFlagAndAnUnknownOneNamesItsLine() async throws {
+        #expect(try await SyncscanConfiguration.load(file: nil, environment: [:]).effort == .auto)
+        let file = try TemporaryConfigFile("engine: hybrid\neffort: max\n")
+        let loaded = try await SyncscanConfiguration.load(file: file.path, environment: [:])
+        #expect(loaded.effort == .max && loaded.metadataSettings.effort == .max)
+        #expect(try await SyncscanConfiguration.load(file: file.path, environment: ["SYNCSCAN_EFFORT": "fast"]).effort == .fast)
+        #expect(try await SyncscanConfiguration.load(file: file.path, environment: ["SYNCSCAN_EFFORT": "fast"],
+                                                     overrides: ["effort": "auto"]).effort == .auto)
+        let unknown = try TemporaryConfigFile("engine: zxing\neffort: hard\n")
+        #expect(await expectConfigurationError(file: unknown.path)
+                == ["\(unknown.path):2: effort: unknown effort \"hard\" (known: fast, auto, max)"])
+    }
+
     @Test func minLengthAboveMaxLengthIsAnError() async throws {
         let file = try TemporaryConfigFile("zbar:\n  code39:\n    min-length: 9\n    max-length: 3\n")
         let lines = await expectConfigurationError(file: file.path)

@@ -72,6 +72,7 @@ extension SyncscanConfiguration {
         }
 
         if let v: DecoderEngine = keys.choice("engine", "engine") { engine = v }
+        if let v: ScanEffort = keys.choice("effort", "effort") { effort = v }
         if let names = keys.list("symbologies", of: "a list of symbology names or \"all\"") {
             let parsed = Symbology.parse(list: names, all: engine.readable)
             parsed.problems.forEach { keys.problem($0.index.map { "symbologies[\($0)]" } ?? "symbologies", $0.message) }
