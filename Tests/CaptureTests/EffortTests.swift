@@ -74,6 +74,16 @@ private func degradedFrames() throws -> [(name: String, frame: GreyFrame)] {
         }
     }
 
+    @Test("passes restricts the engine's passes; fast then runs the cheapest of those")
+    func onlyPasses() throws {
+        let (grey, _) = try GreyFrame.withQRCode("only")
+        var settings = MetadataOutput.Settings(engine: .hybrid, effort: .max, onlyPasses: [.zxingFull, .zbar])
+        #expect(MetadataOutput(settings: settings).makeScanner().scanReport(grey.videoFrame()).passesRun == [.zbar, .zxingFull])
+        settings.effort = .fast
+        let fast = MetadataOutput(settings: settings).makeScanner().scanReport(grey.videoFrame())
+        #expect(fast.passesRun == [.zbar] && fast.codes.map(\.pass) == [.zbar])
+    }
+
     @Test("a code two passes read is reported once, with the cheaper pass's name")
     func oneReadingPerCode() throws {
         let (grey, _) = try GreyFrame.withQRCode("twice")

@@ -56,11 +56,15 @@ public final class MetadataOutput: @unchecked Sendable {
         /// The full zxing-cpp passes' options (`zxing-full`, `zxing-histogram`).
         public var zxing: ZXingSettings
         public var effort: ScanEffort
+        /// The engine's passes restricted to these (`passes`); `nil`: all of them.
+        public var onlyPasses: Set<DecoderPass>?
         /// Only this part of the frame is scanned (a crop, not a copy).
         public var rectOfInterest: NormalizedRect
         public init(engine: DecoderEngine = .zbar, scanner: ScannerSettings = ScannerSettings(),
-                    zxing: ZXingSettings = ZXingSettings(), effort: ScanEffort = .auto, rectOfInterest: NormalizedRect = .full) {
+                    zxing: ZXingSettings = ZXingSettings(), effort: ScanEffort = .auto, onlyPasses: Set<DecoderPass>? = nil,
+                    rectOfInterest: NormalizedRect = .full) {
             (self.engine, self.scanner, self.zxing, self.effort, self.rectOfInterest) = (engine, scanner, zxing, effort, rectOfInterest)
+            self.onlyPasses = onlyPasses
         }
 
         /// zbar's settings for its part of the symbologies (`engine.zbarPart`).
@@ -70,8 +74,10 @@ public final class MetadataOutput: @unchecked Sendable {
             return part
         }
 
-        /// The passes of the engine for the requested symbologies, cheapest first.
-        public var passes: [DecoderPass] { DecoderPass.passes(for: engine, symbologies: scanner.symbologies) }
+        /// The passes of the engine for the requested symbologies (those of `onlyPasses`), cheapest first.
+        public var passes: [DecoderPass] {
+            DecoderPass.passes(for: engine, symbologies: scanner.symbologies).filter { onlyPasses?.contains($0) ?? true }
+        }
     }
 
     /// The settings in force, recent scan times, decoder failures, what `auto` decides from:
