@@ -8,7 +8,7 @@ and frame→line latency (line's `time` minus the frame's write start): median, 
 Each code shows for one second at its own place, with one-second gaps and overlaps, so codes
 keep coming and going. Duplicate suppression is off, so every frame a code is read in gives a
 line and a latency sample.
-Usage: bench/live.py [--engine zxing] [--seconds 20] [--fps 30] [--threads auto] [--runs 1]
+Usage: bench/live.py [--engine zxing] [--effort auto] [--seconds 20] [--fps 30] [--threads auto] [--runs 1]
 (needs: qrencode, a Swift toolchain)
 """
 import argparse, datetime, json, os, statistics, subprocess, sys, threading, time
@@ -65,8 +65,8 @@ def run_once(args, syncscan):
     fps, seconds = args.fps, args.seconds
     prepared = list(frames(seconds, fps, args.scale))  # rendered up front: the feeder only writes
     shows = schedule(seconds, fps)
-    cmd = [syncscan, "run", "--source", "-", "--engine", args.engine, "--emit-frames", "--duplicate-window", "0",
-           "--log-level", "error"]
+    cmd = [syncscan, "run", "--source", "-", "--engine", args.engine, "--effort", args.effort, "--emit-frames",
+           "--duplicate-window", "0", "--log-level", "error"]
     if args.threads != "auto":
         cmd += ["--scanning-threads", args.threads]
     proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -100,13 +100,17 @@ def run_once(args, syncscan):
     read = {c.get("text") for c in codes}
     shown = sum(1 for n in range(seconds * fps) for _, first, last, *_r in shows if first <= n <= last)
     expected = {p for p, *_ in shows}
-    return {"frames": len(ledger), "late": late, "read": len(read & expected), "expected": len(expected),
+    passes = {}
+    for c in codes:
+        passes[c["pass"]] = passes.get(c["pass"], 0) + 1
+    return {"frames": len(ledger), "late": late, "passes": passes, "read": len(read & expected), "expected": len(expected),
             "sightings": len(codes), "shown": shown, "latencies": sorted(latencies)}
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--engine", default="zxing")
+    ap.add_argument("--effort", default="auto", choices=["fast", "auto", "max"])
     ap.add_argument("--seconds", type=int, default=20)
     ap.add_argument("--fps", type=int, default=30)
     ap.add_argument("--scale", type=int, default=6, help="pixels per QR module")
@@ -114,7 +118,7 @@ def main():
     ap.add_argument("--runs", type=int, default=1)
     args = ap.parse_args()
     syncscan = release_syncscan()
-    print(f"live pipe: {W}x{H} GREY at {args.fps} fps for {args.seconds} s, --engine {args.engine}, "
+    print(f"live pipe: {W}x{H} GREY at {args.fps} fps for {args.seconds} s, --engine {args.engine} --effort {args.effort}, "
           f"scanning threads {args.threads}")
     for i in range(args.runs):
         r = run_once(args, syncscan)
@@ -123,7 +127,7 @@ def main():
         print(f"  run {i + 1}: frames {r['frames']}, lateData {r['late']} ({100 * r['late'] / max(1, r['frames']):.2f} %), "
               f"appearances read {r['read']}/{r['expected']}, sightings {r['sightings']}/{r['shown']}, "
               f"frame→line ms: median {p(0.5):.1f}, "
-              f"p99 {p(0.99):.1f}, max {p(1.0):.1f} (n={len(lat)})")
+              f"p99 {p(0.99):.1f}, max {p(1.0):.1f} (n={len(lat)}), sightings by pass {r['passes']}")
 
 
 if __name__ == "__main__":
