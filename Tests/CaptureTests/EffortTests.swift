@@ -183,3 +183,19 @@ private func degradedFrames() throws -> [(name: String, frame: GreyFrame)] {
         #expect(abs((ledger.frameInterval(noting: info(2)) ?? 0) - 1.0 / 30) < 1e-6)
     }
 }
+
+@Suite struct EffortLedgerTests {
+    @Test("a pass's expected cost follows this frame's first-pass time: a slow frame for the cheapest pass is slow for the others")
+    func expectedCostScalesWithTheFirstPass() {
+        var ledger = EffortLedger()
+        #expect(abs(ledger.expectedCost(of: .zxingFull, firstPassSeconds: 0.002) - 0.002 * EffortLedger.unknownRatio) < 1e-9)
+        for _ in 0..<5 { ledger.add(.zxingFull, seconds: 0.010, firstPassSeconds: 0.002) }
+        #expect(abs(ledger.expectedCost(of: .zxingFull, firstPassSeconds: 0.002) - 0.010) < 1e-9)
+        #expect(abs(ledger.expectedCost(of: .zxingFull, firstPassSeconds: 0.020) - 0.100) < 1e-9)
+        // The largest recent multiple counts: one slow frame raises the estimate.
+        ledger.add(.zxingFull, seconds: 0.040, firstPassSeconds: 0.002)
+        #expect(abs(ledger.expectedCost(of: .zxingFull, firstPassSeconds: 0.002) - 0.040) < 1e-9)
+        // Never less than the pass's own median, however fast the first pass was.
+        #expect(abs(ledger.expectedCost(of: .zxingFull, firstPassSeconds: 0.0001) - 0.010) < 1e-9)
+    }
+}

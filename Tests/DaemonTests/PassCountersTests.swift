@@ -53,6 +53,8 @@ import Testing
                               + " pass_p50=zxing-fast:1.0ms,zxing-full:8.0ms pass_p99=zxing-fast:1.5ms,zxing-full:12.5ms output_lines_dropped=0"), "\(line)")
         #expect(ServiceLines.statusPassFields(counters.statistics) == " by_pass=zxing-fast:5,zxing-full:2 cut=3")
         #expect(ServiceLines.statusPassFields(CaptureStatistics()) == "")
+        let json = String(decoding: ServiceLines.statsJSON(counters), as: UTF8.self)
+        #expect(json.contains("\"codes_zxing-fast\":5,\"codes_zxing-full\":2,\"passes_cut\":3,\"codes_found\":7"), "\(json)")
         let fresh = ServiceLines.stats(ServiceCounters(), scanTimes: nil, decoderFailures: nil)
         #expect(fresh.contains(" pass_codes=- passes_cut=- pass_p50=- pass_p99=- "), "\(fresh)")
 

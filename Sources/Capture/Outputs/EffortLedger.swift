@@ -17,13 +17,31 @@ struct EffortLedger: Sendable {
     /// Recent frame intervals (seconds), from presentation times.
     private var intervals = RecentDurations(capacity: 32)
 
-    /// Records that `pass` took `seconds`.
-    mutating func add(_ pass: DecoderPass, seconds: Double) {
+    /// Each harder pass's recent durations as multiples of the first pass's on the same frame.
+    private var ratios: [DecoderPass: RecentDurations] = [:]
+
+    /// Records that `pass` took `seconds` on a frame whose first (cheapest) pass took `firstPassSeconds`.
+    mutating func add(_ pass: DecoderPass, seconds: Double, firstPassSeconds: Double?) {
         passTimes[pass, default: RecentDurations(capacity: 256)].add(seconds)
+        if let firstPassSeconds, firstPassSeconds > 0 {
+            ratios[pass, default: RecentDurations(capacity: 256)].add(seconds / firstPassSeconds)
+        }
     }
 
-    /// The median of `pass`'s recent durations: what it is expected to cost; `nil` before it ran.
-    func expectedCost(of pass: DecoderPass) -> Double? { passTimes[pass]?.median }
+    /// What `pass` is expected to cost on a frame whose first pass took `firstPassSeconds`; `nil`
+    /// before it ran. A pass's cost follows the frame's content (noise, texture, many candidate
+    /// codes), and so does the first pass's: the estimate is the larger of the pass's median
+    /// and its largest recent multiple (99th percentile) of the first pass's time applied to
+    /// this frame's. Erring long only cuts a pass; erring short can make the next frame late.
+    /// Before `pass` has run, `unknownRatio` times the first pass's time.
+    func expectedCost(of pass: DecoderPass, firstPassSeconds: Double) -> Double {
+        guard let median = passTimes[pass]?.median else { return Self.unknownRatio * firstPassSeconds }
+        return max(median, (ratios[pass]?.percentiles()?.p99 ?? 0) * firstPassSeconds)
+    }
+
+    /// A harder pass's cost, as a multiple of the first pass's, assumed before it has run (zxing-cpp's
+    /// full passes and zbar measure 4–6 times zxing-fast's median on 1280x720 frames).
+    static let unknownRatio = 10.0
 
     /// Notes `frame`'s presentation time and returns the source's frame interval in seconds (the
     /// median of recent intervals between frames); `nil` until two frames in order were seen.

@@ -134,8 +134,8 @@ public final class MetadataOutput: @unchecked Sendable {
         scanTimeObserver?(scanTime)
     }
 
-    fileprivate func record(_ pass: DecoderPass, time: Duration) {
-        shared.withLock { $0.effort.add(pass, seconds: Self.seconds(time)) }
+    fileprivate func record(_ pass: DecoderPass, time: Duration, firstPass: Duration?) {
+        shared.withLock { $0.effort.add(pass, seconds: Self.seconds(time), firstPassSeconds: firstPass.map(Self.seconds)) }
         passTimeObserver?(pass, time)
     }
 
@@ -191,8 +191,9 @@ public final class MetadataOutput: @unchecked Sendable {
         /// every pass. `auto` on a live source runs a harder pass only while there is evidence
         /// of an unread code — zxing-cpp's detected-but-undecoded results from the cheapest
         /// zxing-cpp pass, or a code read within `EffortLedger.recentFrames` frames and not yet
-        /// in this one — and only when its expected cost fits in what is left of the frame's
-        /// budget (frame interval × scanning threads); one that does not fit is cut.
+        /// in this one — and only when its expected cost (`EffortLedger.expectedCost`: scaled by
+        /// this frame's first-pass time) fits in what is left of the frame's budget (frame
+        /// interval × scanning threads); one that does not fit is cut.
         public func scanReport(_ frame: VideoFrame) -> ScanReport {
             let settings = output.settings
             let region = settings.rectOfInterest == .full ? nil
@@ -209,12 +210,14 @@ public final class MetadataOutput: @unchecked Sendable {
             var codes: [MachineReadableCodeObject] = [], read: Set<CodeIdentity> = []
             var report = ScanReport(codes: [], passesRun: [], passesCut: [])
             var undecoded = 0
+            var firstPassTime: Duration?
             for pass in passes {
                 if !base.contains(pass) {
                     if settings.effort == .fast { continue }
                     if adaptive {
                         guard undecoded > 0 || !recent.isSubset(of: read) else { continue }
-                        let expected = output.withEffortLedger { $0.expectedCost(of: pass) } ?? 0
+                        let first = MetadataOutput.seconds(firstPassTime ?? .zero)
+                        let expected = output.withEffortLedger { $0.expectedCost(of: pass, firstPassSeconds: first) }
                         let elapsed = MetadataOutput.seconds(ContinuousClock.now - start)
                         guard let budget, elapsed + expected <= budget else { report.passesCut.append(pass); continue }
                     }
@@ -222,7 +225,9 @@ public final class MetadataOutput: @unchecked Sendable {
                 let passStart = ContinuousClock.now
                 let found = run(pass, on: frame, settings: settings, region: region,
                                 returnErrors: adaptive && pass == passes.first { $0.engine == .zxing })
-                output.record(pass, time: ContinuousClock.now - passStart)
+                let passTime = ContinuousClock.now - passStart
+                output.record(pass, time: passTime, firstPass: firstPassTime)
+                if firstPassTime == nil { firstPassTime = passTime }
                 report.passesRun.append(pass)
                 report.readings[pass] = found.codes
                 let fresh = found.codes.filter { !read.contains(CodeIdentity($0)) }
