@@ -6,7 +6,7 @@ import ZBar
 /// `MetadataOutput`'s lock).
 struct EffortLedger: Sendable {
     /// Frames (by sequence number) within which a code read is "recent".
-    static let recentFrames: UInt64 = 10
+    static let recentFrames: UInt64 = 5
 
     /// Each pass's recent durations (seconds).
     private(set) var passTimes: [DecoderPass: RecentDurations] = [:]
