@@ -150,6 +150,22 @@ private func degradedFrames() throws -> [(name: String, frame: GreyFrame)] {
         #expect(live.scanReport(frame(blank, seq: 4 + 2 * EffortLedger.recentFrames, interval: 1)).passesRun == [.zxingFast])
     }
 
+    @Test("on a live source a code zxing-cpp detected but could not decode is evidence: the harder passes run")
+    func undecodedIsEvidence() throws {
+        // A QR code whose middle rows are wiped: finder patterns standing, data past repair.
+        var (damaged, code) = try GreyFrame.withQRCode("damaged beyond repair, finders intact")
+        for y in Int(code.topLeft.y + 9 * code.moduleSize)..<Int(code.bottomLeft.y - 9 * code.moduleSize) {
+            for x in Int(code.topLeft.x)..<Int(code.topRight.x) { damaged[x, y] = 255 }
+        }
+        let live = scanner(.zxing, .auto, live: true)
+        for seq in UInt64(0)..<2 { #expect(live.scanReport(frame(GreyFrame(width: 320, height: 240), seq: seq, interval: 1)).passesRun == [.zxingFast]) }
+        let report = live.scanReport(frame(damaged, seq: 2, interval: 1))
+        #expect(report.passesRun == [.zxingFast, .zxingFull, .zxingHistogram] && report.passesCut.isEmpty)
+        #expect(report.codes.isEmpty)
+        // With fast, the same frame gets the cheapest pass only.
+        #expect(scanner(.zxing, .fast, live: true).scanReport(frame(damaged, seq: 2, interval: 1)).passesRun == [.zxingFast])
+    }
+
     @Test("a harder pass that does not fit in the frame's time budget is cut, and the session counts it")
     func overBudgetIsCut() throws {
         let (blank, code, inverted) = try Self.frames()
