@@ -1,4 +1,5 @@
 @testable import Capture
+import Logging
 import Media
 import Testing
 import TestSupport
@@ -213,5 +214,32 @@ private func degradedFrames() throws -> [(name: String, frame: GreyFrame)] {
         #expect(abs(ledger.expectedCost(of: .zxingFull, firstPassSeconds: 0.002) - 0.040) < 1e-9)
         // Never less than the pass's own median, however fast the first pass was.
         #expect(abs(ledger.expectedCost(of: .zxingFull, firstPassSeconds: 0.0001) - 0.010) < 1e-9)
+    }
+}
+
+@Suite(.offThePool) struct EffortSessionTests {
+    /// Frames a microsecond apart (blank, a QR code, the code light on dark) through a session:
+    /// a live source's session has the harder passes cut on the third and counts them; a file's
+    /// runs every pass and reads the inverted code with zxing-full.
+    @Test("the session tells the scanners whether the source is live, and counts codes by pass and cut passes")
+    func sessionKnowsLiveFromFile() async throws {
+        let (code, _) = try GreyFrame.withQRCode("session")
+        let pixels = [GreyFrame(width: 320, height: 240), code, code.inverted()].map { $0.packedPixels }
+        for live in [true, false] {
+            let steps = pixels.enumerated().map { ScriptedFrameSource.Step.frame(UInt64($0), pixels: $1, pts: MediaTime(nanoseconds: Int64($0) * 1_000)) }
+            let source = ScriptedFrameSource(steps: steps, isLive: live, width: 320, height: 240)
+            let output = MetadataOutput(settings: MetadataOutput.Settings(engine: .zxing, effort: .auto), scanningThreads: 1)
+            let session = CaptureSession(input: source, videoDataOutput: VideoDataOutput(alwaysDiscardsLateVideoFrames: false),
+                                         metadataOutput: output, logger: Logger(label: "test"))
+            let stats = try await session.run(synchronizer: DataOutputSynchronizer { _ in })
+            #expect(stats.scanned == 3, "live \(live)")
+            if live {
+                #expect(stats.codesByPass == [.zxingFast: 1])
+                #expect(stats.passesCut == [.zxingFull: 1, .zxingHistogram: 1])
+            } else {
+                #expect(stats.codesByPass == [.zxingFast: 1, .zxingFull: 1])
+                #expect(stats.passesCut.isEmpty)
+            }
+        }
     }
 }
