@@ -30,18 +30,24 @@ struct EffortLedger: Sendable {
 
     /// What `pass` is expected to cost on a frame whose first pass took `firstPassSeconds`; `nil`
     /// before it ran. A pass's cost follows the frame's content (noise, texture, many candidate
-    /// codes), and so does the first pass's: the estimate is the larger of the pass's median
-    /// and its largest recent multiple (99th percentile) of the first pass's time applied to
-    /// this frame's. Erring long only cuts a pass; erring short can make the next frame late.
-    /// Before `pass` has run, `unknownRatio` times the first pass's time.
+    /// codes), and so does the first pass's, though not always in proportion (noise can slow
+    /// the GlobalHistogram pass 30 times more than zxing-fast): the estimate is the larger of
+    /// the pass's recent 99th percentile and its largest recent multiple (99th percentile) of
+    /// the first pass's time applied to this frame's. Erring long only cuts a pass; erring short
+    /// makes the next frame late. Before `pass` has run, `unknownRatio` times the first pass's time.
     func expectedCost(of pass: DecoderPass, firstPassSeconds: Double) -> Double {
-        guard let median = passTimes[pass]?.median else { return Self.unknownRatio * firstPassSeconds }
-        return max(median, (ratios[pass]?.percentiles()?.p99 ?? 0) * firstPassSeconds)
+        guard let p99 = passTimes[pass]?.percentiles()?.p99 else { return Self.unknownRatio * firstPassSeconds }
+        return max(p99, (ratios[pass]?.percentiles()?.p99 ?? 0) * firstPassSeconds)
     }
 
-    /// A harder pass's cost, as a multiple of the first pass's, assumed before it has run (zxing-cpp's
-    /// full passes and zbar measure 4–6 times zxing-fast's median on 1280x720 frames).
-    static let unknownRatio = 10.0
+    /// A harder pass's cost, as a multiple of the first pass's, assumed before it has run: zxing-cpp's
+    /// full passes and zbar measure 4–6 times zxing-fast's median on 1280x720 frames, and up to
+    /// 30 times on noisy ones, where zxing-fast itself is quick.
+    static let unknownRatio = 20.0
+
+    /// The share of a frame's time budget the passes may plan to fill: the rest absorbs costs
+    /// above the estimate and frames that arrive early.
+    static let budgetShare = 0.8
 
     /// Notes `frame`'s presentation time and returns the source's frame interval in seconds (the
     /// median of recent intervals between frames); `nil` until two frames in order were seen.

@@ -193,7 +193,7 @@ public final class MetadataOutput: @unchecked Sendable {
         /// zxing-cpp pass, or a code read within `EffortLedger.recentFrames` frames and not yet
         /// in this one — and only when its expected cost (`EffortLedger.expectedCost`: scaled by
         /// this frame's first-pass time) fits in what is left of the frame's budget (frame
-        /// interval × scanning threads); one that does not fit is cut.
+        /// interval × scanning threads × `EffortLedger.budgetShare`); one that does not fit is cut.
         public func scanReport(_ frame: VideoFrame) -> ScanReport {
             let settings = output.settings
             let region = settings.rectOfInterest == .full ? nil
@@ -204,7 +204,7 @@ public final class MetadataOutput: @unchecked Sendable {
             let adaptive = settings.effort == .auto && live
             let info = frame.info
             let (budget, recent) = adaptive
-                ? output.withEffortLedger { ($0.frameInterval(noting: info).map { $0 * Double(output.scanningThreads) },
+                ? output.withEffortLedger { ($0.frameInterval(noting: info).map { $0 * Double(output.scanningThreads) * EffortLedger.budgetShare },
                                              $0.recentCodes(around: info.sequenceNumber)) }
                 : (nil, [])
             var codes: [MachineReadableCodeObject] = [], read: Set<CodeIdentity> = []
