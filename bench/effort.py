@@ -8,7 +8,7 @@ all): a pass alone (`--engine hybrid --passes P`), then each effort of the zxing
 engines on the file (where `auto` runs every pass, as `max` does), then `auto` and `fast` on the
 same frames fed as a live pipe at --fps (where `auto` runs a harder pass only on evidence and
 within the frame's time). Prints codes read (of those drawn), CPU ms per frame (user + system,
-median of --runs) and, for the pipe, frames dropped as lateData.
+median of --runs) and, for the pipe, frames dropped as lateData in each run.
 Usage: bench/effort.py [--runs 3] [--fps 10]   (needs: zint, ffmpeg, a Swift toolchain)
 """
 import argparse, base64, json, os, statistics, subprocess, sys, threading, time
@@ -87,17 +87,17 @@ def main():
     print(f"  {'':32s} {'read':>8s} {'CPU ms/frame':>13s} {'lateData':>9s}  codes by pass")
     union = set()
     for name, flags, live in rows:
-        cpu, found, passes, late = [], set(), {}, 0
+        cpu, found, passes, late = [], set(), {}, []
         for _ in range(args.runs):
             source = ["--source", "-"] if live else ["--source", frames]
             out, seconds = cpu_of([syncscan, "run", *source, *BASE, *flags], paced(frames, args.fps) if live else None)
             found, passes = reads(out)
-            late = sum(1 for l in out.decode().splitlines() if '"dropped":"lateData"' in l)
+            late.append(sum(1 for l in out.decode().splitlines() if '"dropped":"lateData"' in l))
             cpu.append(seconds)
         if name.startswith("pass "):
             union |= found & drawn
         print(f"  {name:32s} {len(found & drawn):>4d}/{len(expected):<3d} {1000 * statistics.median(cpu) / len(expected):>13.1f} "
-              f"{(str(late) if live else '-'):>9s}  {', '.join(f'{k}:{v}' for k, v in sorted(passes.items()))}")
+              f"{(','.join(map(str, late)) if live else '-'):>9s}  {', '.join(f'{k}:{v}' for k, v in sorted(passes.items()))}")
     print(f"  union of the passes alone: {len(union)}/{len(expected)}")
 
 
