@@ -8,7 +8,9 @@ and frame→line latency (line's `time` minus the frame's write start): median, 
 Each code shows for one second at its own place, with one-second gaps and overlaps, so codes
 keep coming and going. Duplicate suppression is off, so every frame a code is read in gives a
 line and a latency sample.
-Usage: bench/live.py [--engine zxing] [--seconds 20] [--fps 30] [--threads auto] [--runs 1]
+CPU is the process's user + system time per frame (wait4), reading and writing included; --blank
+feeds frames with no code at all.
+Usage: bench/live.py [--engine zxing] [--effort auto] [--seconds 20] [--fps 30] [--threads auto] [--runs 1] [--blank]
 (needs: qrencode, a Swift toolchain)
 """
 import argparse, datetime, json, os, statistics, subprocess, sys, threading, time
@@ -31,11 +33,13 @@ def qr_rows(payload, scale):
     return rows
 
 
-def schedule(seconds, fps):
+def schedule(seconds, fps, blank=False):
     """Per appearance: (payload, first frame, last frame, x, y). One new code a second, each shown 1 s;
     every third second a second code overlaps, every fourth second is empty."""
     spots = [(120, 100), (1100, 140), (300, 600), (1300, 560), (760, 360)]
     shows = []
+    if blank:
+        return shows
     for s in range(seconds):
         if s % 4 == 3:
             continue
@@ -47,8 +51,8 @@ def schedule(seconds, fps):
     return shows
 
 
-def frames(seconds, fps, scale):
-    shows = schedule(seconds, fps)
+def frames(seconds, fps, scale, blank=False):
+    shows = schedule(seconds, fps, blank)
     images = {p: qr_rows(p, scale) for p, *_ in shows}
     blank = bytes([255]) * (W * H)
     for n in range(seconds * fps):
@@ -63,10 +67,10 @@ def frames(seconds, fps, scale):
 
 def run_once(args, syncscan):
     fps, seconds = args.fps, args.seconds
-    prepared = list(frames(seconds, fps, args.scale))  # rendered up front: the feeder only writes
-    shows = schedule(seconds, fps)
-    cmd = [syncscan, "run", "--source", "-", "--engine", args.engine, "--emit-frames", "--duplicate-window", "0",
-           "--log-level", "error"]
+    prepared = list(frames(seconds, fps, args.scale, args.blank))  # rendered up front: the feeder only writes
+    shows = schedule(seconds, fps, args.blank)
+    cmd = [syncscan, "run", "--source", "-", "--engine", args.engine, "--effort", args.effort, "--emit-frames",
+           "--duplicate-window", "0", "--log-level", "error"]
     if args.threads != "auto":
         cmd += ["--scanning-threads", args.threads]
     proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -87,7 +91,8 @@ def run_once(args, syncscan):
     proc.stdin.close()
     reader.join()
     err = proc.stderr.read().decode(errors="replace")
-    if proc.wait() != 0:
+    _, status, usage = os.wait4(proc.pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
         sys.exit(f"syncscan failed:\n{err}")
     records = [json.loads(l) for l in lines]
     ledger = [r for r in records if r["type"] == "frame"]
@@ -100,21 +105,26 @@ def run_once(args, syncscan):
     read = {c.get("text") for c in codes}
     shown = sum(1 for n in range(seconds * fps) for _, first, last, *_r in shows if first <= n <= last)
     expected = {p for p, *_ in shows}
-    return {"frames": len(ledger), "late": late, "read": len(read & expected), "expected": len(expected),
+    passes = {}
+    for c in codes:
+        passes[c["pass"]] = passes.get(c["pass"], 0) + 1
+    return {"frames": len(ledger), "late": late, "passes": passes, "cpu": usage.ru_utime + usage.ru_stime, "read": len(read & expected), "expected": len(expected),
             "sightings": len(codes), "shown": shown, "latencies": sorted(latencies)}
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--engine", default="zxing")
+    ap.add_argument("--effort", default="auto", choices=["fast", "auto", "max"])
     ap.add_argument("--seconds", type=int, default=20)
     ap.add_argument("--fps", type=int, default=30)
     ap.add_argument("--scale", type=int, default=6, help="pixels per QR module")
     ap.add_argument("--threads", default="auto")
     ap.add_argument("--runs", type=int, default=1)
+    ap.add_argument("--blank", action="store_true", help="no codes at all: what scanning empty frames costs")
     args = ap.parse_args()
     syncscan = release_syncscan()
-    print(f"live pipe: {W}x{H} GREY at {args.fps} fps for {args.seconds} s, --engine {args.engine}, "
+    print(f"live pipe: {W}x{H} GREY at {args.fps} fps for {args.seconds} s, --engine {args.engine} --effort {args.effort}, "
           f"scanning threads {args.threads}")
     for i in range(args.runs):
         r = run_once(args, syncscan)
@@ -123,7 +133,8 @@ def main():
         print(f"  run {i + 1}: frames {r['frames']}, lateData {r['late']} ({100 * r['late'] / max(1, r['frames']):.2f} %), "
               f"appearances read {r['read']}/{r['expected']}, sightings {r['sightings']}/{r['shown']}, "
               f"frame→line ms: median {p(0.5):.1f}, "
-              f"p99 {p(0.99):.1f}, max {p(1.0):.1f} (n={len(lat)})")
+              f"p99 {p(0.99):.1f}, max {p(1.0):.1f} (n={len(lat)}), sightings by pass {r['passes']}, "
+              f"CPU {1000 * r['cpu'] / max(1, r['frames']):.2f} ms/frame")
 
 
 if __name__ == "__main__":

@@ -4,7 +4,8 @@
 Makes 1280x720 GREY frames, one code each, every payload different: QR, Micro QR, Aztec,
 DataMatrix, PDF417 (zint), EAN-13 and Code 128, each at two sizes and five conditions (clean,
 blurred, rotated 17°, low contrast, noisy). Runs `syncscan run --engine E --symbologies all`
-(one scanning thread, duplicate suppression off) for zbar, zxing and hybrid, and prints per engine
+(one scanning thread, duplicate suppression off; the default effort, which on a file runs every pass
+of the engine) for zbar, zxing and hybrid, and prints per engine
 and symbology how many payloads it read exactly, and its frames/s (median of --runs).
 Usage: bench/recall.py [--runs 3]   (needs: zint, ffmpeg, a Swift toolchain)
 """

@@ -6,10 +6,12 @@ noisy moving test pattern), then runs, interleaved (A B C … A B C …):
   zbar-floor:      bench/zbar-floor FRAMES.y4m       (C, one zbar scanner, QR only)
   zxing-floor:     bench/zxing-floor FRAMES.y4m      (C, zxing-cpp 3.1.1's ZXing_ReadBarcodes, QR only, syncscan's default options)
   syncscan-zbar:   syncscan run --engine zbar        (release build, one scanning thread, QR only)
-  syncscan-zxing:  syncscan run --engine zxing       (the same, through zxing-cpp)
-  syncscan-hybrid: syncscan run --engine hybrid      (the same, through both)
+  zxing-floor-fast: bench/zxing-floor --no-try-harder --no-try-rotate --no-try-downscale --no-try-invert FRAMES.y4m
+  syncscan-zxing:  syncscan run --engine zxing --passes zxing-full  (the same, through zxing-cpp's full pass: the floor's options)
+  zxing-fast:      syncscan run --engine zxing --effort fast         (zxing-cpp's fast pass alone: zxing-floor-fast's options)
+  syncscan-hybrid: syncscan run --engine hybrid --passes zbar,zxing-full  (the same, through both)
   all-zbar:        syncscan run --engine zbar   --symbologies all   (every symbology zbar reads)
-  all-hybrid:      syncscan run --engine hybrid --symbologies all   (zbar and zxing-cpp, each on what it reads)
+  all-hybrid:      syncscan run --engine hybrid --passes zbar,zxing-full --symbologies all   (zbar and zxing-cpp, each on what it reads)
 and prints medians of N runs each: frames/s, the ratios the README and issues quote, and peak RSS (wait4).
 Usage: bench/run.py [--runs N] [--frames N] [--scene plain|textured] [--only NAME,NAME] [--zxing-hints-off]
 (needs: gcc, libzbar-dev, zxing-cpp 3.1.1 from scripts/setup.sh, qrencode, ffmpeg, a Swift toolchain)
@@ -86,10 +88,12 @@ def main():
         "zxing-floor": [zxing_floor] + (["--no-try-harder", "--no-try-rotate", "--no-try-downscale"]
                                         if args.zxing_hints_off else []) + [frames],
         "syncscan-zbar": run + ["--engine", "zbar", "--symbologies", "qrcode"],
-        "syncscan-zxing": run + ["--engine", "zxing", "--symbologies", "qrcode"],
-        "syncscan-hybrid": run + ["--engine", "hybrid", "--symbologies", "qrcode"],
+        "zxing-floor-fast": [zxing_floor, "--no-try-harder", "--no-try-rotate", "--no-try-downscale", "--no-try-invert", frames],
+        "syncscan-zxing": run + ["--engine", "zxing", "--passes", "zxing-full", "--symbologies", "qrcode"],
+        "zxing-fast": run + ["--engine", "zxing", "--effort", "fast", "--symbologies", "qrcode"],
+        "syncscan-hybrid": run + ["--engine", "hybrid", "--passes", "zbar,zxing-full", "--symbologies", "qrcode"],
         "all-zbar": run + ["--engine", "zbar", "--symbologies", "all"],
-        "all-hybrid": run + ["--engine", "hybrid", "--symbologies", "all"],
+        "all-hybrid": run + ["--engine", "hybrid", "--passes", "zbar,zxing-full", "--symbologies", "all"],
     }
     if args.zxing_hints_off:
         os.environ.update(SYNCSCAN_ZXING_TRY_HARDER="false", SYNCSCAN_ZXING_TRY_ROTATE="false",
@@ -112,6 +116,7 @@ def main():
               f"(min {min(times[k]):.3f}, max {max(times[k]):.3f})   peak RSS {max(rss[k]) / 1024:.1f} MB (max)")
     for label, a, b in [("syncscan zbar engine / zbar floor", "syncscan-zbar", "zbar-floor"),
                         ("syncscan zxing engine / zxing floor", "syncscan-zxing", "zxing-floor"),
+                        ("syncscan zxing --effort fast / its floor", "zxing-fast", "zxing-floor-fast"),
                         ("zxing engine / zbar engine (QR)", "syncscan-zxing", "syncscan-zbar"),
                         ("hybrid all / zbar all (frames/s)", "all-hybrid", "all-zbar")]:
         if a in fps and b in fps:

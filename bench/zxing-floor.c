@@ -4,15 +4,16 @@
  * default, unless --formats says otherwise; plain text mode, as syncscan) and prints
  * "frames=N symbols=M" like zbar-floor.
  *   usage: zxing-floor [--formats=QRCode,EAN13,...] [--no-try-harder] [--no-try-rotate]
- *                      [--no-try-downscale] FILE.y4m
- *   The --no-* flags match syncscan's zxing.try-harder/try-rotate/try-downscale keys set to false.
+ *                      [--no-try-downscale] [--no-try-invert] FILE.y4m
+ *   The --no-* flags match syncscan's zxing.try-harder/try-rotate/try-downscale keys set to false;
+ *   all four together are syncscan's zxing-fast pass (--effort fast).
  *   build: cc -O2 -o zxing-floor zxing-floor.c $(pkg-config --cflags --libs zxing) */
 #include <ZXing/ZXingC.h>
 
 #include "y4m-mono.h"
 
 int main(int argc, char **argv) {
-    bool tryHarder = true, tryRotate = true, tryDownscale = true;
+    bool tryHarder = true, tryRotate = true, tryDownscale = true, tryInvert = true;
     ZXing_BarcodeFormat qr[] = {ZXing_BarcodeFormat_QRCodeModel1, ZXing_BarcodeFormat_QRCodeModel2};
     ZXing_BarcodeFormat *formats = qr;
     int formatCount = 2;
@@ -21,6 +22,7 @@ int main(int argc, char **argv) {
         if (!strcmp(argv[i], "--no-try-harder")) tryHarder = false;
         else if (!strcmp(argv[i], "--no-try-rotate")) tryRotate = false;
         else if (!strcmp(argv[i], "--no-try-downscale")) tryDownscale = false;
+        else if (!strcmp(argv[i], "--no-try-invert")) tryInvert = false;
         else if (!strncmp(argv[i], "--formats=", 10)) {
             formats = ZXing_BarcodeFormatsFromString(argv[i] + 10, &formatCount);
             if (!formats) {
@@ -33,7 +35,7 @@ int main(int argc, char **argv) {
     }
     if (!path) {
         fprintf(stderr, "usage: %s [--formats=QRCode,EAN13,...] [--no-try-harder] [--no-try-rotate] "
-                        "[--no-try-downscale] FILE.y4m\n", argv[0]);
+                        "[--no-try-downscale] [--no-try-invert] FILE.y4m\n", argv[0]);
         return 2;
     }
 
@@ -47,6 +49,7 @@ int main(int argc, char **argv) {
     ZXing_ReaderOptions_setFormats(options, formats, formatCount);
     ZXing_ReaderOptions_setTryHarder(options, tryHarder);
     ZXing_ReaderOptions_setTryRotate(options, tryRotate);
+    ZXing_ReaderOptions_setTryInvert(options, tryInvert);
     ZXing_ReaderOptions_setTryDownscale(options, tryDownscale);
     ZXing_ReaderOptions_setTextMode(options, ZXing_TextMode_Plain);
 

@@ -98,7 +98,8 @@ public final class BarcodeReader {
     }
 
     /// New reader options (`ZXing_ReaderOptions_new`, `_setFormats`, `_setTryHarder`,
-    /// `_setTryRotate`, `_setTryDownscale`, `_setTextMode` plain) for `h`.
+    /// `_setTryRotate`, `_setTryInvert`, `_setTryDownscale`, `_setBinarizer`, `_setReturnErrors`,
+    /// `_setTextMode` plain) for `h`.
     private static func makeOptions(_ h: ZXingHints) -> OpaquePointer {
         guard let options = ZXing_ReaderOptions_new() else {
             fatalError("ZXing_ReaderOptions_new returned NULL (out of memory)")
@@ -108,6 +109,9 @@ public final class BarcodeReader {
         ZXing_ReaderOptions_setTryHarder(options, h.tryHarder)
         ZXing_ReaderOptions_setTryRotate(options, h.tryRotate)
         ZXing_ReaderOptions_setTryDownscale(options, h.tryDownscale)
+        ZXing_ReaderOptions_setTryInvert(options, h.tryInvert)
+        ZXing_ReaderOptions_setBinarizer(options, h.binarizer == .globalHistogram ? ZXing_Binarizer_GlobalHistogram : ZXing_Binarizer_LocalAverage)
+        ZXing_ReaderOptions_setReturnErrors(options, h.returnErrors)
         ZXing_ReaderOptions_setTextMode(options, ZXing_TextMode_Plain)
         return options
     }
@@ -123,7 +127,15 @@ public final class BarcodeReader {
     /// - Precondition: `(height - 1) * rowStride + (width - 1) * pixelStride + 1 <= luma.count`.
     public func read(luma: UnsafeRawBufferPointer, width: Int, height: Int, rowStride: Int, pixelStride: Int = 1,
                      region: PixelRect? = nil) throws(ZXingError) -> [ZXingBarcode] {
-        guard width > 0, height > 0 else { return [] }
+        try readCounting(luma: luma, width: width, height: height, rowStride: rowStride, pixelStride: pixelStride, region: region).barcodes
+    }
+
+    /// `read`, and how many codes of the requested symbologies zxing-cpp detected but could not
+    /// decode (results with `ZXing_Barcode_isValid` false): always 0 unless the hints set
+    /// `returnErrors`. Evidence that a harder pass may read what this one could not.
+    public func readCounting(luma: UnsafeRawBufferPointer, width: Int, height: Int, rowStride: Int, pixelStride: Int = 1,
+                             region: PixelRect? = nil) throws(ZXingError) -> (barcodes: [ZXingBarcode], undecoded: Int) {
+        guard width > 0, height > 0 else { return ([], 0) }
         precondition(pixelStride >= 1 && rowStride >= (width - 1) * pixelStride + 1
                          && (height - 1) * rowStride + (width - 1) * pixelStride + 1 <= luma.count,
                      "luma plane smaller than its geometry")
@@ -131,7 +143,7 @@ public final class BarcodeReader {
                      "frame geometry beyond zxing-cpp's int")
         let crop = (region ?? PixelRect(x: 0, y: 0, width: width, height: height)).clamped(width: width, height: height)
         guard !readsNothing, crop.width > 0, crop.height > 0,
-              let base = luma.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return [] }
+              let base = luma.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return ([], 0) }
 
         guard let view = ZXing_ImageView_new(base, Int32(width), Int32(height), ZXing_ImageFormat_Lum,
                                              Int32(rowStride), Int32(pixelStride)) else {
@@ -145,9 +157,11 @@ public final class BarcodeReader {
         defer { ZXing_Barcodes_delete(barcodes) }
 
         var found: [ZXingBarcode] = []
+        var undecoded = 0
         for i in 0..<ZXing_Barcodes_size(barcodes) {
-            guard let barcode = ZXing_Barcodes_at(barcodes, i), ZXing_Barcode_isValid(barcode),
+            guard let barcode = ZXing_Barcodes_at(barcodes, i),
                   let reported = Symbology(zxingFormat: ZXing_Barcode_format(barcode)) else { continue }
+            guard ZXing_Barcode_isValid(barcode) else { undecoded += 1; continue }
             let bytes = Self.bytes(of: barcode)
             let (symbology, data) = UPCDigits.symbolDigits(reported, bytes, requested: configuration.symbologies)
             guard configuration.symbologies.contains(symbology) else { continue }
@@ -156,7 +170,7 @@ public final class BarcodeReader {
                                       orientation: SymbolOrientation(clockwiseDegrees: Int(ZXing_Barcode_orientation(barcode))),
                                       corners: Self.corners(of: barcode, origin: crop)))
         }
-        return found
+        return (found, undecoded)
     }
 
     /// `ZXing_Barcode_bytes`, copied and freed.

@@ -3,10 +3,19 @@ import Media
 
 /// What a `BarcodeReader` looks for and how hard: zxing-cpp's `ZXing_ReaderOptions`.
 ///
-/// `symbologies` outside `BarcodeReader.readable` are ignored. The three switches are
-/// `ZXing_ReaderOptions_setTryHarder`, `_setTryRotate` and `_setTryDownscale` (syncscan's
-/// `zxing.*` keys), passed as they are.
+/// `symbologies` outside `BarcodeReader.readable` are ignored. The switches are
+/// `ZXing_ReaderOptions_setTryHarder`, `_setTryRotate`, `_setTryInvert` and `_setTryDownscale`
+/// (syncscan's `zxing.*` keys set three), `_setBinarizer` and `_setReturnErrors`, passed as they are.
 public struct ZXingHints: Sendable, Hashable {
+    /// How zxing-cpp turns grey into black and white (`ZXing_Binarizer`).
+    public enum Binarizer: Sendable, Hashable {
+        /// zxing-cpp's default, a threshold per block (`ZXing_Binarizer_LocalAverage`).
+        case localAverage
+        /// One threshold per row from its histogram (`ZXing_Binarizer_GlobalHistogram`): reads
+        /// blurred 1-D codes the default misses.
+        case globalHistogram
+    }
+
     public var symbologies: Set<Symbology>
     /// More scan lines and binarizer passes; finds more, costs more (`ZXing_ReaderOptions_setTryHarder`).
     public var tryHarder: Bool
@@ -14,13 +23,23 @@ public struct ZXingHints: Sendable, Hashable {
     public var tryRotate: Bool
     /// Also read downscaled copies of large frames (`_setTryDownscale`).
     public var tryDownscale: Bool
+    /// Also read the frame inverted, light on dark (`_setTryInvert`; zxing-cpp's default is on).
+    public var tryInvert: Bool
+    public var binarizer: Binarizer
+    /// Also count codes zxing-cpp detected but could not decode (`_setReturnErrors`): what
+    /// `BarcodeReader.readCounting` reports as `undecoded`; they are never returned as codes.
+    public var returnErrors: Bool
 
     public init(symbologies: Set<Symbology> = Symbology.defaults, tryHarder: Bool = true,
-                tryRotate: Bool = true, tryDownscale: Bool = true) {
+                tryRotate: Bool = true, tryDownscale: Bool = true, tryInvert: Bool = true,
+                binarizer: Binarizer = .localAverage, returnErrors: Bool = false) {
         self.symbologies = symbologies
         self.tryHarder = tryHarder
         self.tryRotate = tryRotate
         self.tryDownscale = tryDownscale
+        self.tryInvert = tryInvert
+        self.binarizer = binarizer
+        self.returnErrors = returnErrors
     }
 
     /// The zxing-cpp formats of the readable symbologies, in a stable order; empty means read

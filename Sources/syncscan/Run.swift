@@ -36,6 +36,12 @@ extension Syncscan {
         @Option(help: "Decoder: zbar, zxing (zxing-cpp), or hybrid (both: reads what either reads). [default: zbar]")
         var engine: String?
 
+        @Option(help: "Decoder passes per frame: fast (the cheapest), auto (every pass on a file; harder passes on a live source only where a code went unread, within the frame's time), max (every pass). [default: auto]")
+        var effort: String?
+
+        @Option(help: "Comma-separated decoder passes to keep of the engine's (zxing-fast, zbar, zxing-full, zxing-histogram), for benchmarks. [default: all]")
+        var passes: String?
+
         @Option(help: "Log level on stderr: trace, debug, info, notice, warning, error, critical. [default: info]")
         var logLevel: String?
 
@@ -96,6 +102,8 @@ extension Syncscan {
                 "always_discard_late_video_frames": discardLate.map(ConfigContent.bool),
                 "scanning_threads": scanningThreads.map(ConfigContent.string),
                 "engine": engine.map(ConfigContent.string),
+                "effort": effort.map(ConfigContent.string),
+                "passes": passes.map(ConfigContent.string),
                 "log_level": logLevel.map(ConfigContent.string),
                 "device.fourcc": fourcc.map(ConfigContent.string),
                 "device.width": width.map(ConfigContent.int),
@@ -160,7 +168,7 @@ extension Syncscan {
         func run() async throws {
             switch await SyncscanConfiguration.checkConfig(path: file) {
             case .success(let c):
-                print("\(file): OK (source \(c.source), engine \(c.engine), symbologies \(c.scanner.symbologies.map(\.rawValue).sorted().joined(separator: ",")), scanning threads \(c.scanningThreads))")
+                print("\(file): OK (source \(c.source), engine \(c.engine), effort \(c.effort), symbologies \(c.scanner.symbologies.map(\.rawValue).sorted().joined(separator: ",")), scanning threads \(c.scanningThreads))")
             case .failure(let error):
                 Syncscan.report(error)
                 throw ExitCode(error.exitCode)

@@ -321,6 +321,33 @@ func expectConfigurationError(file: String?, environment: [String: String] = [:]
         #expect(await expectConfigurationError(file: unknown.path) == ["\(unknown.path):1: engine: unknown engine \"zxingcpp\" (known: zbar, zxing, hybrid)"])
     }
 
+    @Test func effortIsReadFromTheFileTheEnvironmentAndTheFlagAndAnUnknownOneNamesItsLine() async throws {
+        #expect(try await SyncscanConfiguration.load(file: nil, environment: [:]).effort == .auto)
+        let file = try TemporaryConfigFile("engine: hybrid\neffort: max\n")
+        let loaded = try await SyncscanConfiguration.load(file: file.path, environment: [:])
+        #expect(loaded.effort == .max && loaded.metadataSettings.effort == .max)
+        #expect(try await SyncscanConfiguration.load(file: file.path, environment: ["SYNCSCAN_EFFORT": "fast"]).effort == .fast)
+        #expect(try await SyncscanConfiguration.load(file: file.path, environment: ["SYNCSCAN_EFFORT": "fast"],
+                                                     overrides: ["effort": "auto"]).effort == .auto)
+        let unknown = try TemporaryConfigFile("engine: zxing\neffort: hard\n")
+        #expect(await expectConfigurationError(file: unknown.path)
+                == ["\(unknown.path):2: effort: unknown effort \"hard\" (known: fast, auto, max)"])
+    }
+
+    @Test func passesKeepTheEngineOnesNamedAndRefuseOthersByLine() async throws {
+        #expect(try await SyncscanConfiguration.load(file: nil, environment: [:]).passes == nil)
+        let file = try TemporaryConfigFile("engine: zxing\npasses: [zxing-full, zxing-histogram]\n")
+        let loaded = try await SyncscanConfiguration.load(file: file.path, environment: [:])
+        #expect(loaded.metadataSettings.passes == [.zxingFull, .zxingHistogram])
+        #expect(try await SyncscanConfiguration.load(file: nil, environment: ["SYNCSCAN_ENGINE": "hybrid", "SYNCSCAN_PASSES": "zbar"])
+                    .metadataSettings.passes == [.zbar])
+        let wrong = try TemporaryConfigFile("engine: zbar\npasses:\n  - zbar\n  - zxing-full\n  - hard\n")
+        #expect(await expectConfigurationError(file: wrong.path) == [
+            "\(wrong.path):4: passes[1]: the zbar engine has no zxing-full pass for these symbologies; its passes: zbar",
+            "\(wrong.path):5: passes[2]: unknown pass \"hard\" (known: zxing-fast, zbar, zxing-full, zxing-histogram)",
+        ])
+    }
+
     @Test func minLengthAboveMaxLengthIsAnError() async throws {
         let file = try TemporaryConfigFile("zbar:\n  code39:\n    min-length: 9\n    max-length: 3\n")
         let lines = await expectConfigurationError(file: file.path)

@@ -31,6 +31,7 @@ private func parse(_ line: [UInt8]) throws -> [String: Any] {
         #expect(o["text"] as? String == "hello")
         #expect(o["data_b64"] as? String == "aGVsbG8=")
         #expect(o["engine"] as? String == "zbar")
+        #expect(o["pass"] as? String == "zbar")
         #expect(o["quality"] as? Int == 1)
         #expect(o["orientation"] as? String == "right")
         #expect(o["corners"] as? [[Int]] == [[10, 20], [10, 120], [110, 120], [110, 20]])
@@ -46,9 +47,10 @@ private func parse(_ line: [UInt8]) throws -> [String: Any] {
 
     @Test func aZXingCodeNamesItsEngineAndHasNoQuality() throws {
         var zxing = code(Array("hi".utf8), symbology: .aztec)
-        (zxing.engine, zxing.quality) = (.zxing, nil)
+        (zxing.engine, zxing.pass, zxing.quality) = (.zxing, .zxingHistogram, nil)
         let o = try parse(JSONLineEncoder().encode(zxing, source: "s", time: fixedTime))
         #expect(o["engine"] as? String == "zxing")
+        #expect(o["pass"] as? String == "zxing-histogram")
         #expect(o["symbology"] as? String == "aztec")
         #expect(o.keys.contains("quality") == false)
         #expect(o["orientation"] as? String == "right")

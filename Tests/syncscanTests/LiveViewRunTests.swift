@@ -139,7 +139,7 @@ private final class LiveViewDaemon: @unchecked Sendable {
         // The same line as stdout's for that frame, but for the time it was written.
         let stdoutLine = try #require(live.daemon.stdoutLines.compactMap { $0 }.first { ($0["frame"] as? [String: Any])?["seq"] as? Int == seq })
         #expect(event["text"] as? String == LiveViewDaemon.payload)
-        for key in ["type", "symbology", "engine", "text", "data_b64", "orientation", "source"] {
+        for key in ["type", "symbology", "engine", "pass", "text", "data_b64", "orientation", "source"] {
             #expect("\(event[key] ?? "-")" == "\(stdoutLine[key] ?? "+")", "\(key)")
         }
         #expect((event["corners"] as? NSArray)?.isEqual(stdoutLine["corners"]) == true)

@@ -8,7 +8,8 @@ import ZXing
 /// so it reads at least what either reads alone: zxing-cpp is the stronger on most 2-D codes,
 /// zbar on 1-D codes and on low-contrast QR. A code both read is reported once, as read by
 /// zxing-cpp for a 2-D symbology and by zbar for a 1-D one (`preferred(for:)`). It costs about
-/// what zbar and zxing-cpp cost together.
+/// what zbar and zxing-cpp cost together. Each library reads in one or more passes
+/// (`DecoderPass.passes(for:symbologies:)`); `ScanEffort` picks which a frame gets.
 public enum DecoderEngine: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     case zbar, zxing, hybrid
 

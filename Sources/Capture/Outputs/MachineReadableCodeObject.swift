@@ -21,6 +21,9 @@ public struct MachineReadableCodeObject: Sendable, Hashable {
     public var quality: Int?
     /// The library that decoded it: `.zbar` or `.zxing` (with `hybrid`, see `DecoderEngine.preferred(for:)`).
     public var engine: DecoderEngine
+    /// The pass that read it (`zxing-fast`, `zxing-full`, `zxing-histogram`, `zbar`); of a code
+    /// several passes of one frame read, the cheapest of the preferred library's.
+    public var pass: DecoderPass
     public var orientation: SymbolOrientation
     /// The outline in frame pixels (for QR the four corners, in zbar's order).
     public var corners: [PixelPoint]
@@ -30,9 +33,10 @@ public struct MachineReadableCodeObject: Sendable, Hashable {
     public var frame: FrameInfo
 
     public init(symbology: Symbology, data: [UInt8], text: String?, quality: Int?, orientation: SymbolOrientation,
-                corners: [PixelPoint], frame: FrameInfo, engine: DecoderEngine = .zbar) {
+                corners: [PixelPoint], frame: FrameInfo, engine: DecoderEngine = .zbar, pass: DecoderPass? = nil) {
         self.symbology = symbology
         self.engine = engine
+        self.pass = pass ?? (engine == .zbar ? .zbar : .zxingFull)
         self.data = data
         self.text = text
         self.quality = quality
@@ -61,9 +65,9 @@ public struct MachineReadableCodeObject: Sendable, Hashable {
     /// Wraps zxing-cpp's result: its corners put in zbar's order (top-left, bottom-left,
     /// bottom-right, top-right of the code itself), so a consumer sees one outline convention
     /// whichever engine read the code; none when zxing-cpp gives no position.
-    init(_ barcode: ZXingBarcode, frame: FrameInfo) {
+    init(_ barcode: ZXingBarcode, frame: FrameInfo, pass: DecoderPass = .zxingFull) {
         let c = barcode.corners.map { PixelPoint(x: $0.x, y: $0.y) }
         self.init(symbology: barcode.symbology, data: barcode.data, text: barcode.text, quality: nil, orientation: barcode.orientation,
-                  corners: c.count == 4 ? [c[0], c[3], c[2], c[1]] : c, frame: frame, engine: .zxing)
+                  corners: c.count == 4 ? [c[0], c[3], c[2], c[1]] : c, frame: frame, engine: .zxing, pass: pass)
     }
 }

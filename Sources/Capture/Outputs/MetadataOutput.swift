@@ -39,23 +39,32 @@ public struct NormalizedRect: Sendable, Hashable, Codable {
     }
 }
 
-/// Scans frames with zbar, zxing-cpp or both and emits machine-readable code objects stamped
-/// with their frame (AVFoundation's `AVCaptureMetadataOutput`).
+/// Scans frames with zbar, zxing-cpp or both, in passes ordered by cost, and emits
+/// machine-readable code objects stamped with their frame and pass (AVFoundation's
+/// `AVCaptureMetadataOutput`).
 ///
-/// Each scanning thread has its own `Scanner` (a zbar scanner and a zxing-cpp reader). The
-/// settings can be replaced while running; scanners pick them up before their next frame.
+/// Each scanning thread has its own `Scanner` (a zbar scanner and a zxing-cpp reader per pass).
+/// The settings can be replaced while running; scanners pick them up before their next frame.
+/// `effort` (`ScanEffort`) picks each frame's passes; what `auto` decides from on a live source
+/// (recent pass costs, recent codes, the frame interval) is shared by the threads.
 public final class MetadataOutput: @unchecked Sendable {
-    /// What to scan for, with which decoder, and where.
+    /// What to scan for, with which decoder, how hard, and where.
     public struct Settings: Sendable, Hashable {
         public var engine: DecoderEngine
         /// The symbologies (all engines) and zbar's own settings.
         public var scanner: ScannerSettings
+        /// The full zxing-cpp passes' options (`zxing-full`, `zxing-histogram`).
         public var zxing: ZXingSettings
+        public var effort: ScanEffort
+        /// The engine's passes restricted to these (`passes`); `nil`: all of them.
+        public var onlyPasses: Set<DecoderPass>?
         /// Only this part of the frame is scanned (a crop, not a copy).
         public var rectOfInterest: NormalizedRect
         public init(engine: DecoderEngine = .zbar, scanner: ScannerSettings = ScannerSettings(),
-                    zxing: ZXingSettings = ZXingSettings(), rectOfInterest: NormalizedRect = .full) {
-            (self.engine, self.scanner, self.zxing, self.rectOfInterest) = (engine, scanner, zxing, rectOfInterest)
+                    zxing: ZXingSettings = ZXingSettings(), effort: ScanEffort = .auto, onlyPasses: Set<DecoderPass>? = nil,
+                    rectOfInterest: NormalizedRect = .full) {
+            (self.engine, self.scanner, self.zxing, self.effort, self.rectOfInterest) = (engine, scanner, zxing, effort, rectOfInterest)
+            self.onlyPasses = onlyPasses
         }
 
         /// zbar's settings for its part of the symbologies (`engine.zbarPart`).
@@ -65,18 +74,19 @@ public final class MetadataOutput: @unchecked Sendable {
             return part
         }
 
-        /// zxing-cpp's hints for its part of the symbologies.
-        var zxingPart: ZXingHints {
-            ZXingHints(symbologies: engine.zxingPart(of: scanner.symbologies), tryHarder: zxing.tryHarder,
-                       tryRotate: zxing.tryRotate, tryDownscale: zxing.tryDownscale)
+        /// The passes of the engine for the requested symbologies (those of `onlyPasses`), cheapest first.
+        public var passes: [DecoderPass] {
+            DecoderPass.passes(for: engine, symbologies: scanner.symbologies).filter { onlyPasses?.contains($0) ?? true }
         }
     }
 
-    /// The settings in force, recent scan times, decoder failures: read and written from any thread.
+    /// The settings in force, recent scan times, decoder failures, what `auto` decides from:
+    /// read and written from any thread.
     private struct Shared {
         var settings: Settings
         var scanTimes = RecentDurations(capacity: 1024)
         var failures = (count: 0, last: nil as ZXingError?)
+        var effort = EffortLedger()
     }
 
     private let shared: LockedValue<Shared>
@@ -84,11 +94,15 @@ public final class MetadataOutput: @unchecked Sendable {
     public let scanningThreads: Int
     /// Told every frame's scan duration, from the scanning thread (a metrics histogram).
     private let scanTimeObserver: (@Sendable (Duration) -> Void)?
+    /// Told every pass's duration, from the scanning thread.
+    private let passTimeObserver: (@Sendable (DecoderPass, Duration) -> Void)?
 
-    public init(settings: Settings = Settings(), scanningThreads: Int = 1, scanTimeObserver: (@Sendable (Duration) -> Void)? = nil) {
+    public init(settings: Settings = Settings(), scanningThreads: Int = 1, scanTimeObserver: (@Sendable (Duration) -> Void)? = nil,
+                passTimeObserver: (@Sendable (DecoderPass, Duration) -> Void)? = nil) {
         self.shared = LockedValue(Shared(settings: settings))
         self.scanningThreads = max(1, scanningThreads)
         self.scanTimeObserver = scanTimeObserver
+        self.passTimeObserver = passTimeObserver
     }
 
     /// The settings in force; assigning them takes effect on the following frames.
@@ -102,88 +116,174 @@ public final class MetadataOutput: @unchecked Sendable {
         shared.withLock { $0.scanTimes.percentiles() }
     }
 
+    /// Median and 99th percentile of each pass's recent durations, in seconds (passes that ran).
+    public func passTimePercentiles() -> [DecoderPass: (p50: Double, p99: Double)] {
+        shared.withLock { $0.effort.passTimes.compactMapValues { $0.percentiles() } }
+    }
+
     /// Frames on which a decoder library failed (zxing-cpp threw), and the latest failure. Such a
-    /// frame still yields what the other engine read, and the session goes on.
+    /// frame still yields what the other passes read, and the session goes on.
     public var decoderFailures: (count: Int, last: ZXingError?) { shared.withLock { $0.failures } }
 
+    private static func seconds(_ d: Duration) -> Double {
+        Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+    }
+
     fileprivate func record(scanTime: Duration) {
-        let seconds = Double(scanTime.components.seconds) + Double(scanTime.components.attoseconds) / 1e18
-        shared.withLock { $0.scanTimes.add(seconds) }
+        shared.withLock { $0.scanTimes.add(Self.seconds(scanTime)) }
         scanTimeObserver?(scanTime)
+    }
+
+    fileprivate func record(_ pass: DecoderPass, time: Duration, firstPass: Duration?) {
+        shared.withLock { $0.effort.add(pass, seconds: Self.seconds(time), firstPassSeconds: firstPass.map(Self.seconds)) }
+        passTimeObserver?(pass, time)
     }
 
     fileprivate func record(failure: ZXingError) {
         shared.withLock { $0.failures = ($0.failures.count + 1, failure) }
     }
 
-    /// A scanner for one thread.
-    public func makeScanner() -> Scanner { Scanner(output: self) }
+    fileprivate func withEffortLedger<R>(_ body: (inout EffortLedger) -> R) -> R {
+        shared.withLock { body(&$0.effort) }
+    }
+
+    /// A scanner for one thread; `live`: the frames come from a live source (camera, pipe), where
+    /// `effort: auto` runs harder passes only on evidence and within the frame's time budget.
+    public func makeScanner(live: Bool = false) -> Scanner { Scanner(output: self, live: live) }
+
+    /// What one frame's scan found and did.
+    public struct ScanReport: Sendable {
+        /// The codes, one per symbology and payload.
+        public var codes: [MachineReadableCodeObject]
+        /// The passes that ran, in order.
+        public var passesRun: [DecoderPass]
+        /// The harder passes the evidence asked for that did not fit in the frame's time budget.
+        public var passesCut: [DecoderPass]
+        /// What each pass that ran read by itself, before one reading per code was kept.
+        public var readings: [DecoderPass: [MachineReadableCodeObject]] = [:]
+    }
 
     /// One thread's decoders: a zbar scanner with its luma scratch plane (for packed formats),
-    /// and a zxing-cpp reader, which reads every format in place.
+    /// and a zxing-cpp reader per pass, which read every format in place.
     public final class Scanner {
         private let output: MetadataOutput
+        private let live: Bool
         private let zbar: ImageScanner
-        private let zxing: BarcodeReader
+        private var zxing: [DecoderPass: BarcodeReader] = [:]
         private var scratch: UnsafeMutableRawBufferPointer = UnsafeMutableRawBufferPointer(start: nil, count: 0)
 
-        init(output: MetadataOutput) {
+        init(output: MetadataOutput, live: Bool) {
             self.output = output
-            let settings = output.settings
-            self.zbar = ImageScanner(settings: settings.zbarPart)
-            self.zxing = BarcodeReader(hints: settings.zxingPart)
+            self.live = live
+            self.zbar = ImageScanner(settings: output.settings.zbarPart)
         }
 
         deinit { scratch.deallocate() }
 
-        /// Scans `frame` and returns the codes found, stamped with the frame: one per symbology
-        /// and payload (zbar and zxing-cpp each read their part of the symbologies; a code both
-        /// read is the reading of `DecoderEngine.preferred(for:)`).
-        public func scan(_ frame: VideoFrame) -> [MachineReadableCodeObject] {
+        /// Scans `frame` and returns the codes found, stamped with the frame (`scanReport`'s codes).
+        public func scan(_ frame: VideoFrame) -> [MachineReadableCodeObject] { scanReport(frame).codes }
+
+        /// Scans `frame` with the passes `effort` picks, cheapest first, and returns the codes
+        /// found, one per symbology and payload: a code several passes read is the reading of
+        /// the preferred library (`DecoderEngine.preferred(for:)`), by its cheapest pass.
+        ///
+        /// `fast` runs the base passes (`ScanEffort.basePasses`); `max`, and `auto` on a file,
+        /// every pass. `auto` on a live source runs a harder pass only while there is evidence
+        /// of an unread code — zxing-cpp's detected-but-undecoded results from the cheapest
+        /// zxing-cpp pass, or a code read within `EffortLedger.recentFrames` frames and not yet
+        /// in this one — and only when its expected cost (`EffortLedger.expectedCost`: scaled by
+        /// this frame's first-pass time) fits in what is left of the frame's budget (frame
+        /// interval × scanning threads × `EffortLedger.budgetShare`); one that does not fit is cut.
+        public func scanReport(_ frame: VideoFrame) -> ScanReport {
             let settings = output.settings
             let region = settings.rectOfInterest == .full ? nil
                 : settings.rectOfInterest.pixels(width: frame.width, height: frame.height)
             let start = ContinuousClock.now
-            var codes: [MachineReadableCodeObject] = []
+            let passes = settings.passes
+            let base = Set(ScanEffort.basePasses(of: passes, engine: settings.engine, symbologies: settings.scanner.symbologies))
+            let adaptive = settings.effort == .auto && live
             let info = frame.info
-            let zxingPart = settings.zxingPart
-            if !zxingPart.symbologies.isEmpty {
-                zxing.reconfigure(zxingPart)
-                switch readWithZXing(frame, region: region) {
-                case .success(let found): codes += found.map { MachineReadableCodeObject($0, frame: info) }
-                case .failure(let error): output.record(failure: error)
+            let (budget, recent) = adaptive
+                ? output.withEffortLedger { ($0.frameInterval(noting: info).map { $0 * Double(output.scanningThreads) * EffortLedger.budgetShare },
+                                             $0.recentCodes(around: info.sequenceNumber)) }
+                : (nil, [])
+            var codes: [MachineReadableCodeObject] = [], read: Set<CodeIdentity> = []
+            var report = ScanReport(codes: [], passesRun: [], passesCut: [])
+            var undecoded = 0
+            var firstPassTime: Duration?
+            for pass in passes {
+                if !base.contains(pass) {
+                    if settings.effort == .fast { continue }
+                    if adaptive {
+                        guard undecoded > 0 || !recent.isSubset(of: read) else { continue }
+                        let first = MetadataOutput.seconds(firstPassTime ?? .zero)
+                        let expected = output.withEffortLedger { $0.expectedCost(of: pass, firstPassSeconds: first) }
+                        let elapsed = MetadataOutput.seconds(ContinuousClock.now - start)
+                        guard let budget, elapsed + expected <= budget else { report.passesCut.append(pass); continue }
+                    }
+                }
+                let passStart = ContinuousClock.now
+                let found = run(pass, on: frame, settings: settings, region: region,
+                                returnErrors: adaptive && pass == passes.first { $0.engine == .zxing })
+                let passTime = ContinuousClock.now - passStart
+                output.record(pass, time: passTime, firstPass: firstPassTime)
+                if firstPassTime == nil { firstPassTime = passTime }
+                report.passesRun.append(pass)
+                report.readings[pass] = found.codes
+                let fresh = found.codes.filter { !read.contains(CodeIdentity($0)) }
+                if !base.contains(pass) { undecoded = max(0, undecoded - fresh.count) }
+                undecoded += found.undecoded
+                read.formUnion(found.codes.map(CodeIdentity.init))
+                codes += found.codes
+            }
+            output.record(scanTime: ContinuousClock.now - start)
+            if adaptive { output.withEffortLedger { $0.noteRead(read, seq: info.sequenceNumber) } }
+            var kept: [CodeIdentity: Int] = [:]
+            for code in codes {
+                let identity = CodeIdentity(code)
+                if let index = kept[identity] {
+                    let preferred = DecoderEngine.preferred(for: code.symbology)
+                    if code.engine == preferred && report.codes[index].engine != preferred { report.codes[index] = code }
+                } else {
+                    kept[identity] = report.codes.count
+                    report.codes.append(code)
                 }
             }
-            let zbarPart = settings.zbarPart
-            if !zbarPart.symbologies.isEmpty {
-                zbar.reconfigure(zbarPart)
+            return report
+        }
+
+        /// One pass over `frame`: its codes, and (zxing-cpp with `returnErrors`) how many it
+        /// detected but could not decode. A zxing-cpp failure is recorded and reads nothing.
+        private func run(_ pass: DecoderPass, on frame: VideoFrame, settings: Settings, region: PixelRect?,
+                         returnErrors: Bool) -> (codes: [MachineReadableCodeObject], undecoded: Int) {
+            let info = frame.info
+            guard let hints = pass.zxingHints(symbologies: settings.engine.zxingPart(of: settings.scanner.symbologies),
+                                              settings: settings.zxing, returnErrors: returnErrors) else {
+                zbar.reconfigure(settings.zbarPart)
                 let symbols = withLumaPlane(of: frame) { luma, bytesPerLine in
                     zbar.scan(luma: luma, width: frame.width, height: frame.height, bytesPerLine: bytesPerLine, region: region)
                 }
-                codes += symbols.map { MachineReadableCodeObject($0, frame: info) }
+                return (symbols.map { MachineReadableCodeObject($0, frame: info) }, 0)
             }
-            let elapsed = ContinuousClock.now - start
-            output.record(scanTime: elapsed)
-            var kept: [CodeIdentity: Int] = [:], unique: [MachineReadableCodeObject] = []
-            for code in codes {
-                let identity = CodeIdentity(symbology: code.symbology, data: code.data)
-                if let index = kept[identity] {
-                    if code.engine == DecoderEngine.preferred(for: code.symbology) { unique[index] = code }
-                } else {
-                    kept[identity] = unique.count
-                    unique.append(code)
-                }
+            let reader = zxing[pass] ?? BarcodeReader(hints: hints)
+            zxing[pass] = reader
+            reader.reconfigure(hints)
+            switch readWithZXing(reader, frame, region: region) {
+            case .success(let found): return (found.barcodes.map { MachineReadableCodeObject($0, frame: info, pass: pass) }, found.undecoded)
+            case .failure(let error):
+                output.record(failure: error)
+                return ([], 0)
             }
-            return unique
         }
 
         /// zxing-cpp on the frame's luma in place: the Y plane of grey and planar formats, every
         /// second byte of packed 4:2:2 (pixel stride 2, from the first luma byte).
-        private func readWithZXing(_ frame: VideoFrame, region: PixelRect?) -> Result<[ZXingBarcode], ZXingError> {
+        private func readWithZXing(_ reader: BarcodeReader, _ frame: VideoFrame,
+                                   region: PixelRect?) -> Result<(barcodes: [ZXingBarcode], undecoded: Int), ZXingError> {
             let (offset, step) = frame.format.hasPlanarLuma ? (0, 1) : frame.format.lumaLayout
             return frame.buffer.withUnsafeBytes { bytes in
                 Result { () throws(ZXingError) in
-                    try zxing.read(luma: UnsafeRawBufferPointer(rebasing: bytes[offset...]), width: frame.width, height: frame.height,
+                    try reader.readCounting(luma: UnsafeRawBufferPointer(rebasing: bytes[offset...]), width: frame.width, height: frame.height,
                                    rowStride: frame.bytesPerLine, pixelStride: step, region: region)
                 }
             }
@@ -213,10 +313,4 @@ public final class MetadataOutput: @unchecked Sendable {
             }
         }
     }
-}
-
-/// What makes two code objects of one frame the same code.
-private struct CodeIdentity: Hashable {
-    let symbology: Symbology
-    let data: [UInt8]
 }

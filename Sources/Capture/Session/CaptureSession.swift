@@ -99,6 +99,7 @@ public final class CaptureSession: @unchecked Sendable {
         onStreaming()
 
         let scanners = DispatchGroup()
+        let live = input.isLive
         for i in 0..<threads {
             scanners.enter()
             let output = metadataOutput
@@ -106,7 +107,7 @@ public final class CaptureSession: @unchecked Sendable {
             let t = Thread {
                 nameCurrentThread("syncscan-scan-\(i)")
                 defer { scanners.leave() }
-                let scanner = output.makeScanner()
+                let scanner = output.makeScanner(live: live)
                 // The frame is scanned (its pixels copied if asked for) and released inside
                 // `scanNext`, so its buffer is back with the source before the queue counts the slot as free.
                 while let collection = Self.scanNext(from: queue, with: scanner, copying: copying) {
@@ -217,7 +218,8 @@ public final class CaptureSession: @unchecked Sendable {
     private static func scanNext(from queue: FrameQueue, with scanner: MetadataOutput.Scanner,
                                  copying: PixelCopying?) -> SynchronizedDataCollection? {
         guard let frame = queue.take() else { return nil }
-        let codes = scanner.scan(frame)
+        let report = scanner.scanReport(frame)
+        let codes = report.codes
         let info = frame.info
         var pixels: FramePixels?
         if let copying, let region = copying.region(of: frame, codes: codes) {
@@ -226,7 +228,8 @@ public final class CaptureSession: @unchecked Sendable {
         return SynchronizedDataCollection(
             video: SynchronizedVideoData(sequenceNumber: info.sequenceNumber, presentationTime: info.presentationTime,
                                          frame: info, droppedReason: nil, pixels: pixels),
-            metadata: SynchronizedMetadataObjectData(presentationTime: info.presentationTime, metadataObjects: codes))
+            metadata: SynchronizedMetadataObjectData(presentationTime: info.presentationTime, metadataObjects: codes,
+                                                     passesCut: report.passesCut))
     }
 }
 

@@ -143,6 +143,10 @@ public struct CaptureStatistics: Sendable, Hashable {
     public var codes = 0
     /// `codes` by symbology (the values add up to `codes`).
     public var codesBySymbology: [Symbology: Int] = [:]
+    /// `codes` by the pass that read them (the values add up to `codes`).
+    public var codesByPass: [DecoderPass: Int] = [:]
+    /// Harder passes cut by the frame's time budget (`effort: auto` on a live source), by pass.
+    public var passesCut: [DecoderPass: Int] = [:]
     /// Frames the source delivered under an already used sequence number (left out of the ledger).
     public var repeatedSequenceNumbers = 0
 
@@ -158,6 +162,8 @@ public struct CaptureStatistics: Sendable, Hashable {
         repeatedSequenceNumbers += other.repeatedSequenceNumbers
         for (reason, n) in other.dropped { dropped[reason, default: 0] += n }
         for (symbology, n) in other.codesBySymbology { codesBySymbology[symbology, default: 0] += n }
+        for (pass, n) in other.codesByPass { codesByPass[pass, default: 0] += n }
+        for (pass, n) in other.passesCut { passesCut[pass, default: 0] += n }
     }
 
     mutating func record(_ c: SynchronizedDataCollection) {
@@ -169,7 +175,9 @@ public struct CaptureStatistics: Sendable, Hashable {
             for code in c.metadata?.metadataObjects ?? [] {
                 codes += 1
                 codesBySymbology[code.symbology, default: 0] += 1
+                codesByPass[code.pass, default: 0] += 1
             }
+            for pass in c.metadata?.passesCut ?? [] { passesCut[pass, default: 0] += 1 }
         }
     }
 }

@@ -30,10 +30,13 @@ public struct SynchronizedVideoData: Sendable, Hashable {
 public struct SynchronizedMetadataObjectData: Sendable, Hashable {
     public var presentationTime: MediaTime
     public var metadataObjects: [MachineReadableCodeObject]
+    /// The harder passes `effort: auto` wanted on this frame that did not fit in its time budget.
+    public var passesCut: [DecoderPass]
 
-    public init(presentationTime: MediaTime, metadataObjects: [MachineReadableCodeObject]) {
+    public init(presentationTime: MediaTime, metadataObjects: [MachineReadableCodeObject], passesCut: [DecoderPass] = []) {
         self.presentationTime = presentationTime
         self.metadataObjects = metadataObjects
+        self.passesCut = passesCut
     }
 }
 

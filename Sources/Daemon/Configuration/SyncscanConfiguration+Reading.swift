@@ -72,6 +72,7 @@ extension SyncscanConfiguration {
         }
 
         if let v: DecoderEngine = keys.choice("engine", "engine") { engine = v }
+        if let v: ScanEffort = keys.choice("effort", "effort") { effort = v }
         if let names = keys.list("symbologies", of: "a list of symbology names or \"all\"") {
             let parsed = Symbology.parse(list: names, all: engine.readable)
             parsed.problems.forEach { keys.problem($0.index.map { "symbologies[\($0)]" } ?? "symbologies", $0.message) }
@@ -95,6 +96,22 @@ extension SyncscanConfiguration {
         for symbology in Symbology.allCases where scanner.symbologies.contains(symbology) && !engine.readable.contains(symbology) {
             let readers = DecoderEngine.engines(reading: symbology).map { "engine: \($0)" }.joined(separator: " or ")
             keys.problem("symbologies", "the \(engine) engine does not read \(symbology); \(readers) does, or remove \(symbology)")
+        }
+        if let names = keys.list("passes", of: "a list of decoder pass names") {
+            let engines = DecoderPass.passes(for: engine, symbologies: scanner.symbologies)
+            var chosen: Set<DecoderPass> = []
+            for (index, name) in names.enumerated() {
+                guard let pass = DecoderPass(rawValue: name.lowercased()) else {
+                    keys.problem("passes[\(index)]", "unknown pass \"\(name)\" (known: \(DecoderPass.allCases.map(\.rawValue).joined(separator: ", ")))")
+                    continue
+                }
+                if engines.contains(pass) { chosen.insert(pass) } else {
+                    keys.problem("passes[\(index)]", "the \(engine) engine has no \(pass) pass for these symbologies; its passes: "
+                                 + engines.map(\.rawValue).joined(separator: ", "))
+                }
+            }
+            if names.isEmpty { keys.problem("passes", "names no pass; remove the key for all of the engine's passes") }
+            passes = chosen
         }
         if let v = keys.bool("zxing.try-harder") { zxing.tryHarder = v }
         if let v = keys.bool("zxing.try-rotate") { zxing.tryRotate = v }

@@ -41,6 +41,10 @@ public struct SyncscanConfiguration: Sendable, Hashable {
     public var scanningThreads = min(8, schedulableProcessorCount())
     /// Which library decodes which symbology.
     public var engine = DecoderEngine.zbar
+    /// How many of the engine's passes a frame gets: `fast`, `auto` or `max` (`ScanEffort`).
+    public var effort = ScanEffort.auto
+    /// The engine's passes restricted to these (`passes`, for benchmarks and known-good subsets); `nil`: all.
+    public var passes: Set<DecoderPass>?
     /// Symbologies, per-symbology lengths, `test-inverted` and densities, for zbar.
     public var scanner = ScannerSettings()
     /// zxing-cpp's hints, for the symbologies the engine sends to zxing-cpp.
@@ -66,7 +70,8 @@ public struct SyncscanConfiguration: Sendable, Hashable {
 
     /// The metadata output's settings: what zbar scans for and where.
     public var metadataSettings: MetadataOutput.Settings {
-        MetadataOutput.Settings(engine: engine, scanner: scanner, zxing: zxing, rectOfInterest: rectOfInterest)
+        MetadataOutput.Settings(engine: engine, scanner: scanner, zxing: zxing, effort: effort, onlyPasses: passes,
+                                rectOfInterest: rectOfInterest)
     }
 
     /// The video data output's late-frame policy.

@@ -44,6 +44,12 @@ public final class ServiceMetrics: Sendable {
 
     static var framesTotal: MetricNameDescriptor { .init(namespace: "syncscan", metricName: "frames", unitName: "total",
                                                   helpText: "Frames that left the pipeline, by outcome: scanned, or dropped and why.") }
+    static var passCodesTotal: MetricNameDescriptor { .init(namespace: "syncscan", metricName: "pass_codes", unitName: "total",
+                                                     helpText: "Codes found in scanned frames, by the decoder pass that read them.") }
+    static var passesCutTotal: MetricNameDescriptor { .init(namespace: "syncscan", metricName: "passes_cut", unitName: "total",
+                                                     helpText: "Harder decoder passes effort auto wanted on a live frame that did not fit in its time budget.") }
+    static var passDuration: MetricNameDescriptor { .init(namespace: "syncscan", metricName: "pass_duration", unitName: "seconds",
+                                                   helpText: "Time of one decoder pass over one frame, in seconds.") }
     static var codesTotal: MetricNameDescriptor { .init(namespace: "syncscan", metricName: "codes", unitName: "total",
                                                  helpText: "Codes found in scanned frames, by symbology (before duplicate suppression).") }
 
@@ -52,6 +58,8 @@ public final class ServiceMetrics: Sendable {
     private let codesEmitted: Counter, outputLinesDropped: Counter, deviceReopens: Counter, controlFailures: Counter, textfileWriteFailures: Counter
     private let up: Gauge
     private let scanDuration: DurationHistogram
+    /// `syncscan_pass_duration_seconds{pass=…}`, made on a pass's first duration.
+    private let passDurations: LockedValue<[DecoderPass: DurationHistogram]>
     private let published: LockedValue<(counters: ServiceCounters, writeFailures: Int)>
 
     /// - Parameters:
@@ -78,16 +86,35 @@ public final class ServiceMetrics: Sendable {
             descriptor: .init(namespace: "syncscan", metricName: "scan_duration", unitName: "seconds", helpText: "Time to scan one frame, in seconds."),
             labels: [label], buckets: Self.scanDurationBuckets)
         published = LockedValue((baseline, 0))
+        passDurations = LockedValue([:])
     }
 
     /// Records one frame's scan duration (from any thread).
     public func recordScanDuration(_ duration: Duration) { scanDuration.record(duration) }
+
+    /// Records one decoder pass's duration over a frame (from any thread).
+    public func recordPassDuration(_ pass: DecoderPass, _ duration: Duration) {
+        let histogram = passDurations.withLock { histograms in
+            if let existing = histograms[pass] { return existing }
+            let made = registry.makeDurationHistogram(descriptor: Self.passDuration, labels: [("source", source), ("pass", pass.rawValue)],
+                                                      buckets: Self.scanDurationBuckets)
+            histograms[pass] = made
+            return made
+        }
+        histogram.record(duration)
+    }
 
     /// Brings every counter and the gauge up to `counters`; `textfileWriteFailures` is the writer's count so far.
     public func update(_ counters: ServiceCounters, textfileWriteFailures failures: Int = 0) {
         // The registry hands back the one counter per label set; made outside the lock.
         let codes = counters.statistics.codesBySymbology.keys.map { symbology in
             (symbology, registry.makeCounter(descriptor: Self.codesTotal, labels: [("source", source), ("symbology", symbology.rawValue)]))
+        }
+        let passCodes = counters.statistics.codesByPass.keys.map { pass in
+            (pass, registry.makeCounter(descriptor: Self.passCodesTotal, labels: [("source", source), ("pass", pass.rawValue)]))
+        }
+        let passesCut = counters.statistics.passesCut.keys.map { pass in
+            (pass, registry.makeCounter(descriptor: Self.passesCutTotal, labels: [("source", source), ("pass", pass.rawValue)]))
         }
         let handlerCounters = counters.handlers.joined()
         let handlerMetrics = handlerCounters.map { [registry, source] counter -> (ResultsCounter, Counter?, Gauge?) in
@@ -104,7 +131,8 @@ public final class ServiceMetrics: Sendable {
             return frames.map { outcome, counter in
                 let count = { (s: CaptureStatistics) in outcome.map { s.dropped[$0, default: 0] } ?? s.scanned }
                 return (counter, count(new) - count(old))
-            } + codes.map { ($1, new.codesBySymbology[$0, default: 0] - old.codesBySymbology[$0, default: 0]) } + [
+            } + codes.map { ($1, new.codesBySymbology[$0, default: 0] - old.codesBySymbology[$0, default: 0]) }
+                + Self.increments(passCodes, new.codesByPass, old.codesByPass) + Self.increments(passesCut, new.passesCut, old.passesCut) + [
                 (codesEmitted, counters.codesEmitted - last.counters.codesEmitted),
                 (outputLinesDropped, counters.outputLinesDropped - last.counters.outputLinesDropped),
                 (deviceReopens, counters.deviceReopens - last.counters.deviceReopens),
@@ -117,6 +145,12 @@ public final class ServiceMetrics: Sendable {
         for (counter, n) in increments where n > 0 { counter.increment(by: Int64(n)) }
         up.set(counters.streaming ? 1.0 : 0.0)
         for (counter, _, gauge) in handlerMetrics { gauge?.set(Double(counter.value)) }
+    }
+
+    /// Each pass's counter with its count's increase from `old` to `new`.
+    private static func increments(_ counters: [(DecoderPass, Counter)], _ new: [DecoderPass: Int],
+                                   _ old: [DecoderPass: Int]) -> [(Counter, Int)] {
+        counters.map { pass, counter in (counter, new[pass, default: 0] - old[pass, default: 0]) }
     }
 
     /// The text exposition format (node_exporter's textfile format), ending with a newline.

@@ -160,7 +160,8 @@ public final class ScanService: Service, @unchecked Sendable {
                                 frameDelivered: { events.frameDelivered() })
         let metrics = serviceMetrics(for: source.uri)
         let metadata = MetadataOutput(settings: options.configuration.metadataSettings, scanningThreads: options.configuration.scanningThreads,
-                                      scanTimeObserver: { metrics.recordScanDuration($0) })
+                                      scanTimeObserver: { metrics.recordScanDuration($0) },
+                                      passTimeObserver: { metrics.recordPassDuration($0, $1) })
         // Pixel copies: the snapshot queue, one per scanning thread, two on their way between them,
         // and with a live view two more (the one being encoded, the next).
         let session = CaptureSession(input: source, videoDataOutput: options.configuration.videoDataOutput,
@@ -267,7 +268,7 @@ public final class ScanService: Service, @unchecked Sendable {
     public func statsLine() -> String {
         let metadata = state.withLock { $0.current?.metadata }
         let failures = metadata?.decoderFailures
-        return ServiceLines.stats(counters(), scanTimes: metadata?.scanTimePercentiles(),
+        return ServiceLines.stats(counters(), scanTimes: metadata?.scanTimePercentiles(), passTimes: metadata?.passTimePercentiles() ?? [:],
                                   decoderFailures: failures.map { ($0.count, $0.last.map { "\($0)" }) })
     }
 
@@ -341,7 +342,8 @@ public final class ScanService: Service, @unchecked Sendable {
     /// How often STATUS= is refreshed (when it changed) and a missing camera keeps the watchdog fed.
     static let statusInterval: Duration = .seconds(1)
 
-    /// The STATUS= line now: `scanning SOURCE: frames=N codes=N dropped=N` (all sessions),
+    /// The STATUS= line now: `scanning SOURCE: frames=N codes=N dropped=N` (all sessions), then
+    /// once a code was read or a pass cut, ` by_pass=PASS:N,… cut=N` (codes by pass, passes cut by the budget),
     /// `waiting for SOURCE (gone N s)` while a lost camera is waited for, or `opening SOURCE`
     /// between sessions.
     public func statusLine() -> String {
@@ -353,7 +355,7 @@ public final class ScanService: Service, @unchecked Sendable {
         }
         var s = totals
         s.add(running.synchronizer.statistics)
-        return "scanning \(input.uri): frames=\(s.frames) codes=\(s.codes) dropped=\(s.droppedTotal)"
+        return "scanning \(input.uri): frames=\(s.frames) codes=\(s.codes) dropped=\(s.droppedTotal)" + ServiceLines.statusPassFields(s)
     }
 
     private func reportStatusPeriodically() async {

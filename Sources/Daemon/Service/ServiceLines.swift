@@ -7,13 +7,15 @@ import Media
 /// service's own, handler by handler, without the service knowing which handlers there are.
 enum ServiceLines {
     /// `stats: frames=N scanned=N dropped=N (lateData=N …) repeated_seq=N codes=N scan_p50=…ms
-    /// scan_p99=…ms output_lines_dropped=N decoder_failures=N` then each handler's counters.
-    static func stats(_ c: ServiceCounters, scanTimes: (p50: Double, p99: Double)?, decoderFailures: (count: Int, last: String?)?) -> String {
+    /// scan_p99=…ms pass_codes=zxing-fast:N,… passes_cut=zxing-full:N,… pass_p50=zxing-fast:…ms,…
+    /// pass_p99=… output_lines_dropped=N decoder_failures=N` then each handler's counters.
+    static func stats(_ c: ServiceCounters, scanTimes: (p50: Double, p99: Double)?, passTimes: [DecoderPass: (p50: Double, p99: Double)] = [:],
+                      decoderFailures: (count: Int, last: String?)?) -> String {
         let s = c.statistics
-        let milliseconds = { (seconds: Double) in DecimalText.string(seconds * 1000, fractionDigits: 1, minimumFractionDigits: 1) }
         let scan = scanTimes.map { "scan_p50=\(milliseconds($0.p50))ms scan_p99=\(milliseconds($0.p99))ms" } ?? "scan_p50=- scan_p99=-"
         return "stats: frames=\(s.frames) scanned=\(s.scanned) dropped=\(s.droppedTotal) (\(droppedBreakdown(s))) "
-            + "repeated_seq=\(s.repeatedSequenceNumbers) codes=\(s.codes) \(scan) output_lines_dropped=\(c.outputLinesDropped)"
+            + "repeated_seq=\(s.repeatedSequenceNumbers) codes=\(s.codes) \(scan) \(passFields(s, passTimes: passTimes))"
+            + " output_lines_dropped=\(c.outputLinesDropped)"
             + " decoder_failures=\(decoderFailures?.count ?? 0)" + (decoderFailures?.last.map { " (last: \($0))" } ?? "")
             + (c.controlFailures > 0 ? " control_failures=\(c.controlFailures)" : "")
             + handlerFields(c.handlers, summary: [])
@@ -36,10 +38,39 @@ enum ServiceLines {
         if let fps = framesPerSecond, fps.isFinite { fields.append("\"frames_per_second\":\(DecimalText.string(max(0, fps), fractionDigits: 2))") }
         fields += ["\"scanned\":\(s.scanned)", "\"dropped\":\(s.droppedTotal)"]
         fields += DroppedReason.allCases.map { "\"dropped_\($0.rawValue)\":\(s.dropped[$0, default: 0])" }
+        fields += DecoderPass.allCases.filter { s.codesByPass[$0] != nil }.map { "\"codes_\($0.rawValue)\":\(s.codesByPass[$0]!)" }
+        fields += ["\"passes_cut\":\(s.passesCut.values.reduce(0, +))"]
         fields += ["\"codes_found\":\(s.codes)", "\"codes_emitted\":\(c.codesEmitted)", "\"output_lines_dropped\":\(c.outputLinesDropped)",
                    "\"device_reopens\":\(c.deviceReopens)", "\"control_failures\":\(c.controlFailures)", "\"streaming\":\(c.streaming)"]
         fields += c.handlers.joined().filter(\.inLines).map { "\"\($0.name)\":\($0.value)" }
         return Array(("{" + fields.joined(separator: ",") + "}").utf8)
+    }
+
+    /// `1.5` (milliseconds, one decimal) for 0.0015 seconds.
+    private static func milliseconds(_ seconds: Double) -> String {
+        DecimalText.string(seconds * 1000, fractionDigits: 1, minimumFractionDigits: 1)
+    }
+
+    /// `pass_codes=P:N,… passes_cut=P:N,… pass_p50=P:…ms,… pass_p99=P:…ms,…` over the passes that
+    /// ran, read or were cut, cheapest first; `-` for an empty list.
+    static func passFields(_ s: CaptureStatistics, passTimes: [DecoderPass: (p50: Double, p99: Double)]) -> String {
+        let passes = Set(passTimes.keys).union(s.codesByPass.keys).union(s.passesCut.keys).sorted()
+        func list(_ value: (DecoderPass) -> String?) -> String {
+            let items = passes.compactMap { pass in value(pass).map { "\(pass):\($0)" } }
+            return items.isEmpty ? "-" : items.joined(separator: ",")
+        }
+        return "pass_codes=\(list { "\(s.codesByPass[$0, default: 0])" })"
+            + " passes_cut=\(list { s.passesCut[$0].map { "\($0)" } })"
+            + " pass_p50=\(list { passTimes[$0].map { milliseconds($0.p50) + "ms" } })"
+            + " pass_p99=\(list { passTimes[$0].map { milliseconds($0.p99) + "ms" } })"
+    }
+
+    /// `zxing-fast:N,zxing-full:N` codes by pass and the passes cut in all, for STATUS=:
+    /// ` by_pass=… cut=N`, empty before any code or cut.
+    static func statusPassFields(_ s: CaptureStatistics) -> String {
+        guard !s.codesByPass.isEmpty || !s.passesCut.isEmpty else { return "" }
+        let byPass = s.codesByPass.keys.sorted().map { "\($0):\(s.codesByPass[$0]!)" }.joined(separator: ",")
+        return " by_pass=\(byPass.isEmpty ? "-" : byPass) cut=\(s.passesCut.values.reduce(0, +))"
     }
 
     /// `lateData=N outOfBuffers=N discontinuity=N`.

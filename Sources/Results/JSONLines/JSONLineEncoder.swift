@@ -20,6 +20,8 @@ public struct JSONLineEncoder: Sendable {
         out.string(code.symbology.rawValue)
         out.raw(",\"engine\":")
         out.string(code.engine.rawValue)
+        out.raw(",\"pass\":")
+        out.string(code.pass.rawValue)
         if let text = code.text {
             out.raw(",\"text\":")
             out.string(text)
