@@ -13,7 +13,7 @@
 # Environment: SYNCSCAN_BIN (use this binary, skip the build), SYNCSCAN_SCRATCH (swift build
 # --scratch-path, default .build), UNPLUG_CYCLES (unplug/replug cycles in the systemd boot,
 # default 20; 100 by hand takes about 20 more minutes), SYNCSCAN_VIVID_TIMEOUT (seconds a boot
-# may take), plus vm.sh's (SYNCSCAN_VIVID_CACHE, VM_VERBOSE, ...).
+# may take: 900 for the first, 2400 for the systemd boot, which took 1151 s on a loaded machine), plus vm.sh's (SYNCSCAN_VIVID_CACHE, VM_VERBOSE, ...).
 #
 # The host makes feed files of distinct QR frames ("syncscan-vivid-A/B/C", a few frames each,
 # played in a loop on vivid's output node), boots ONE VM (Tests/Integration/vivid/vm.sh) that
@@ -126,7 +126,7 @@ if [ -z "$CHECK_DIR" ]; then
     if [ -n "$DEB" ]; then
       say "booting the systemd vivid VM with $(basename "$DEB") (results in $T/sysvm/job)"
       if "$VIVID/systemd/build.sh" "$T/sysvm" "$DEB" "$T/feed-YUYV.raw" >&2; then
-        TIMEOUT=${SYNCSCAN_VIVID_TIMEOUT:-1500} "$VIVID/systemd/boot.sh" "$T/sysvm"
+        TIMEOUT=${SYNCSCAN_VIVID_TIMEOUT:-2400} "$VIVID/systemd/boot.sh" "$T/sysvm"
         sys_rc=$?
         cp "$T/sysvm/job/results.txt" "$T/systemd-results.txt" 2>/dev/null || : > "$T/systemd-results.txt"
         if [ $sys_rc != 0 ]; then
