@@ -14,11 +14,18 @@ public protocol ServiceEvents: Sendable {
     /// The source's device is gone and being waited for: the service is alive though no frames
     /// flow (drives the watchdog then, up to `device.missing_timeout`).
     func sourceMissing()
+    /// Whether a scan is stuck now (past `scan_timeout_seconds`): while it is, the watchdog pings stop.
+    func scanStuck(_ stuck: Bool)
+    /// Whether the supervisor restarts the service when its liveness pings stop (systemd's
+    /// `WatchdogSec=`); without that, a stuck scan ends the run.
+    var restartsWhenStuck: Bool { get }
 }
 
 extension ServiceEvents {
     public func status(_ text: String) {}
     public func sourceMissing() {}
+    public func scanStuck(_ stuck: Bool) {}
+    public var restartsWhenStuck: Bool { false }
 }
 
 /// No supervisor: every event is ignored.

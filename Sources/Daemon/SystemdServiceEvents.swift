@@ -7,7 +7,8 @@ import SystemCalls
 /// STATUS= whenever the scan service reports what it does (until STOPPING=1).
 /// Watchdog pings ride on delivered frames, at most every quarter of the timeout, so the pings
 /// stop when capture stalls and systemd restarts the service; while a lost camera is waited
-/// for (`sourceMissing()`, up to `device.missing_timeout`) they keep going without frames.
+/// for (`sourceMissing()`, up to `device.missing_timeout`) they keep going without frames; while
+/// a scan is stuck (`scanStuck(true)`) there are none, so systemd restarts the unit.
 public final class SystemdServiceEvents: ServiceEvents {
     private let notifier: SystemdNotifier
     private let pingEvery: Duration?
@@ -16,6 +17,7 @@ public final class SystemdServiceEvents: ServiceEvents {
     private struct State {
         var lastPing: ContinuousClock.Instant?
         var stopping = false
+        var scanStuck = false
     }
 
     public init(notifier: SystemdNotifier) {
@@ -32,6 +34,11 @@ public final class SystemdServiceEvents: ServiceEvents {
     public func frameDelivered() { ping(force: false) }
 
     public func sourceMissing() { ping(force: false) }
+
+    public func scanStuck(_ stuck: Bool) { state.withLock { $0.scanStuck = stuck } }
+
+    /// With `WatchdogSec=` (`$WATCHDOG_USEC`) systemd restarts the unit once the pings stop.
+    public var restartsWhenStuck: Bool { pingEvery != nil }
 
     public func reloading() { _ = notifier.reloading() }
 
@@ -54,7 +61,7 @@ public final class SystemdServiceEvents: ServiceEvents {
         guard let pingEvery else { return }
         let now = ContinuousClock.now
         let due = state.withLock { s -> Bool in
-            guard !s.stopping else { return false }
+            guard !s.stopping, !s.scanStuck else { return false }
             if !force, let last = s.lastPing, now - last < pingEvery { return false }
             s.lastPing = now
             return true

@@ -196,3 +196,29 @@ let quietLogger = Logger(label: "syncscan.test.notifier") { _ in SwiftLogNoOpLog
         #expect(listener.receivedMessages() == ["WATCHDOG=1", "STATUS=waiting for v4l2:/dev/video0 (gone 3 s)", "STOPPING=1"])
     }
 }
+
+@Suite(.offThePool) struct SystemdServiceEventsStuckScanTests {
+    /// No WATCHDOG=1 while a scan is stuck, though frames are delivered; they resume after it.
+    @Test func aStuckScanStopsTheWatchdogPings() throws {
+        let listener = try NotifySocketListener()
+        let notifier = SystemdNotifier(environment: ["NOTIFY_SOCKET": listener.notifySocket, "WATCHDOG_USEC": "1000000"],
+                                       logger: quietLogger)
+        let events = SystemdServiceEvents(notifier: notifier)
+        #expect(events.restartsWhenStuck)
+        events.scanStuck(true)
+        events.frameDelivered()
+        events.sourceMissing()
+        #expect(listener.receivedMessages() == [])
+        events.scanStuck(false)
+        events.frameDelivered()
+        #expect(listener.receivedMessages() == ["WATCHDOG=1"])
+    }
+
+    /// Without WATCHDOG_USEC nothing restarts the service when its pings stop.
+    @Test func withoutAWatchdogNothingRestartsAStuckService() throws {
+        let listener = try NotifySocketListener()
+        let notifier = SystemdNotifier(environment: ["NOTIFY_SOCKET": listener.notifySocket], logger: quietLogger)
+        #expect(!SystemdServiceEvents(notifier: notifier).restartsWhenStuck)
+        #expect(!NoServiceEvents().restartsWhenStuck)
+    }
+}

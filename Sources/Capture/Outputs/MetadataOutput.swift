@@ -87,6 +87,20 @@ public final class MetadataOutput: @unchecked Sendable {
         var scanTimes = RecentDurations(capacity: 1024)
         var failures = (count: 0, last: nil as ZXingError?)
         var effort = EffortLedger()
+        /// The scan each scanning thread has under way, by scanner.
+        var inProgress: [Int: ScanInProgress] = [:]
+        var nextScannerID = 0
+    }
+
+    /// A scan under way on one scanning thread: its frame, when it began, the pass running.
+    public struct ScanInProgress: Sendable, Hashable {
+        /// The scanner doing it (one per scanning thread).
+        public var scanner: Int
+        /// The frame's sequence number.
+        public var sequenceNumber: UInt64
+        public var startedAt: ContinuousClock.Instant
+        /// The pass running now; `nil` before the first.
+        public var pass: DecoderPass?
     }
 
     private let shared: LockedValue<Shared>
@@ -96,13 +110,38 @@ public final class MetadataOutput: @unchecked Sendable {
     private let scanTimeObserver: (@Sendable (Duration) -> Void)?
     /// Told every pass's duration, from the scanning thread.
     private let passTimeObserver: (@Sendable (DecoderPass, Duration) -> Void)?
+    /// Called on the scanning thread before each pass over a frame, with the frame's sequence
+    /// number (a test seam: a test makes a scan block or take long).
+    private let passWillRun: (@Sendable (UInt64, DecoderPass) -> Void)?
 
+    /// - Parameter passWillRun: called on the scanning thread before each pass over a frame (tests).
     public init(settings: Settings = Settings(), scanningThreads: Int = 1, scanTimeObserver: (@Sendable (Duration) -> Void)? = nil,
-                passTimeObserver: (@Sendable (DecoderPass, Duration) -> Void)? = nil) {
+                passTimeObserver: (@Sendable (DecoderPass, Duration) -> Void)? = nil,
+                passWillRun: (@Sendable (UInt64, DecoderPass) -> Void)? = nil) {
         self.shared = LockedValue(Shared(settings: settings))
         self.scanningThreads = max(1, scanningThreads)
         self.scanTimeObserver = scanTimeObserver
         self.passTimeObserver = passTimeObserver
+        self.passWillRun = passWillRun
+    }
+
+    /// The scans under way now, one per busy scanning thread, oldest first: what a monitor off
+    /// the scanning threads reads to notice a scan that does not return.
+    public func scansInProgress() -> [ScanInProgress] {
+        shared.withLock { Array($0.inProgress.values) }.sorted { $0.startedAt < $1.startedAt }
+    }
+
+    fileprivate func newScannerID() -> Int {
+        shared.withLock { s in defer { s.nextScannerID += 1 }; return s.nextScannerID }
+    }
+
+    fileprivate func noteScan(_ scan: ScanInProgress?, scanner: Int) {
+        shared.withLock { $0.inProgress[scanner] = scan }
+    }
+
+    fileprivate func notePass(_ pass: DecoderPass, seq: UInt64, scanner: Int) {
+        shared.withLock { $0.inProgress[scanner]?.pass = pass }
+        passWillRun?(seq, pass)
     }
 
     /// The settings in force; assigning them takes effect on the following frames.
@@ -168,6 +207,8 @@ public final class MetadataOutput: @unchecked Sendable {
     public final class Scanner {
         private let output: MetadataOutput
         private let live: Bool
+        /// This scanner's key in the output's record of scans under way.
+        private let id: Int
         private let zbar: ImageScanner
         private var zxing: [DecoderPass: BarcodeReader] = [:]
         private var scratch: UnsafeMutableRawBufferPointer = UnsafeMutableRawBufferPointer(start: nil, count: 0)
@@ -175,6 +216,7 @@ public final class MetadataOutput: @unchecked Sendable {
         init(output: MetadataOutput, live: Bool) {
             self.output = output
             self.live = live
+            self.id = output.newScannerID()
             self.zbar = ImageScanner(settings: output.settings.zbarPart)
         }
 
@@ -199,6 +241,8 @@ public final class MetadataOutput: @unchecked Sendable {
             let region = settings.rectOfInterest == .full ? nil
                 : settings.rectOfInterest.pixels(width: frame.width, height: frame.height)
             let start = ContinuousClock.now
+            output.noteScan(ScanInProgress(scanner: id, sequenceNumber: frame.info.sequenceNumber, startedAt: start), scanner: id)
+            defer { output.noteScan(nil, scanner: id) }
             let passes = settings.passes
             let base = Set(ScanEffort.basePasses(of: passes, engine: settings.engine, symbologies: settings.scanner.symbologies))
             let adaptive = settings.effort == .auto && live
@@ -222,6 +266,7 @@ public final class MetadataOutput: @unchecked Sendable {
                         guard let budget, elapsed + expected <= budget else { report.passesCut.append(pass); continue }
                     }
                 }
+                output.notePass(pass, seq: info.sequenceNumber, scanner: id)
                 let passStart = ContinuousClock.now
                 let found = run(pass, on: frame, settings: settings, region: region,
                                 returnErrors: adaptive && pass == passes.first { $0.engine == .zxing })

@@ -133,6 +133,7 @@ extension SyncscanConfiguration {
         if let v = keys.bool("duplicate_suppression.enabled") { duplicateSuppression.enabled = v }
         if let v = keys.double("duplicate_suppression.window_seconds", in: 0...86_400) { duplicateSuppression.windowSeconds = v }
         if let v = keys.double("stats_interval_seconds", in: 0...86_400, " (0 turns statistics off)") { statsIntervalSeconds = v }
+        if let v = keys.double("scan_timeout_seconds", in: 1...3_600) { scanTimeoutSeconds = v }
         if let v: Logger.Level = keys.choice("log_level", "log level") { logLevel = v }
         if let v = keys.int("output.queue_lines", in: 1...1_048_576) { output.queueLines = v }
         if let v = keys.bool("output.stdout") { output.stdout = v }

@@ -54,6 +54,9 @@ public struct SyncscanConfiguration: Sendable, Hashable {
     public var duplicateSuppression = DuplicateSuppression()
     /// Seconds between statistics log lines; 0 turns them off.
     public var statsIntervalSeconds = 60.0
+    /// Seconds a scan of one frame may take before it counts as stuck (`scan_timeout_seconds`):
+    /// logged, counted, in STATUS=, and the watchdog pings stop (without a watchdog, the run ends).
+    public var scanTimeoutSeconds = 10.0
     public var logLevel = Logger.Level.info
     public var output = Output()
     /// JPEG snapshots of the frame each code was seen in; `nil` (no `snapshots.directory`): none.

@@ -16,6 +16,8 @@ public struct ServiceCounters: Sendable, Hashable {
     public var deviceReopens = 0
     /// Camera controls (`device.controls`) that failed to apply at a reopen or a reload.
     public var controlFailures = 0
+    /// Scans that did not return within `scan_timeout_seconds`.
+    public var scansStuck = 0
     /// Whether a source is streaming now (not between sessions, not waiting for a lost camera).
     public var streaming = false
     /// Each results handler's counters (snapshots, MQTT, …), handler by handler, in their order.
@@ -55,7 +57,7 @@ public final class ServiceMetrics: Sendable {
 
     private let registry = PrometheusCollectorRegistry()
     private let frames: [(outcome: DroppedReason?, counter: Counter)]
-    private let codesEmitted: Counter, outputLinesDropped: Counter, deviceReopens: Counter, controlFailures: Counter, textfileWriteFailures: Counter
+    private let codesEmitted: Counter, outputLinesDropped: Counter, deviceReopens: Counter, controlFailures: Counter, scansStuck: Counter, textfileWriteFailures: Counter
     private let up: Gauge
     private let scanDuration: DurationHistogram
     /// `syncscan_pass_duration_seconds{pass=…}`, made on a pass's first duration.
@@ -79,6 +81,7 @@ public final class ServiceMetrics: Sendable {
         outputLinesDropped = counter("output_lines_dropped", "Result lines dropped because the stdout queue was full.")
         deviceReopens = counter("device_reopens", "Camera reopens after a fault or an unplug.")
         controlFailures = counter("control_failures", "Camera controls (device.controls) that failed to apply at a reopen or a reload.")
+        scansStuck = counter("scans_stuck", "Scans of one frame that did not return within scan_timeout_seconds.")
         textfileWriteFailures = counter("metrics_textfile_write_failures", "Failed replacements of this metrics file.")
         up = registry.makeGauge(descriptor: .init(namespace: "syncscan", metricName: "up", unitName: "", helpText: "1 while the source is streaming, else 0."),
                                 labels: [label])
@@ -137,6 +140,7 @@ public final class ServiceMetrics: Sendable {
                 (outputLinesDropped, counters.outputLinesDropped - last.counters.outputLinesDropped),
                 (deviceReopens, counters.deviceReopens - last.counters.deviceReopens),
                 (controlFailures, counters.controlFailures - last.counters.controlFailures),
+                (scansStuck, counters.scansStuck - last.counters.scansStuck),
                 (textfileWriteFailures, failures - last.writeFailures),
             ] + handlerMetrics.compactMap { counter, metric, _ in
                 metric.map { ($0, counter.value - (last.counters.handlerCounter(counter.name) ?? 0)) }

@@ -15,6 +15,13 @@ import SystemPackage
 /// and output queue size in place on the following frames; a changed source, device or frame
 /// policy restarts the session. A summary line goes to stderr at the end in every case.
 ///
+/// A scan of one frame that has not returned after `scan_timeout_seconds` is noticed by the
+/// status loop (never on a scanning thread): logged once at error level with the frame's seq
+/// and pass, counted (`scans_stuck`), shown in STATUS=, and the watchdog pings stop while it
+/// lasts (`ServiceEvents.scanStuck`). When no supervisor restarts the service on that
+/// (`restartsWhenStuck`: no systemd watchdog), the run ends with `ScanStuckError` once what was
+/// emitted is written: the stuck thread cannot be stopped, so its session is not waited for.
+///
 /// A reload never ends the service by itself. Its new source is checked first
 /// (`SourceFactory.checkOpenable`): one that cannot be opened is logged and the running session
 /// keeps going on the running configuration. If the reopened source still fails before it
@@ -56,6 +63,23 @@ public final class ScanService: Service, @unchecked Sendable {
         var metrics: ServiceMetrics
         /// Made on the first write of a `metrics.textfile`.
         var textfileWriter: MetricsTextfileWriter?
+        /// Scans found past `scan_timeout_seconds`, over the run.
+        var scansStuck = 0
+        /// The stuck scans already logged and counted (scanner and seq), while they last.
+        var stuckReported: Set<StuckKey> = []
+        /// Whether the run was told to end for a stuck scan.
+        var endingForStuckScan = false
+    }
+
+    private struct StuckKey: Hashable {
+        var scanner: Int
+        var seq: UInt64
+    }
+
+    /// How `run` learns that its sessions ended or that a stuck scan ends the run.
+    private enum RunEnd: Sendable {
+        case sessionsEnded
+        case stuck(ScanStuckError)
     }
 
     private let writer: LineWriter
@@ -68,6 +92,11 @@ public final class ScanService: Service, @unchecked Sendable {
     private let state: LockedValue<State>
     /// Test seam: runs after a session's parts are made, just before they become `current`.
     var sessionWillPublish: (@Sendable () -> Void)?
+    /// Test seam: runs on the scanning thread before each pass over a frame (its seq and pass):
+    /// a test makes a scan block or take long.
+    var passWillRun: (@Sendable (UInt64, DecoderPass) -> Void)?
+    private let runEnds: AsyncStream<RunEnd>
+    private let runEnd: AsyncStream<RunEnd>.Continuation
 
     /// - Parameters:
     ///   - writer: where JSON lines go (stdout in the daemon).
@@ -89,6 +118,7 @@ public final class ScanService: Service, @unchecked Sendable {
                                                                                      softwareVersion: options.softwareVersion))
             + additionalHandlers
         state = LockedValue(State(options: options, metrics: ServiceMetrics(source: sourceURI)))
+        (runEnds, runEnd) = AsyncStream.makeStream(of: RunEnd.self)
     }
 
     public func run() async throws {
@@ -99,7 +129,7 @@ public final class ScanService: Service, @unchecked Sendable {
             loops.addTask { await self.reportStatsPeriodically() }
             loops.addTask { await self.reportStatusPeriodically() }
             defer { loops.cancelAll() }
-            return await runSessions()
+            return await runSessionsUnlessStuck()
         }
         events.stopping()
         // The configured handlers flush (a snapshot queue, a broker's last PUBACKs), then stdout.
@@ -115,6 +145,31 @@ public final class ScanService: Service, @unchecked Sendable {
         summary(ServiceLines.summary(final, handlerSummaryFields: handlers.map(\.summaryFields)))
         if let textfile = publishMetrics(final) { await runOnThread(name: "syncscan-metric") { textfile.finish() } }
         if let failure { throw failure }
+    }
+
+    /// `runSessions()`'s outcome, or a `ScanStuckError` as soon as a stuck scan ends the run:
+    /// the sessions run in a task of their own, which a scan that never returns keeps from
+    /// ending; that session's source is stopped and the task left behind.
+    private func runSessionsUnlessStuck() async -> (any Error)? {
+        let (runEnd, runEnds) = (self.runEnd, self.runEnds)
+        let sessions = Task {
+            let failure = await self.runSessions()
+            runEnd.yield(.sessionsEnded)
+            return failure
+        }
+        let stuck: ScanStuckError? = await withTaskCancellationHandler {
+            for await end in runEnds {
+                if case .stuck(let error) = end { return error }
+                return nil
+            }
+            return nil
+        } onCancel: {
+            sessions.cancel()
+        }
+        guard let stuck else { return await sessions.value }
+        let running = state.withLock { $0.current }
+        running?.session.stop()
+        return stuck
     }
 
     /// Sessions one after another until the source ends, a stop, or a failure (returned).
@@ -161,7 +216,7 @@ public final class ScanService: Service, @unchecked Sendable {
         let metrics = serviceMetrics(for: source.uri)
         let metadata = MetadataOutput(settings: options.configuration.metadataSettings, scanningThreads: options.configuration.scanningThreads,
                                       scanTimeObserver: { metrics.recordScanDuration($0) },
-                                      passTimeObserver: { metrics.recordPassDuration($0, $1) })
+                                      passTimeObserver: { metrics.recordPassDuration($0, $1) }, passWillRun: passWillRun)
         // Pixel copies: the snapshot queue, one per scanning thread, two on their way between them,
         // and with a live view two more (the one being encoded, the next).
         let session = CaptureSession(input: source, videoDataOutput: options.configuration.videoDataOutput,
@@ -276,8 +331,8 @@ public final class ScanService: Service, @unchecked Sendable {
     public func counters() -> ServiceCounters {
         var counters = ServiceCounters()
         let (running, streamed) = state.withLock { state in
-            (counters.statistics, counters.codesEmitted, counters.deviceReopens, counters.controlFailures)
-                = (state.totals, state.totalEmitted, state.totalReopens, state.totalControlFailures)
+            (counters.statistics, counters.codesEmitted, counters.deviceReopens, counters.controlFailures, counters.scansStuck)
+                = (state.totals, state.totalEmitted, state.totalReopens, state.totalControlFailures, state.scansStuck)
             return (state.current, state.currentStreamed)
         }
         if let running {  // its counts are added to the totals only when it ends
@@ -308,7 +363,8 @@ public final class ScanService: Service, @unchecked Sendable {
     public func statusJSON() -> [UInt8] {
         let line = statusLine()
         let (source, roi) = state.withLock { ($0.options.source, $0.options.configuration.rectOfInterest) }
-        let stateName = line.hasPrefix("scanning ") ? "scanning" : line.hasPrefix("waiting for ") ? "waiting" : "opening"
+        let stateName = line.hasPrefix("scanning ") ? "scanning" : line.hasPrefix("waiting for ") ? "waiting"
+            : line.hasPrefix("scan stuck: ") ? "stuck" : "opening"
         func quoted(_ text: String) -> String {
             "\"" + text.unicodeScalars.map { $0 == "\"" || $0 == "\\" ? "\\\($0)" : $0.value < 0x20 ? " " : "\($0)" }.joined() + "\""
         }
@@ -344,11 +400,18 @@ public final class ScanService: Service, @unchecked Sendable {
 
     /// The STATUS= line now: `scanning SOURCE: frames=N codes=N dropped=N` (all sessions), then
     /// once a code was read or a pass cut, ` by_pass=PASS:N,… cut=N` (codes by pass, passes cut by the budget),
-    /// `waiting for SOURCE (gone N s)` while a lost camera is waited for, or `opening SOURCE`
-    /// between sessions.
+    /// `waiting for SOURCE (gone N s)` while a lost camera is waited for, `opening SOURCE`
+    /// between sessions, or `scan stuck: frame SEQ for N s (pass PASS)` while a scan has not
+    /// returned within `scan_timeout_seconds`.
     public func statusLine() -> String {
-        let (running, totals, source) = state.withLock { ($0.current, $0.totals, $0.options.source) }
+        let (running, totals, source, timeout) = state.withLock {
+            ($0.current, $0.totals, $0.options.source, $0.options.configuration.scanTimeoutSeconds)
+        }
         guard let running else { return "opening \(source)" }
+        if let stuck = Self.stuckScans(running.metadata, timeout: timeout).first {
+            return "scan stuck: frame \(stuck.sequenceNumber) for \((ContinuousClock.now - stuck.startedAt).components.seconds) s"
+                + (stuck.pass.map { " (pass \($0))" } ?? "")
+        }
         let input = running.session.input
         if let since = input.missingSince {
             return "waiting for \(input.uri) (gone \((ContinuousClock.now - since).components.seconds) s)"
@@ -358,9 +421,46 @@ public final class ScanService: Service, @unchecked Sendable {
         return "scanning \(input.uri): frames=\(s.frames) codes=\(s.codes) dropped=\(s.droppedTotal)" + ServiceLines.statusPassFields(s)
     }
 
+    /// The scans under way on `metadata` for `timeout` seconds or longer, oldest first.
+    private static func stuckScans(_ metadata: MetadataOutput?, timeout: Double) -> [MetadataOutput.ScanInProgress] {
+        let now = ContinuousClock.now
+        return (metadata?.scansInProgress() ?? []).filter { now - $0.startedAt >= .seconds(timeout) }
+    }
+
+    /// Logs and counts each scan newly past `scan_timeout_seconds`, tells `events` whether one is
+    /// stuck, and without a supervisor that restarts on that, ends the run (once).
+    private func checkForStuckScans() {
+        let (metadata, timeout) = state.withLock { ($0.current?.metadata, $0.options.configuration.scanTimeoutSeconds) }
+        let stuck = Self.stuckScans(metadata, timeout: timeout)
+        let restarts = events.restartsWhenStuck
+        let (fresh, end) = state.withLock { state in
+            let keys = stuck.map { StuckKey(scanner: $0.scanner, seq: $0.sequenceNumber) }
+            let fresh = stuck.filter { !state.stuckReported.contains(StuckKey(scanner: $0.scanner, seq: $0.sequenceNumber)) }
+            state.stuckReported = Set(keys)
+            state.scansStuck += fresh.count
+            let end = !restarts && !stuck.isEmpty && !state.endingForStuckScan
+            if end { state.endingForStuckScan = true }
+            return (fresh, end)
+        }
+        let now = ContinuousClock.now
+        for scan in fresh {
+            logger.error("a scan did not return within scan_timeout_seconds", metadata: [
+                "seq": "\(scan.sequenceNumber)", "pass": "\(scan.pass.map { "\($0)" } ?? "-")",
+                "seconds": "\((now - scan.startedAt).components.seconds)",
+                "scan_timeout_seconds": "\(DecimalText.string(timeout, fractionDigits: 3))",
+                "action": "\(restarts ? "watchdog pings stop until it returns" : "the run ends")",
+            ])
+        }
+        events.scanStuck(!stuck.isEmpty)
+        if end, let first = stuck.first {
+            runEnd.yield(.stuck(ScanStuckError(timeoutSeconds: timeout, sequenceNumber: first.sequenceNumber)))
+        }
+    }
+
     private func reportStatusPeriodically() async {
         var last = ""
         while !Task.isCancelled {
+            checkForStuckScans()
             let line = statusLine()
             if line != last { events.status(line); last = line }
             // Liveness while the camera is missing: its reconnect backoff ends at device.missing_timeout.
@@ -388,5 +488,19 @@ public final class ScanService: Service, @unchecked Sendable {
             for handler in handlers { handler.statsUpdated(json) }
             publishMetrics(counters)
         }
+    }
+}
+
+
+/// A scan did not return within `scan_timeout_seconds` and no supervisor restarts the service
+/// on that (no systemd watchdog): the run ends, non-zero, once what was emitted is written.
+public struct ScanStuckError: Error, CustomStringConvertible {
+    public var timeoutSeconds: Double
+    /// The stuck scan's frame.
+    public var sequenceNumber: UInt64
+
+    public var description: String {
+        "a scan did not return within scan_timeout_seconds (\(DecimalText.string(timeoutSeconds, fractionDigits: 3)) s): "
+            + "frame \(sequenceNumber); exiting so a supervisor can restart"
     }
 }

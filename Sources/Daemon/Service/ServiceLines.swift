@@ -8,7 +8,7 @@ import Media
 enum ServiceLines {
     /// `stats: frames=N scanned=N dropped=N (lateData=N …) repeated_seq=N codes=N scan_p50=…ms
     /// scan_p99=…ms pass_codes=zxing-fast:N,… passes_cut=zxing-full:N,… pass_p50=zxing-fast:…ms,…
-    /// pass_p99=… output_lines_dropped=N decoder_failures=N` then each handler's counters.
+    /// pass_p99=… output_lines_dropped=N decoder_failures=N scans_stuck=N` then each handler's counters.
     static func stats(_ c: ServiceCounters, scanTimes: (p50: Double, p99: Double)?, passTimes: [DecoderPass: (p50: Double, p99: Double)] = [:],
                       decoderFailures: (count: Int, last: String?)?) -> String {
         let s = c.statistics
@@ -17,6 +17,7 @@ enum ServiceLines {
             + "repeated_seq=\(s.repeatedSequenceNumbers) codes=\(s.codes) \(scan) \(passFields(s, passTimes: passTimes))"
             + " output_lines_dropped=\(c.outputLinesDropped)"
             + " decoder_failures=\(decoderFailures?.count ?? 0)" + (decoderFailures?.last.map { " (last: \($0))" } ?? "")
+            + " scans_stuck=\(c.scansStuck)"
             + (c.controlFailures > 0 ? " control_failures=\(c.controlFailures)" : "")
             + handlerFields(c.handlers, summary: [])
     }
