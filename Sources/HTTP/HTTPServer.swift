@@ -65,10 +65,14 @@ public final class HTTPServer: @unchecked Sendable {
         var error: Int32 = 0
         let context = Unmanaged.passUnretained(self).toOpaque()
         let pem = tls.map { [strdup($0.keyPEM), strdup($0.certificatePEM)].compactMap { $0 } } ?? []
+        if tls != nil && pem.count != 2 {  // out of memory: never fall back to plain HTTP
+            pem.forEach { free($0) }
+            throw HTTPError(call: "strdup", errno: .noMemory, reason: "cannot copy the TLS key and certificate")
+        }
         // The library's own cap sits above ours, so the connections past ours can still be told 503.
         let daemon = cmhd_start_daemon(address.host, UInt16(clamping: address.port), listenDescriptor?.rawValue ?? -1,
                                        UInt32(maxConnections + 8), Self.idleTimeoutSeconds, Self.requestMemoryLimit,
-                                       pem.count == 2 ? pem[0] : nil, pem.count == 2 ? pem[1] : nil,
+                                       pem.first, pem.last,
                                        accessHandler, context, requestCompleted, context, &error)
         guard let daemon else {
             pem.forEach { free($0) }
