@@ -32,7 +32,7 @@ for kind in "${kinds[@]}"; do
     # never Synchronization.Mutex (a futex TSan cannot see on Linux).
     TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1} \
     ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:halt_on_error=1} \
-        swift test --skip-build --sanitize="$kind" --scratch-path "$scratch" \
+        UNIT_TEST_LIMIT=${UNIT_TEST_LIMIT:-1200} scripts/unit-tests.sh --skip-build --sanitize="$kind" --scratch-path "$scratch" \
             ${filter:+--filter "$filter"} ${skip:+--skip "$skip"}
     rc=$?
     [ $rc -eq 0 ] || status=1

@@ -6,5 +6,5 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
 scripts/setup.sh
 swift build --build-tests
-swift test --skip-build
+scripts/unit-tests.sh --skip-build
 scripts/test-vivid.sh

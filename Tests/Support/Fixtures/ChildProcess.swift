@@ -4,6 +4,13 @@ import SystemCalls
 import Glibc
 #endif
 
+/// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which the Glibc module
+/// does not export; looked up once with `dlsym`.
+private let spawnCloseFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
+    guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+    return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+}()
+
 /// A program started with `posix_spawnp` and an empty signal mask, waited for with `waitpid`:
 /// every child process of the tests (tools, the daemon under test, brokers).
 ///
@@ -48,9 +55,13 @@ public final class ChildProcess: @unchecked Sendable {
             }
         }
         // Nothing else: an inherited pipe end (a test's stdin pipe to syncscan) would keep the pipe
-        // open. (glibc ignores a close action whose descriptor another thread closed meanwhile.)
-        let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd"))?.compactMap { Int32($0) } ?? []
-        for fd in open where fd > 2 { posix_spawn_file_actions_addclose(&actions, fd) }
+        // open, and a test reading it to its end would wait for good. Every descriptor from 3 up is
+        // closed in the child itself, so one that another test opens while this one spawns is
+        // closed too; a list read from /proc/self/fd beforehand would miss it.
+        guard let addCloseFrom = spawnCloseFrom else {
+            throw FixtureError.toolFailed("glibc has no posix_spawn_file_actions_addclosefrom_np (2.34 or later needed)")
+        }
+        addCloseFrom(&actions, 3)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
