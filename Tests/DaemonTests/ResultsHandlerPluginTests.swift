@@ -65,7 +65,7 @@ private final class RecordingResultsHandler: ResultsHandler, @unchecked Sendable
         let lines = String(decoding: FileManager.default.contents(atPath: out.path) ?? Data(), as: UTF8.self).split(separator: "\n")
         #expect(lines.count == 6 && lines.allSatisfy { $0.contains("\"recorded\":\"yes\"") }, "\(lines)")
         let text = summary.withLock { $0 }
-        #expect(text.contains("codes_emitted=6 output_lines_dropped=0 recorded_codes=6 recorded_last=plug-in"), "\(text)")
+        #expect(text.contains("codes_emitted=6 output_lines_dropped=0 scans_stuck=0 recorded_codes=6 recorded_last=plug-in"), "\(text)")
         #expect(service.statsLine().contains(" recorded_codes=6"), "\(service.statsLine())")
         let prom = try PrometheusText(path: metrics.path + "/syncscan.prom")
         #expect(prom.value("syncscan_recorded_codes_total") == 6)

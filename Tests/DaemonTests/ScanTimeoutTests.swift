@@ -168,3 +168,38 @@ private final class Finished: Sendable {
         #expect(lines.contains { $0.contains("scan_timeout_seconds: 0 is out of range") }, "\(lines)")
     }
 }
+
+/// The time a stopped or suspended process did not run is left out of a scan's time.
+@Suite struct ProcessPausesTests {
+    let t0 = ContinuousClock.now
+
+    @Test func ticksOnTimeRecordNoPause() {
+        var pauses = ProcessPauses(interval: .seconds(1))
+        for i in 0...10 { pauses.tick(at: t0 + .milliseconds(1_000 * i + (i % 3) * 300)) }
+        #expect(pauses.recorded.isEmpty)
+        #expect(pauses.elapsed(since: t0, now: t0 + .seconds(10)) == .seconds(10))
+    }
+
+    @Test func aLateWakeIsAPauseLeftOutOfTheScansThatSpanIt() {
+        var pauses = ProcessPauses(interval: .seconds(1))
+        pauses.tick(at: t0)
+        pauses.tick(at: t0 + .seconds(1))
+        pauses.tick(at: t0 + .seconds(31))              // stopped for about 29 s
+        #expect(pauses.recorded.count == 1)
+        // A scan from t0 + 0.5 s: 31.5 s by the clock, 2.5 s of it running.
+        #expect(pauses.elapsed(since: t0 + .milliseconds(500), now: t0 + .seconds(32)) == .milliseconds(2_500))
+        // A scan that started after the pause counts in full.
+        #expect(pauses.elapsed(since: t0 + .seconds(31), now: t0 + .seconds(43)) == .seconds(12))
+        // A scan that started within the pause counts from the pause's end.
+        #expect(pauses.elapsed(since: t0 + .seconds(10), now: t0 + .seconds(33)) == .seconds(2))
+    }
+
+    @Test func onlyTheNewestPausesAreKept() {
+        var pauses = ProcessPauses(interval: .seconds(1), capacity: 2)
+        var t = t0
+        pauses.tick(at: t)
+        for _ in 0..<3 { t = t + .seconds(10); pauses.tick(at: t) }   // three pauses of 9 s
+        #expect(pauses.recorded.count == 2)
+        #expect(pauses.elapsed(since: t0, now: t) == .seconds(30 - 18))
+    }
+}

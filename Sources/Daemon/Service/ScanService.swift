@@ -69,6 +69,9 @@ public final class ScanService: Service, @unchecked Sendable {
         var stuckReported: Set<StuckKey> = []
         /// Whether the run was told to end for a stuck scan.
         var endingForStuckScan = false
+        /// When the process did not run (stopped, suspended), as the status loop saw it: a scan
+        /// is timed without them.
+        var pauses = ProcessPauses(interval: ScanService.statusInterval)
     }
 
     private struct StuckKey: Hashable {
@@ -404,12 +407,13 @@ public final class ScanService: Service, @unchecked Sendable {
     /// between sessions, or `scan stuck: frame SEQ for N s (pass PASS)` while a scan has not
     /// returned within `scan_timeout_seconds`.
     public func statusLine() -> String {
-        let (running, totals, source, timeout) = state.withLock {
-            ($0.current, $0.totals, $0.options.source, $0.options.configuration.scanTimeoutSeconds)
+        let (running, totals, source, timeout, pauses) = state.withLock {
+            ($0.current, $0.totals, $0.options.source, $0.options.configuration.scanTimeoutSeconds, $0.pauses)
         }
         guard let running else { return "opening \(source)" }
-        if let stuck = Self.stuckScans(running.metadata, timeout: timeout).first {
-            return "scan stuck: frame \(stuck.sequenceNumber) for \((ContinuousClock.now - stuck.startedAt).components.seconds) s"
+        let now = ContinuousClock.now
+        if let stuck = Self.stuckScans(running.metadata, timeout: timeout, pauses: pauses, now: now).first {
+            return "scan stuck: frame \(stuck.sequenceNumber) for \(pauses.elapsed(since: stuck.startedAt, now: now).components.seconds) s"
                 + (stuck.pass.map { " (pass \($0))" } ?? "")
         }
         let input = running.session.input
@@ -421,17 +425,22 @@ public final class ScanService: Service, @unchecked Sendable {
         return "scanning \(input.uri): frames=\(s.frames) codes=\(s.codes) dropped=\(s.droppedTotal)" + ServiceLines.statusPassFields(s)
     }
 
-    /// The scans under way on `metadata` for `timeout` seconds or longer, oldest first.
-    private static func stuckScans(_ metadata: MetadataOutput?, timeout: Double) -> [MetadataOutput.ScanInProgress] {
-        let now = ContinuousClock.now
-        return (metadata?.scansInProgress() ?? []).filter { now - $0.startedAt >= .seconds(timeout) }
+    /// The scans under way on `metadata` for `timeout` seconds or longer, not counting the time
+    /// the process was stopped or suspended (`pauses`), oldest first.
+    private static func stuckScans(_ metadata: MetadataOutput?, timeout: Double, pauses: ProcessPauses,
+                                   now: ContinuousClock.Instant) -> [MetadataOutput.ScanInProgress] {
+        (metadata?.scansInProgress() ?? []).filter { pauses.elapsed(since: $0.startedAt, now: now) >= .seconds(timeout) }
     }
 
     /// Logs and counts each scan newly past `scan_timeout_seconds`, tells `events` whether one is
     /// stuck, and without a supervisor that restarts on that, ends the run (once).
     private func checkForStuckScans() {
-        let (metadata, timeout) = state.withLock { ($0.current?.metadata, $0.options.configuration.scanTimeoutSeconds) }
-        let stuck = Self.stuckScans(metadata, timeout: timeout)
+        let now = ContinuousClock.now
+        let (metadata, timeout, pauses) = state.withLock { state in
+            state.pauses.tick(at: now)
+            return (state.current?.metadata, state.options.configuration.scanTimeoutSeconds, state.pauses)
+        }
+        let stuck = Self.stuckScans(metadata, timeout: timeout, pauses: pauses, now: now)
         let restarts = events.restartsWhenStuck
         let (fresh, end) = state.withLock { state in
             let keys = stuck.map { StuckKey(scanner: $0.scanner, seq: $0.sequenceNumber) }
@@ -442,11 +451,10 @@ public final class ScanService: Service, @unchecked Sendable {
             if end { state.endingForStuckScan = true }
             return (fresh, end)
         }
-        let now = ContinuousClock.now
         for scan in fresh {
             logger.error("a scan did not return within scan_timeout_seconds", metadata: [
                 "seq": "\(scan.sequenceNumber)", "pass": "\(scan.pass.map { "\($0)" } ?? "-")",
-                "seconds": "\((now - scan.startedAt).components.seconds)",
+                "seconds": "\(pauses.elapsed(since: scan.startedAt, now: now).components.seconds)",
                 "scan_timeout_seconds": "\(DecimalText.string(timeout, fractionDigits: 3))",
                 "action": "\(restarts ? "watchdog pings stop until it returns" : "the run ends")",
             ])

@@ -23,12 +23,13 @@ enum ServiceLines {
     }
 
     /// `syncscan: summary: frames=N scanned=N dropped=N (…) repeated_seq=N codes_found=N
-    /// codes_emitted=N output_lines_dropped=N` then each handler's counters and summary fields.
+    /// codes_emitted=N output_lines_dropped=N scans_stuck=N` then each handler's counters and summary fields.
     static func summary(_ c: ServiceCounters, handlerSummaryFields: [[String]]) -> String {
         let s = c.statistics
         return "syncscan: summary: frames=\(s.frames) scanned=\(s.scanned) dropped=\(s.droppedTotal) (\(droppedBreakdown(s))) "
             + "repeated_seq=\(s.repeatedSequenceNumbers) codes_found=\(s.codes) codes_emitted=\(c.codesEmitted) "
-            + "output_lines_dropped=\(c.outputLinesDropped)" + handlerFields(c.handlers, summary: handlerSummaryFields)
+            + "output_lines_dropped=\(c.outputLinesDropped) scans_stuck=\(c.scansStuck)"
+            + handlerFields(c.handlers, summary: handlerSummaryFields)
     }
 
     /// The counters as one JSON object, for `<prefix>/stats`; with `framesPerSecond` (the frames
@@ -42,7 +43,8 @@ enum ServiceLines {
         fields += DecoderPass.allCases.filter { s.codesByPass[$0] != nil }.map { "\"codes_\($0.rawValue)\":\(s.codesByPass[$0]!)" }
         fields += ["\"passes_cut\":\(s.passesCut.values.reduce(0, +))"]
         fields += ["\"codes_found\":\(s.codes)", "\"codes_emitted\":\(c.codesEmitted)", "\"output_lines_dropped\":\(c.outputLinesDropped)",
-                   "\"device_reopens\":\(c.deviceReopens)", "\"control_failures\":\(c.controlFailures)", "\"streaming\":\(c.streaming)"]
+                   "\"device_reopens\":\(c.deviceReopens)", "\"control_failures\":\(c.controlFailures)", "\"scans_stuck\":\(c.scansStuck)",
+                   "\"streaming\":\(c.streaming)"]
         fields += c.handlers.joined().filter(\.inLines).map { "\"\($0.name)\":\($0.value)" }
         return Array(("{" + fields.joined(separator: ",") + "}").utf8)
     }

@@ -1,0 +1,46 @@
+import Foundation
+import SystemCalls
+import TestSupport
+import Testing
+
+/// `scan_timeout_seconds` on the built binary: a daemon stopped (SIGSTOP) in the middle of its
+/// scans for longer than the timeout, then continued, finds no scan stuck and ends as usual.
+@Suite(.serialized, .offThePool) struct ScanTimeoutRunTests {
+    @Test func aStopAndContinueLongerThanTheTimeoutIsNotAStuckScan() throws {
+        let config = try TemporaryFile(contents: Array("scan_timeout_seconds: 2\n".utf8), suffix: ".yaml")
+        // 640x480 frames, fed as fast as the pipe takes them, every pass on each (`--effort max`)
+        // with one scanning thread: the scanner is busy nearly all the time, so the stop lands
+        // in the middle of a scan.
+        let stream = Y4MStream(width: 640, height: 480)
+        let frames = try (0..<4).map { i -> [UInt8] in
+            var f = GreyFrame(width: 640, height: 480)
+            f.draw(try ModuleMatrix.qrCode("stopped-\(i)"), centerX: 320, centerY: 240, moduleSize: 4)
+            return stream.frame(f)
+        }
+        let daemon = try RunningDaemon(["run", "--config", config.path, "--source", "y4m:-", "--engine", "hybrid",
+                                        "--effort", "max", "--scanning-threads", "1", "--duplicate-window", "0"])
+        daemon.feed(stream.header)
+        let feeding = LockedValue(true)
+        let feeder = Thread {
+            var i = 0
+            while feeding.withLock({ $0 }), daemon.feed(frames[i % frames.count]) { i += 1 }
+        }
+        feeder.start()
+        #expect(waitUntil(timeout: .seconds(30)) { daemon.stdoutLines.count >= 5 }, "codes before the stop")
+        daemon.send(SIGSTOP)
+        pause(.seconds(5))                                   // 2.5 times scan_timeout_seconds
+        daemon.send(SIGCONT)
+        pause(.seconds(3))                                   // the status loop runs again, scans go on
+        let codesAfter = daemon.stdoutLines.count
+        feeding.withLock { $0 = false }
+        daemon.closeStdin()
+        let status = daemon.wait(timeout: .seconds(60))
+        #expect(waitUntil(timeout: .seconds(10)) { feeder.isFinished }, "the feeder thread ended")
+
+        #expect(status == 0, "stderr: \(daemon.stderr)")
+        #expect(!daemon.stderr.contains("did not return within scan_timeout_seconds"), "stderr: \(daemon.stderr)")
+        let summary = daemon.stderr.split(separator: "\n").first { $0.contains("syncscan: summary:") } ?? ""
+        #expect(summary.contains(" scans_stuck=0"), "summary: \(summary)")
+        #expect(codesAfter > 5, "scanning went on after SIGCONT: \(codesAfter) lines")
+    }
+}
