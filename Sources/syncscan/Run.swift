@@ -33,7 +33,7 @@ extension Syncscan {
         @Option(help: "Threads scanning in parallel: a number, or 'auto' for one per processor this process may use, at most 8. [default: auto]")
         var scanningThreads: String?
 
-        @Option(help: "Decoder: zbar, zxing (zxing-cpp), or hybrid (both: reads what either reads). [default: zbar]")
+        @Option(help: "Decoder: zbar, zxing (zxing-cpp), or hybrid (both: reads what either reads). [default: zxing]")
         var engine: String?
 
         @Option(help: "Decoder passes per frame: fast (the cheapest), auto (every pass on a file; harder passes on a live source only where a code went unread, within the frame's time), max (every pass). [default: auto]")

@@ -51,7 +51,7 @@ func expectConfigurationError(file: String?, environment: [String: String] = [:]
                                                                          maximumWidth: 1280, maximumHeight: 720, bufferCount: 4))
         #expect(configuration.alwaysDiscardLateVideoFrames == nil)
         #expect(configuration.scanningThreads == min(8, ProcessInfo.processInfo.activeProcessorCount))
-        #expect(configuration.engine == .zbar)
+        #expect(configuration.engine == .zxing)
         #expect(configuration.scanner == ScannerSettings(symbologies: [.qrcode], settings: [:], testInverted: false, xDensity: 1, yDensity: 1))
         #expect(configuration.rectOfInterest == .full)
         #expect(configuration.duplicateSuppression == .init(enabled: true, windowSeconds: 1.0))
@@ -134,16 +134,18 @@ func expectConfigurationError(file: String?, environment: [String: String] = [:]
         #expect(c.scanner.xDensity == 2)
         #expect(c.scanner.yDensity == 0)
         #expect(c.rectOfInterest == NormalizedRect(x: 0.25, y: 0.1, width: 0.5, height: 0.8))
-        #expect(c.metadataSettings == MetadataOutput.Settings(scanner: c.scanner, rectOfInterest: c.rectOfInterest))
+        #expect(c.metadataSettings == MetadataOutput.Settings(engine: .zxing, scanner: c.scanner, rectOfInterest: c.rectOfInterest))
         #expect(c.duplicateSuppression == .init(enabled: false, windowSeconds: 2.5))
         #expect(c.statsIntervalSeconds == 0)
         #expect(c.logLevel == .debug)
         #expect(c.output.queueLines == 16)
     }
 
-    @Test func symbologiesAllEnablesEveryZbarSymbology() async throws {
+    @Test func symbologiesAllEnablesEverySymbologyOfTheEngine() async throws {
         let file = try TemporaryConfigFile("symbologies: all\n")
-        #expect(try await SyncscanConfiguration.load(file: file.path, environment: [:]).scanner.symbologies == Symbology.zbarReadable)
+        #expect(try await SyncscanConfiguration.load(file: file.path, environment: [:]).scanner.symbologies == DecoderEngine.zxingReadable)
+        let zbar = try TemporaryConfigFile("engine: zbar\nsymbologies: all\n")
+        #expect(try await SyncscanConfiguration.load(file: zbar.path, environment: [:]).scanner.symbologies == Symbology.zbarReadable)
     }
 
     @Test func symbologiesScalarIsACommaSeparatedList() async throws {
@@ -206,7 +208,7 @@ func expectConfigurationError(file: String?, environment: [String: String] = [:]
     @Test func environmentListOverridesFileList() async throws {
         let file = try TemporaryConfigFile("symbologies: [ean8, upca]\n")
         let c = try await SyncscanConfiguration.load(file: file.path, environment: ["SYNCSCAN_SYMBOLOGIES": "all"])
-        #expect(c.scanner.symbologies == Symbology.zbarReadable)
+        #expect(c.scanner.symbologies == DecoderEngine.zxingReadable)
     }
 
     @Test func everyKeyIsReadFromItsEnvironmentVariable() async throws {

@@ -86,7 +86,7 @@ private final class Finished: Sendable {
         #expect(noticed, "messages: \(messages) log: \(log.all.map(\.line))")
         let logged = log.all.filter { $0.message.contains("a scan did not return within scan_timeout_seconds") }
         #expect(logged.count == 1 && logged.first?.level == .error && logged.first?.metadata["seq"] == "3"
-                && logged.first?.metadata["pass"] == "zbar", "log: \(log.all.map(\.line))")
+                && logged.first?.metadata["pass"] == "zxing-fast", "log: \(log.all.map(\.line))")
         #expect(service.counters().scansStuck == 1)
         #expect(service.statsLine().contains(" scans_stuck=1"))
         let metrics = String(decoding: service.metricsExposition(), as: UTF8.self)

@@ -40,7 +40,7 @@ public struct SyncscanConfiguration: Sendable, Hashable {
     /// processors this process may run on, at most 8.
     public var scanningThreads = min(8, schedulableProcessorCount())
     /// Which library decodes which symbology.
-    public var engine = DecoderEngine.zbar
+    public var engine = DecoderEngine.zxing
     /// How many of the engine's passes a frame gets: `fast`, `auto` or `max` (`ScanEffort`).
     public var effort = ScanEffort.auto
     /// The engine's passes restricted to these (`passes`, for benchmarks and known-good subsets); `nil`: all.
