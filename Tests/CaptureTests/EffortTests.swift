@@ -205,6 +205,51 @@ private func degradedFrames() throws -> [(name: String, frame: GreyFrame)] {
 }
 
 @Suite struct EffortLedgerTests {
+    /// A ledger that has seen frames 1/30 s apart and `base` passes taking `baseSeconds`.
+    private func ledger(baseSeconds: Double, base: DecoderPass = .zxingFast) -> EffortLedger {
+        var ledger = EffortLedger()
+        for seq in UInt64(0)..<4 {
+            _ = ledger.frameInterval(noting: FrameInfo(sequenceNumber: seq, presentationTime: MediaTime(seconds: Double(seq) / 30),
+                                                       width: 1, height: 1, format: .grey))
+            ledger.add(base, seconds: baseSeconds, firstPassSeconds: nil)
+        }
+        return ledger
+    }
+
+    @Test("with several scanners, harder passes run on all but one, and only while those left keep up on the cheapest pass")
+    func oneScannerStaysOnTheCheapestPass() {
+        /// Each claim in turn on `ledger`, with `scanners` scanners: whether it was granted.
+        func claims(_ ledger: inout EffortLedger, _ count: Int, scanners: Int, base: Set<DecoderPass> = [.zxingFast]) -> [Bool] {
+            (0..<count).map { _ in ledger.claimHarderPasses(base: base, scanners: scanners) }
+        }
+        // Two scanners, a 3 ms cheapest pass, frames 33 ms apart: one may go on to harder passes,
+        // the other stays for the next frames; a released place can be taken again.
+        var quick = ledger(baseSeconds: 0.003)
+        let two = claims(&quick, 2, scanners: 2)
+        #expect(two == [true, false])
+        quick.releaseHarderPasses()
+        let again = claims(&quick, 1, scanners: 2)
+        #expect(again == [true])
+        // Three scanners: two may, while one left alone keeps up.
+        var three = ledger(baseSeconds: 0.003)
+        let ofThree = claims(&three, 3, scanners: 3)
+        #expect(ofThree == [true, true, false])
+        // A cheapest pass near the frame interval (30 ms of 33): one scanner left could not keep
+        // up; two left can (30 ms <= 0.8 x 2 x 33 ms).
+        var slow = ledger(baseSeconds: 0.030)
+        let slowTwo = claims(&slow, 1, scanners: 2)
+        #expect(slowTwo == [false])
+        let slowThree = claims(&slow, 2, scanners: 3)
+        #expect(slowThree == [true, false])
+        // Before every base pass's cost is known: no.
+        var unknown = ledger(baseSeconds: 0.003)
+        let withZbar = claims(&unknown, 1, scanners: 2, base: [.zxingFast, .zbar])
+        #expect(withZbar == [false])
+        // One scanner: the frame's own time budget decides, not this.
+        let one = claims(&slow, 1, scanners: 1)
+        #expect(one == [true])
+    }
+
     @Test("a pass's expected cost follows this frame's first-pass time and is never below its own recent p99")
     func expectedCostScalesWithTheFirstPass() {
         var ledger = EffortLedger()

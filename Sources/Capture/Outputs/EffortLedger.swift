@@ -49,6 +49,35 @@ struct EffortLedger: Sendable {
     /// above the estimate and frames that arrive early.
     static let budgetShare = 0.8
 
+    /// Scanners running harder passes now (each between `claimHarderPasses` and `releaseHarderPasses`).
+    private(set) var scannersOnHarderPasses = 0
+
+    /// Whether a scanner may run harder passes on its frame now, and if so holds its place until
+    /// `releaseHarderPasses`: with one scanner, always (the frame's own budget decides); with
+    /// several, only while the scanners left on the cheapest passes (`base`) keep up with the
+    /// frames, by their recent 99th percentile (at most `budgetShare` of the frame interval times
+    /// those scanners) and at least one is left. A frame then never waits for a harder pass, so
+    /// `auto` drops no frame as late that `fast` would have scanned. `false` before the base
+    /// passes' cost and the frame interval are known.
+    mutating func claimHarderPasses(base: Set<DecoderPass>, scanners: Int) -> Bool {
+        guard scanners > 1 else { return true }
+        let left = scanners - scannersOnHarderPasses - 1
+        guard left >= 1, let interval = intervals.median else { return false }
+        var baseCost = 0.0
+        for pass in base {
+            guard let p99 = passTimes[pass]?.percentiles()?.p99 else { return false }
+            baseCost += p99
+        }
+        guard baseCost <= Double(left) * interval * Self.budgetShare else { return false }
+        scannersOnHarderPasses += 1
+        return true
+    }
+
+    /// Gives back the place `claimHarderPasses` held.
+    mutating func releaseHarderPasses() {
+        scannersOnHarderPasses = max(0, scannersOnHarderPasses - 1)
+    }
+
     /// Notes `frame`'s presentation time and returns the source's frame interval in seconds (the
     /// median of recent intervals between frames); `nil` until two frames in order were seen.
     mutating func frameInterval(noting frame: FrameInfo) -> Double? {

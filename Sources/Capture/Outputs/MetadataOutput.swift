@@ -235,7 +235,9 @@ public final class MetadataOutput: @unchecked Sendable {
         /// zxing-cpp pass, or a code read within `EffortLedger.recentFrames` frames and not yet
         /// in this one — and only when its expected cost (`EffortLedger.expectedCost`: scaled by
         /// this frame's first-pass time) fits in what is left of the frame's budget (frame
-        /// interval × scanning threads × `EffortLedger.budgetShare`); one that does not fit is cut.
+        /// interval × scanning threads × `EffortLedger.budgetShare`) and, with several scanners,
+        /// while the others keep up with the frames on the cheapest passes
+        /// (`EffortLedger.claimHarderPasses`); one that does not fit is cut.
         public func scanReport(_ frame: VideoFrame) -> ScanReport {
             let settings = output.settings
             let region = settings.rectOfInterest == .full ? nil
@@ -255,6 +257,8 @@ public final class MetadataOutput: @unchecked Sendable {
             var report = ScanReport(codes: [], passesRun: [], passesCut: [])
             var undecoded = 0
             var firstPassTime: Duration?
+            var holdsHarderPlace = false
+            defer { if holdsHarderPlace { output.withEffortLedger { $0.releaseHarderPasses() } } }
             for pass in passes {
                 if !base.contains(pass) {
                     if settings.effort == .fast { continue }
@@ -264,6 +268,10 @@ public final class MetadataOutput: @unchecked Sendable {
                         let expected = output.withEffortLedger { $0.expectedCost(of: pass, firstPassSeconds: first) }
                         let elapsed = MetadataOutput.seconds(ContinuousClock.now - start)
                         guard let budget, elapsed + expected <= budget else { report.passesCut.append(pass); continue }
+                        if !holdsHarderPlace {
+                            holdsHarderPlace = output.withEffortLedger { $0.claimHarderPasses(base: base, scanners: output.scanningThreads) }
+                            guard holdsHarderPlace else { report.passesCut.append(pass); continue }
+                        }
                     }
                 }
                 output.notePass(pass, seq: info.sequenceNumber, scanner: id)
