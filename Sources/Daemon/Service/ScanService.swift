@@ -63,20 +63,6 @@ public final class ScanService: Service, @unchecked Sendable {
         var metrics: ServiceMetrics
         /// Made on the first write of a `metrics.textfile`.
         var textfileWriter: MetricsTextfileWriter?
-        /// Scans found past `scan_timeout_seconds`, over the run.
-        var scansStuck = 0
-        /// The stuck scans already logged and counted (scanner and seq), while they last.
-        var stuckReported: Set<StuckKey> = []
-        /// Whether the run was told to end for a stuck scan.
-        var endingForStuckScan = false
-        /// When the process did not run (stopped, suspended), as the status loop saw it: a scan
-        /// is timed without them.
-        var pauses = ProcessPauses(interval: ScanService.statusInterval)
-    }
-
-    private struct StuckKey: Hashable {
-        var scanner: Int
-        var seq: UInt64
     }
 
     /// How `run` learns that its sessions ended or that a stuck scan ends the run.
@@ -93,6 +79,8 @@ public final class ScanService: Service, @unchecked Sendable {
     /// session: one snapshot directory, one broker connection for the whole run.
     private let handlers: [any ResultsHandler]
     private let state: LockedValue<State>
+    /// Scans past `scan_timeout_seconds`, checked by the status loop.
+    private let stuckScans = StuckScanWatch(interval: ScanService.statusInterval)
     /// Test seam: runs after a session's parts are made, just before they become `current`.
     var sessionWillPublish: (@Sendable () -> Void)?
     /// Test seam: runs on the scanning thread before each pass over a frame (its seq and pass):
@@ -334,10 +322,11 @@ public final class ScanService: Service, @unchecked Sendable {
     public func counters() -> ServiceCounters {
         var counters = ServiceCounters()
         let (running, streamed) = state.withLock { state in
-            (counters.statistics, counters.codesEmitted, counters.deviceReopens, counters.controlFailures, counters.scansStuck)
-                = (state.totals, state.totalEmitted, state.totalReopens, state.totalControlFailures, state.scansStuck)
+            (counters.statistics, counters.codesEmitted, counters.deviceReopens, counters.controlFailures)
+                = (state.totals, state.totalEmitted, state.totalReopens, state.totalControlFailures)
             return (state.current, state.currentStreamed)
         }
+        counters.scansStuck = stuckScans.count
         if let running {  // its counts are added to the totals only when it ends
             counters.statistics.add(running.synchronizer.statistics)
             counters.codesEmitted += running.delivery.emitted
@@ -407,14 +396,12 @@ public final class ScanService: Service, @unchecked Sendable {
     /// between sessions, or `scan stuck: frame SEQ for N s (pass PASS)` while a scan has not
     /// returned within `scan_timeout_seconds`.
     public func statusLine() -> String {
-        let (running, totals, source, timeout, pauses) = state.withLock {
-            ($0.current, $0.totals, $0.options.source, $0.options.configuration.scanTimeoutSeconds, $0.pauses)
+        let (running, totals, source, timeout) = state.withLock {
+            ($0.current, $0.totals, $0.options.source, $0.options.configuration.scanTimeoutSeconds)
         }
         guard let running else { return "opening \(source)" }
-        let now = ContinuousClock.now
-        if let stuck = Self.stuckScans(running.metadata, timeout: timeout, pauses: pauses, now: now).first {
-            return "scan stuck: frame \(stuck.sequenceNumber) for \(pauses.elapsed(since: stuck.startedAt, now: now).components.seconds) s"
-                + (stuck.pass.map { " (pass \($0))" } ?? "")
+        if let (stuck, elapsed) = stuckScans.oldestStuck(running.metadata, timeout: timeout) {
+            return "scan stuck: frame \(stuck.sequenceNumber) for \(elapsed.components.seconds) s" + (stuck.pass.map { " (pass \($0))" } ?? "")
         }
         let input = running.session.input
         if let since = input.missingSince {
@@ -425,42 +412,22 @@ public final class ScanService: Service, @unchecked Sendable {
         return "scanning \(input.uri): frames=\(s.frames) codes=\(s.codes) dropped=\(s.droppedTotal)" + ServiceLines.statusPassFields(s)
     }
 
-    /// The scans under way on `metadata` for `timeout` seconds or longer, not counting the time
-    /// the process was stopped or suspended (`pauses`), oldest first.
-    private static func stuckScans(_ metadata: MetadataOutput?, timeout: Double, pauses: ProcessPauses,
-                                   now: ContinuousClock.Instant) -> [MetadataOutput.ScanInProgress] {
-        (metadata?.scansInProgress() ?? []).filter { pauses.elapsed(since: $0.startedAt, now: now) >= .seconds(timeout) }
-    }
-
-    /// Logs and counts each scan newly past `scan_timeout_seconds`, tells `events` whether one is
-    /// stuck, and without a supervisor that restarts on that, ends the run (once).
+    /// Logs each scan newly past `scan_timeout_seconds`, tells `events` whether one is stuck,
+    /// and without a supervisor that restarts on that, ends the run (once).
     private func checkForStuckScans() {
-        let now = ContinuousClock.now
-        let (metadata, timeout, pauses) = state.withLock { state in
-            state.pauses.tick(at: now)
-            return (state.current?.metadata, state.options.configuration.scanTimeoutSeconds, state.pauses)
-        }
-        let stuck = Self.stuckScans(metadata, timeout: timeout, pauses: pauses, now: now)
+        let (metadata, timeout) = state.withLock { ($0.current?.metadata, $0.options.configuration.scanTimeoutSeconds) }
         let restarts = events.restartsWhenStuck
-        let (fresh, end) = state.withLock { state in
-            let keys = stuck.map { StuckKey(scanner: $0.scanner, seq: $0.sequenceNumber) }
-            let fresh = stuck.filter { !state.stuckReported.contains(StuckKey(scanner: $0.scanner, seq: $0.sequenceNumber)) }
-            state.stuckReported = Set(keys)
-            state.scansStuck += fresh.count
-            let end = !restarts && !stuck.isEmpty && !state.endingForStuckScan
-            if end { state.endingForStuckScan = true }
-            return (fresh, end)
-        }
-        for scan in fresh {
+        let finding = stuckScans.check(metadata, timeout: timeout, endRun: !restarts)
+        for (scan, elapsed) in finding.fresh {
             logger.error("a scan did not return within scan_timeout_seconds", metadata: [
                 "seq": "\(scan.sequenceNumber)", "pass": "\(scan.pass.map { "\($0)" } ?? "-")",
-                "seconds": "\(pauses.elapsed(since: scan.startedAt, now: now).components.seconds)",
+                "seconds": "\(elapsed.components.seconds)",
                 "scan_timeout_seconds": "\(DecimalText.string(timeout, fractionDigits: 3))",
                 "action": "\(restarts ? "watchdog pings stop until it returns" : "the run ends")",
             ])
         }
-        events.scanStuck(!stuck.isEmpty)
-        if end, let first = stuck.first {
+        events.scanStuck(!finding.stuck.isEmpty)
+        if finding.endsRun, let first = finding.stuck.first {
             runEnd.yield(.stuck(ScanStuckError(timeoutSeconds: timeout, sequenceNumber: first.sequenceNumber)))
         }
     }
