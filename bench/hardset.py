@@ -20,7 +20,7 @@ QR, Aztec and DataMatrix have 4-px modules, PDF417 and 1-D codes 2-px ones, unle
 Run as a script, it makes the set and prints, for each decoder pass alone (`syncscan run --engine
 hybrid --passes P --effort max`, release build, one scanning thread, --symbologies all) which
 frames it reads: per condition, per symbology, the union of the passes, the frames only one pass
-reads and the frames none reads. bench/effort.py --set hard and bench/live.py --frames hard use it.
+reads, the frames none reads and the codes a pass reported that were not drawn. bench/effort.py --set hard and bench/live.py --frames hard use it.
 Usage: bench/hardset.py [--png DIR]   (needs: zint, ffmpeg, a Swift toolchain)
 """
 import argparse, os, struct, subprocess, sys, tempfile
@@ -154,11 +154,13 @@ def main():
                             "-frames:v", "1", os.path.join(args.png, f"{n:03d}-{name}-{condition}.png")], check=True)
     syncscan = release_syncscan()
     drawn = {(seq, n, p) for seq, (n, p, _c) in enumerate(expected)}
-    read = {}
+    read, extra = {}, {}
     for p in PASSES:
         out, _cpu = effort.cpu_of([syncscan, "run", "--source", frames, *effort.BASE,
                                    "--engine", "hybrid", "--passes", p, "--effort", "max"])
-        read[p] = {seq for seq, *_ in effort.reads(out)[0] & drawn}
+        found = effort.reads(out)[0]
+        read[p] = {seq for seq, *_ in found & drawn}
+        extra[p] = sorted(found - drawn)
     conds = list(dict.fromkeys(c for *_x, c in expected))
     names = [c[0] for c in CODES]
     print(f"hard set: {len(expected)} frames 1280x720, one code each, --symbologies all, 1 scanning thread; "
@@ -175,6 +177,9 @@ def main():
         print(f"  read by {p} alone: {len(only)} " + " ".join(f"{s}:{expected[s][0]}/{expected[s][2]}" for s in only))
     none = [s for s in range(len(expected)) if not any(s in read[p] for p in PASSES)]
     print(f"  read by no pass: {len(none)} " + " ".join(f"{s}:{expected[s][0]}/{expected[s][2]}" for s in none))
+    for p in PASSES:
+        print(f"  reported by {p} but not drawn: " + (", ".join(
+            f"frame {s} ({expected[s][0]}/{expected[s][2]}): {n} {d!r}" for s, n, d in extra[p]) or "none"))
 
 
 if __name__ == "__main__":
