@@ -1,20 +1,25 @@
 #!/usr/bin/env python3
 """Reads and CPU per frame of each decoder pass alone and of each effort, on codes made hard on purpose.
 
-The frames are bench/recall.py's (1280x720 GREY, one code each: QR, Micro QR, Aztec, DataMatrix,
-PDF417, EAN-13, Code 128 at two sizes, clean, blurred, rotated, low contrast, noisy). Each row is
+The frames are bench/recall.py's (--set recall, the default: 1280x720 GREY, one code each: QR, Micro
+QR, Aztec, DataMatrix, PDF417, EAN-13, Code 128 at two sizes, clean, blurred, rotated, low contrast,
+noisy) or bench/hardset.py's (--set hard: keystone, motion blur, low light with noise, JPEG, glare,
+inverted, 1-pixel 1-D modules, two conditions combined). Each row is
 one `syncscan run` (release build, one scanning thread, duplicate suppression off, --symbologies
 all): a pass alone (`--engine hybrid --passes P`), then each effort of the zxing and hybrid
 engines on the file (where `auto` runs every pass, as `max` does), then `auto` and `fast` on the
 same frames fed as a live pipe at --fps (where `auto` runs a harder pass only on evidence and
 within the frame's time). Prints codes read (of those drawn), CPU ms per frame (user + system,
-median of --runs) and, for the pipe, frames dropped as lateData in each run.
-Usage: bench/effort.py [--runs 3] [--fps 10]   (needs: zint, ffmpeg, a Swift toolchain)
+median of --runs) and, for the pipe, frames dropped as lateData in each run. Then the union of the
+passes alone, and whether each engine's `auto` on the file read every frame of that union its
+passes read ("auto >= union: yes/no", listing the frames it missed).
+Usage: bench/effort.py [--set recall|hard] [--runs 3] [--fps 10]   (needs: zint, ffmpeg, a Swift toolchain)
 """
 import argparse, base64, json, os, statistics, subprocess, sys, threading, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from recall import OUT, W, H, make_frames  # noqa: E402
+import hardset, recall  # noqa: E402
+from recall import OUT, W, H  # noqa: E402
 from run import release_syncscan  # noqa: E402
 
 BASE = ["--symbologies", "all", "--scanning-threads", "1", "--duplicate-window", "0", "--log-level", "error"]
@@ -71,10 +76,16 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--fps", type=int, default=10, help="frame rate of the live pipe rows")
+    ap.add_argument("--set", choices=["recall", "hard"], default="recall",
+                    help="the frames: bench/recall.py's (default) or bench/hardset.py's")
     args = ap.parse_args()
     os.makedirs(OUT, exist_ok=True)
-    frames = os.path.join(OUT, "recall-1280x720.y4m")
-    expected = make_frames(frames)
+    if args.set == "hard":
+        frames = hardset.frames_path()
+        expected = hardset.make_frames(frames)
+    else:
+        frames = os.path.join(OUT, "recall-1280x720.y4m")
+        expected = recall.make_frames(frames)
     drawn = {(seq, n, p) for seq, (n, p, *_r) in enumerate(expected)}
     syncscan = release_syncscan()
     rows = [(f"pass {p}", ["--engine", "hybrid", "--passes", p, "--effort", "max"], False)
@@ -82,10 +93,10 @@ def main():
     rows += [(f"{e} {x} (file)", ["--engine", e, "--effort", x], False) for e in ["zxing", "hybrid"] for x in ["fast", "auto", "max"]]
     rows += [(f"{e} {x} (pipe {args.fps} fps)", ["--engine", e, "--effort", x, "--emit-frames"], True)
              for e in ["zxing", "hybrid"] for x in ["fast", "auto"]]
-    print(f"effort: {len(expected)} frames 1280x720 (bench/recall.py's), --symbologies all, 1 scanning thread, "
+    print(f"effort: {len(expected)} frames 1280x720 (bench/{'hardset' if args.set == 'hard' else 'recall'}.py's), --symbologies all, 1 scanning thread, "
           f"{args.runs} runs (CPU median)")
     print(f"  {'':32s} {'read':>8s} {'CPU ms/frame':>13s} {'lateData':>9s}  codes by pass")
-    union = set()
+    union, alone, on_file = set(), {}, {}
     for name, flags, live in rows:
         cpu, found, passes, late = [], set(), {}, []
         for _ in range(args.runs):
@@ -96,9 +107,20 @@ def main():
             cpu.append(seconds)
         if name.startswith("pass "):
             union |= found & drawn
+            alone[name[5:]] = found & drawn
+        elif not live:
+            on_file[name] = found & drawn
         print(f"  {name:32s} {len(found & drawn):>4d}/{len(expected):<3d} {1000 * statistics.median(cpu) / len(expected):>13.1f} "
               f"{(','.join(map(str, late)) if live else '-'):>9s}  {', '.join(f'{k}:{v}' for k, v in sorted(passes.items()))}")
     print(f"  union of the passes alone: {len(union)}/{len(expected)}")
+    for engine, passes in [("zxing", ["zxing-fast", "zxing-full", "zxing-histogram"]),
+                           ("hybrid", ["zxing-fast", "zbar", "zxing-full", "zxing-histogram"])]:
+        theirs = set().union(*(alone[p] for p in passes))
+        auto = on_file[f"{engine} auto (file)"]
+        missed = sorted(theirs - auto)
+        print(f"  {engine} auto (file) {len(auto)}, union of its passes alone ({'+'.join(passes)}) {len(theirs)}: "
+              f"auto >= union: {'yes' if not missed else 'no'}"
+              + (f" (missed {', '.join(f'{s}:{n}/{expected[s][-1]}' for s, n, _p in missed)})" if missed else ""))
 
 
 if __name__ == "__main__":
