@@ -263,6 +263,18 @@ private func degradedFrames() throws -> [(name: String, frame: GreyFrame)] {
         // Never less than the pass's own recent 99th percentile, however fast the first pass was.
         #expect(abs(ledger.expectedCost(of: .zxingFull, firstPassSeconds: 0.0001) - 0.040) < 1e-9)
     }
+
+    @Test("with several scanners the expected cost is the typical one, so one slow frame does not cut the pass for good")
+    func severalScannersExpectTheTypicalCost() {
+        var ledger = EffortLedger()
+        #expect(abs(ledger.expectedCost(of: .zxingFull, firstPassSeconds: 0.002, scanners: 2) - 0.002 * EffortLedger.typicalRatio) < 1e-9)
+        for _ in 0..<5 { ledger.add(.zxingFull, seconds: 0.010, firstPassSeconds: 0.002) }
+        ledger.add(.zxingFull, seconds: 0.060, firstPassSeconds: 0.002)   // one noisy frame: 30 times
+        #expect(abs(ledger.expectedCost(of: .zxingFull, firstPassSeconds: 0.002, scanners: 2) - 0.010) < 1e-9)
+        #expect(abs(ledger.expectedCost(of: .zxingFull, firstPassSeconds: 0.004, scanners: 2) - 0.020) < 1e-9)
+        // One scanner: the slow frame counts.
+        #expect(abs(ledger.expectedCost(of: .zxingFull, firstPassSeconds: 0.002) - 0.060) < 1e-9)
+    }
 }
 
 @Suite(.offThePool) struct EffortSessionTests {

@@ -28,22 +28,35 @@ struct EffortLedger: Sendable {
         }
     }
 
-    /// What `pass` is expected to cost on a frame whose first pass took `firstPassSeconds`; `nil`
-    /// before it ran. A pass's cost follows the frame's content (noise, texture, many candidate
-    /// codes), and so does the first pass's, though not always in proportion (noise can slow
-    /// the GlobalHistogram pass 30 times more than zxing-fast): the estimate is the larger of
-    /// the pass's recent 99th percentile and its largest recent multiple (99th percentile) of
-    /// the first pass's time applied to this frame's. Erring long only cuts a pass; erring short
-    /// makes the next frame late. Before `pass` has run, `unknownRatio` times the first pass's time.
-    func expectedCost(of pass: DecoderPass, firstPassSeconds: Double) -> Double {
-        guard let p99 = passTimes[pass]?.percentiles()?.p99 else { return Self.unknownRatio * firstPassSeconds }
-        return max(p99, (ratios[pass]?.percentiles()?.p99 ?? 0) * firstPassSeconds)
+    /// What `pass` is expected to cost on a frame whose first pass took `firstPassSeconds`. A
+    /// pass's cost follows the frame's content (noise, texture, many candidate codes), and so
+    /// does the first pass's, though not always in proportion (noise can slow the GlobalHistogram
+    /// pass 30 times more than zxing-fast).
+    ///
+    /// With one scanner (`scanners` 1) a pass that runs long makes the next frame late, so the
+    /// estimate errs long: the larger of the pass's recent 99th percentile and its largest recent
+    /// multiple (99th percentile) of the first pass's time applied to this frame's; before it has
+    /// run, `unknownRatio` times the first pass's time. With several, a frame never waits for a
+    /// harder pass (`claimHarderPasses` keeps a scanner on the cheapest ones), so a long pass only
+    /// delays its own frame's lines: the estimate is the typical cost (the medians), and before
+    /// the pass has run, `typicalRatio` times the first pass's time. Erring long there would cut
+    /// the pass for good, since a pass that never runs never shows its real cost.
+    func expectedCost(of pass: DecoderPass, firstPassSeconds: Double, scanners: Int = 1) -> Double {
+        let typical = scanners > 1
+        guard let own = passTimes[pass]?.percentiles() else {
+            return (typical ? Self.typicalRatio : Self.unknownRatio) * firstPassSeconds
+        }
+        let ratio = ratios[pass]?.percentiles()
+        return typical ? max(own.p50, (ratio?.p50 ?? 0) * firstPassSeconds) : max(own.p99, (ratio?.p99 ?? 0) * firstPassSeconds)
     }
 
-    /// A harder pass's cost, as a multiple of the first pass's, assumed before it has run: zxing-cpp's
-    /// full passes and zbar measure 4–6 times zxing-fast's median on 1280x720 frames, and up to
-    /// 30 times on noisy ones, where zxing-fast itself is quick.
+    /// A harder pass's cost, as a multiple of the first pass's, assumed before it has run, erring
+    /// long: zxing-cpp's full passes and zbar measure 4–6 times zxing-fast's median on 1280x720
+    /// frames, and up to 30 times on noisy ones, where zxing-fast itself is quick.
     static let unknownRatio = 20.0
+
+    /// The same, typical: 4–6 times zxing-fast's median on 1280x720 frames.
+    static let typicalRatio = 5.0
 
     /// The share of a frame's time budget the passes may plan to fill: the rest absorbs costs
     /// above the estimate and frames that arrive early.

@@ -265,7 +265,7 @@ public final class MetadataOutput: @unchecked Sendable {
                     if adaptive {
                         guard undecoded > 0 || !recent.isSubset(of: read) else { continue }
                         let first = MetadataOutput.seconds(firstPassTime ?? .zero)
-                        let expected = output.withEffortLedger { $0.expectedCost(of: pass, firstPassSeconds: first) }
+                        let expected = output.withEffortLedger { $0.expectedCost(of: pass, firstPassSeconds: first, scanners: output.scanningThreads) }
                         let elapsed = MetadataOutput.seconds(ContinuousClock.now - start)
                         guard let budget, elapsed + expected <= budget else { report.passesCut.append(pass); continue }
                         if !holdsHarderPlace {
