@@ -13,6 +13,7 @@ public final class SystemdServiceEvents: ServiceEvents {
     private let notifier: SystemdNotifier
     private let pingEvery: Duration?
     private let state = LockedValue(State())
+    private let now: @Sendable () -> ContinuousClock.Instant
 
     private struct State {
         var lastPing: ContinuousClock.Instant?
@@ -20,8 +21,10 @@ public final class SystemdServiceEvents: ServiceEvents {
         var scanStuck = false
     }
 
-    public init(notifier: SystemdNotifier) {
+    /// - Parameter now: the clock pings are spaced by (tests give their own).
+    public init(notifier: SystemdNotifier, now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
         self.notifier = notifier
+        self.now = now
         // Twice as often as systemd asks, so one late frame does not miss the deadline.
         self.pingEvery = notifier.watchdogPingInterval.map { $0 / 2 }
     }
@@ -59,7 +62,7 @@ public final class SystemdServiceEvents: ServiceEvents {
 
     private func ping(force: Bool) {
         guard let pingEvery else { return }
-        let now = ContinuousClock.now
+        let now = self.now()
         let due = state.withLock { s -> Bool in
             guard !s.stopping, !s.scanStuck else { return false }
             if !force, let last = s.lastPing, now - last < pingEvery { return false }

@@ -153,13 +153,18 @@ private func expectLedgerComplete(_ collections: [SynchronizedDataCollection], f
         let session = CaptureSession(input: source, logger: logger)
         let recorder = CollectionRecorder()
         let sync = DataOutputSynchronizer { recorder.append($0) }
-        let task = Task { try await session.run(synchronizer: sync) }
-        // Wait for frames to flow (however loaded the machine), then cancel.
-        for _ in 0..<500 where recorder.collections.count < 5 { try await Task.sleep(for: .milliseconds(20)) }
-        task.cancel()
-        _ = try await task.value
+        // The session runs in a child task, on this suite's executor: a `Task {}` would run on
+        // Swift's concurrency pool, and with the pool's threads blocked elsewhere it does not
+        // start at all (0 collections, however long the test waits).
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await session.run(synchronizer: sync) }
+            // Frames flow (the event, however loaded the machine), then the task is cancelled.
+            #expect(waitUntil { recorder.collections.count >= 5 }, "frames flowing before the cancel")
+            group.cancelAll()
+            try await group.waitForAll()
+        }
         let n = recorder.collections.count
-        #expect(n > 0 && n < 100_000)
+        #expect(n >= 5 && n < 100_000)
         #expect(recorder.collections.map(\.sequenceNumber) == Array(0..<UInt64(n)))
     }
 }

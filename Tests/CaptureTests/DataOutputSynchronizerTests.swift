@@ -93,24 +93,26 @@ private func dropped(_ seq: UInt64, _ reason: DroppedReason) -> SynchronizedData
             if c.sequenceNumber == 0 {
                 steps.withLock { $0.entered = true }
                 steps.broadcast()
-                steps.withLock(when: { $0.released }, deadline: .now + .seconds(30)) { _, _ in }
+                steps.withLock(when: { $0.released }, deadline: .now + hangTimeout) { _, _ in }
             }
             recorder.append(c)
         }
         Thread { sync.open(0, with: scanned(0)) }.start()   // delivers seq 0, which blocks
-        #expect(waitUntil(timeout: .seconds(5), every: .milliseconds(1)) { steps.withLock { $0.entered } })
+        #expect(waitUntil(every: .milliseconds(1)) { steps.withLock { $0.entered } })
         Thread {
             _ = sync.statistics
             sync.open(1); sync.fill(scanned(1))               // queued behind the blocked delivery
             _ = sync.pendingCount
             steps.withLock { $0.readDone = true }
         }.start()
-        let unblocked = waitUntil(timeout: .seconds(2), every: .milliseconds(1)) { steps.withLock { $0.readDone } }
+        // The delivery stays blocked until the test releases it: had statistics/open/fill waited
+        // for it, they would never be done (only the hang deadline would end the wait).
+        let unblocked = waitUntil(every: .milliseconds(1)) { steps.withLock { $0.readDone } }
         #expect(unblocked, "statistics/open/fill waited for the blocked delivery")
+        #expect(!steps.withLock { $0.released })
         steps.withLock { $0.released = true }
         steps.broadcast()
-        if !unblocked { waitUntil(timeout: .seconds(5)) { steps.withLock { $0.readDone } } }
-        waitUntil(timeout: .seconds(5)) { recorder.collections.count >= 2 }
+        waitUntil { recorder.collections.count >= 2 }
         #expect(recorder.collections.map(\.sequenceNumber) == [0, 1])
         #expect(sync.statistics.frames == 2)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import SystemCalls
 import Media
 import TestSupport
 import Testing
@@ -72,16 +73,20 @@ private func patternFrame(_ format: PixelFormat, width: Int = 16, height: Int = 
         #expect(pool.copy(frame, wait: true) == nil && pool.skipped == 1)
         // Delivered (with a handler that frees it): the copy waits for it.
         first?.markDelivered()
-        let started = ContinuousClock.now
-        let release = Task.detached { [first] in
-            try await Task.sleep(for: .milliseconds(200))
-            withExtendedLifetime(first) {}
-        }
+        // Released from a thread of its own once the copy below is waiting (or about to): the
+        // copy must return only after that release, however long the machine takes. The thread
+        // takes the copy out of a box (its closure would keep a capture alive with the thread).
+        let released = LockedValue(false)
+        let box = LockedValue(first)
         first = nil
+        Thread {
+            pause(.milliseconds(200))
+            released.withLock { $0 = true }
+            box.withLock { $0 = nil }
+        }.start()
         let second = pool.copy(frame, wait: true)
+        #expect(released.withLock { $0 }, "the copy returned before the delivered copy was released")
         #expect(second != nil && pool.skipped == 1)
-        #expect(ContinuousClock.now - started >= .milliseconds(150))
-        try await release.value
     }
 }
 

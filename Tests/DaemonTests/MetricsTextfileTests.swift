@@ -85,9 +85,10 @@ private func counters(scanned: Int, late: Int, qr: Int, ean: Int, emitted: Int, 
         guard case .success = MetricsTextfileWriter.replace(path, with: contents[0]) else { Issue.record("first write failed"); return }
         // The reader (its own thread) reads until the writer is done; the writer replaces the file
         // at least 400 times and until the reader has read 100 times meanwhile, however busy the
-        // machine (a 60 s guard against a hang).
+        // machine (`hangTimeout` guards against a hang). The reader is a child task of the test
+        // (its executor, not Swift's pool) running on a thread of its own.
         let progress = LockedValue((reads: 0, writerDone: false))
-        let reader = Task { try await runOnThread(name: "prom-reader") { () -> Int in
+        async let tornReads = runOnThread(name: "prom-reader") { () -> Int in
             var torn = 0
             while !progress.withLock({ $0.writerDone }) {
                 guard let data = FileManager.default.contents(atPath: path.string) else { torn += 1; continue }
@@ -95,15 +96,15 @@ private func counters(scanned: Int, late: Int, qr: Int, ean: Int, emitted: Int, 
                 progress.withLock { $0.reads += 1 }
             }
             return torn
-        } }
+        }
         var writes = 0
-        let guardDeadline = ContinuousClock.now + .seconds(60)
+        let guardDeadline = ContinuousClock.now + hangTimeout
         while (writes < 400 || progress.withLock({ $0.reads }) < 100) && ContinuousClock.now < guardDeadline {
             guard case .success = MetricsTextfileWriter.replace(path, with: contents[writes % 2]) else { Issue.record("write \(writes) failed"); break }
             writes += 1
         }
         progress.withLock { $0.writerDone = true }
-        let torn = try await reader.value
+        let torn = await tornReads
         let reads = progress.withLock { $0.reads }
         #expect(reads >= 100 && torn == 0, "\(reads) reads during \(writes) replacements, \(torn) missing or partial")
         #expect(directory.entries == ["syncscan.prom"], "left behind: \(directory.entries)")
@@ -120,7 +121,7 @@ private func counters(scanned: Int, late: Int, qr: Int, ean: Int, emitted: Int, 
         let content = Array("syncscan_up{source=\"y4m:-\"} 1\n".utf8)
         func submitAndWait(_ path: FilePath, expectingFailures expected: Int) {
             writer.submit(content, to: path)
-            waitUntil(timeout: .seconds(5)) { writer.failures >= expected }
+            #expect(waitUntil { writer.failures >= expected }, "failures counted: \(writer.failures) of \(expected)")
         }
         func settle() { pause(.milliseconds(200)) }
 
@@ -156,7 +157,7 @@ private func counters(scanned: Int, late: Int, qr: Int, ean: Int, emitted: Int, 
         // Fixed (the directory made): the next write lands, and that is logged too.
         try FileManager.default.createDirectory(atPath: missing.removingLastComponent().string, withIntermediateDirectories: true)
         writer.submit(content, to: missing)
-        waitUntil(timeout: .seconds(5)) { log.contains("written again") }
+        #expect(waitUntil { log.contains("written again") })
         #expect(FileManager.default.contents(atPath: missing.string).map([UInt8].init) == content)
         #expect(writer.failures == 6)
     }

@@ -75,12 +75,14 @@ private final class OutputFile {
             if !hooked.withLock({ h in defer { h = true }; return h }) { service.reload(reloaded) }
         }
         let done = LockedValue(false)
-        let task = Task { defer { done.withLock { $0 = true } }; try await service.run() }
-        // Alone this takes 0.06 s. The deadline only ends a lost reload's endless session, so it is
-        // generous: in the parallel suite on 2 cores, tests that block their pool thread for seconds
-        // (the daemon and broker runs) held both pool threads for 13 s once, and 10 s was missed.
-        let deadline = ContinuousClock.now + .seconds(60)
-        while !done.withLock({ $0 }) && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        // On the suite's executor: a `Task {}` runs on Swift's pool, where it does not start while
+        // blocked threads hold the pool. The wait ends at the event; its deadline only ends a lost
+        // reload's endless session.
+        let task = Task(executorPreference: ThreadPerBlockingJobExecutor.shared) {
+            defer { done.withLock { $0 = true } }
+            try await service.run()
+        }
+        waitUntil(every: .milliseconds(20)) { done.withLock { $0 } }
         let lost = !done.withLock { $0 }
         #expect(!lost, "the reload was lost: the first session still runs")
         if lost { close(fds[1]); writeEndOpen = false }   // end the first session's stream so the test ends
@@ -104,16 +106,11 @@ private final class OutputFile {
         let log = LogRecorder()
         let logger = log.logger
         let service = ScanService(options: options(source: "y4m:/proc/self/fd/\(fds[0])"), writer: writer, logger: logger) { _ in }
-        let task = Task { try await service.run() }
-        while !log.contains("y4m input opened") { try await Task.sleep(for: .milliseconds(20)) }
+        let task = Task(executorPreference: ThreadPerBlockingJobExecutor.shared) { try await service.run() }
+        #expect(waitUntil(every: .milliseconds(20)) { log.contains("y4m input opened") })
         service.reload(options(source: broken.path))
-        // Alone this takes 0.06 s. The deadline only ends a lost reload's endless session, so it is
-        // generous: in the parallel suite on 2 cores, tests that block their pool thread for seconds
-        // (the daemon and broker runs) held both pool threads for 13 s once, and 10 s was missed.
-        let deadline = ContinuousClock.now + .seconds(60)
-        while !log.contains("returning to the previous configuration") && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        // The event; the deadline only ends a lost reload's endless session.
+        waitUntil(every: .milliseconds(20)) { log.contains("returning to the previous configuration") }
         #expect(log.contains("returning to the previous configuration"), "log: \(log.all.map(\.message))")
         // The previous source is opened again: it reads a new stream from the pipe.
         send(try y4m(frames: 3, text: "fallback"))

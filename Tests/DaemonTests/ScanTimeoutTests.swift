@@ -77,9 +77,9 @@ private final class Finished: Sendable {
         let gate = Gate(seq: 3)
         service.passWillRun = { seq, _ in gate.hold(seq) }
         let finished = Finished()
-        let task = Task { defer { finished.set() }; try await service.run() }
+        let task = Task(executorPreference: ThreadPerBlockingJobExecutor.shared) { defer { finished.set() }; try await service.run() }
         var messages: [String] = []
-        let noticed = waitUntil(timeout: .seconds(30)) {
+        let noticed = waitUntil {
             messages += listener.receivedMessages()
             return messages.contains { $0.hasPrefix("STATUS=scan stuck: frame 3 for ") } && log.contains("a scan did not return")
         }
@@ -121,8 +121,8 @@ private final class Finished: Sendable {
         defer { gate.open() }
         service.passWillRun = { seq, _ in gate.hold(seq) }
         let finished = Finished()
-        let task = Task { defer { finished.set() }; try await service.run() }
-        let ended = waitUntil(timeout: .seconds(30)) { finished.value }
+        let task = Task(executorPreference: ThreadPerBlockingJobExecutor.shared) { defer { finished.set() }; try await service.run() }
+        let ended = waitUntil { finished.value }
         #expect(ended, "the run did not end; log: \(log.all.map(\.line))")
         guard ended else { gate.open(); _ = try? await task.value; return }
         do {

@@ -2,6 +2,7 @@ import Daemon
 import Foundation
 import Logging
 import TestSupport
+import SystemCalls
 import Testing
 
 #if canImport(Glibc)
@@ -194,6 +195,35 @@ let quietLogger = Logger(label: "syncscan.test.notifier") { _ in SwiftLogNoOpLog
         events.sourceMissing()
         events.status("late")
         #expect(listener.receivedMessages() == ["WATCHDOG=1", "STATUS=waiting for v4l2:/dev/video0 (gone 3 s)", "STOPPING=1"])
+    }
+
+    /// With WatchdogSec=1s: a ping at READY, then one per quarter second of delivered frames
+    /// (frames 50 ms apart on the clock the events are given), so no two are more than half
+    /// the watchdog interval apart while frames flow; none while they do not.
+    @Test func pingsRideOnDeliveredFramesAtMostEveryQuarterOfTheTimeout() throws {
+        let listener = try NotifySocketListener()
+        let notifier = SystemdNotifier(environment: ["NOTIFY_SOCKET": listener.notifySocket, "WATCHDOG_USEC": "1000000"],
+                                       logger: quietLogger)
+        let start = ContinuousClock.now
+        let clock = LockedValue(start)
+        let events = SystemdServiceEvents(notifier: notifier, now: { clock.withLock { $0 } })
+        var pings: [Duration] = [], others: [String] = []
+        func received() {
+            for message in listener.receivedMessages() {
+                if message == "WATCHDOG=1" { pings.append(clock.withLock { $0 } - start) } else { others.append(message) }
+            }
+        }
+        events.streaming()
+        received()
+        for frame in 1...60 {                                   // 3 s of frames
+            clock.withLock { $0 = start + .milliseconds(50 * frame) }
+            events.frameDelivered()
+            received()
+        }
+        clock.withLock { $0 = start + .seconds(10) }             // then 7 s without a frame
+        received()
+        #expect(others == ["READY=1"])
+        #expect(pings == [.zero] + stride(from: 250, through: 3000, by: 250).map { Duration.milliseconds($0) }, "\(pings)")
     }
 }
 

@@ -10,7 +10,8 @@ import Testing
         switch MQTTConnection.connect(MQTTConnection.Options(host: "127.0.0.1", port: 1)) {
         case .failure(let error): failure = error
         case .success(let connection):
-            for _ in 0..<20 where failure == nil {
+            let deadline = ContinuousClock.now + hangTimeout
+            while failure == nil && ContinuousClock.now < deadline {
                 let (events, error) = connection.loop(timeout: .milliseconds(50))
                 failure = error ?? events.compactMap { if case .disconnected(let e) = $0 { e } else { nil } }.first
             }
@@ -24,7 +25,8 @@ import Testing
         let broker = try MosquittoBroker()
         let connection = try MQTTConnection.connect(MQTTConnection.Options(host: "127.0.0.1", port: broker.port)).get()
         var connected = false
-        for _ in 0..<200 where !connected {
+        let deadline = ContinuousClock.now + hangTimeout
+        while !connected && ContinuousClock.now < deadline {
             let (events, failure) = connection.loop(timeout: .milliseconds(50))
             try #require(failure == nil, "\(failure!)")
             connected = events.contains(.connected)
@@ -33,17 +35,18 @@ import Testing
         // Published and acknowledged through the same loop.
         let mid = try connection.publish(MQTTConnection.Message(topic: "syncscan/test", payload: Array("x".utf8), qos: 1)).get()
         var acknowledged = false
-        for _ in 0..<200 where !acknowledged {
+        while !acknowledged && ContinuousClock.now < deadline {
             acknowledged = connection.loop(timeout: .milliseconds(50)).events.contains(.published(mid: mid))
         }
         #expect(acknowledged)
-        // Idle now (keepalive 30 s): only the owner's descriptor can end a 20 s wait early.
+        // Idle now (keepalive 30 s): only the owner's descriptor can end a wait as long as the
+        // hang deadline early (half of it is far more than any stop of the process lasts).
         let wake = try FileDescriptor.pipe()
         defer { try? wake.readEnd.close(); try? wake.writeEnd.close() }
         _ = try wake.writeEnd.writeAll([1])
         let start = ContinuousClock.now
-        let (events, failure) = connection.loop(timeout: .seconds(20), wake: wake.readEnd)
-        #expect(ContinuousClock.now - start < .seconds(10))
+        let (events, failure) = connection.loop(timeout: hangTimeout, wake: wake.readEnd)
+        #expect(ContinuousClock.now - start < hangTimeout / 2)
         #expect(events.isEmpty && failure == nil)
     }
 }

@@ -15,6 +15,28 @@ private struct Pipe2 {
     }
 }
 
+/// Reads `fd` to its end on a thread of its own (a blocking read never holds a thread of Swift's
+/// concurrency pool); `bytes()` waits for the end.
+private final class PipeReader: @unchecked Sendable {
+    private let result = LockedValue<Result<[UInt8], any Error>?>(nil)
+
+    init(_ fd: FileDescriptor) {
+        Thread { [result] in
+            let read = Result<[UInt8], any Error> { try readAll(fd) }
+            result.withLock { $0 = read }
+            result.broadcast()
+        }.start()
+    }
+
+    func bytes() throws -> [UInt8] {
+        requireOffThePool()
+        return try result.withLock(when: { $0 != nil }, deadline: .now + hangTimeout) { value, done in
+            guard done, let value else { throw IOError(call: "read", message: "the pipe was not read to its end in time", errno: .timedOut) }
+            return try value.get()
+        }
+    }
+}
+
 private func readAll(_ fd: FileDescriptor) throws -> [UInt8] {
     var out: [UInt8] = []
     var buf = [UInt8](repeating: 0, count: 65536)
@@ -26,19 +48,19 @@ private func readAll(_ fd: FileDescriptor) throws -> [UInt8] {
 }
 
 @Suite(.offThePool) struct LineWriterTests {
-    @Test func writesEveryLineInOrder() async throws {
+    @Test func writesEveryLineInOrder() throws {
         let p = try Pipe2()
         let writer = LineWriter(fileDescriptor: p.write, name: "pipe", capacity: 4, overflow: .wait)
-        let reader = Task.detached { try readAll(p.read) }
+        let reader = PipeReader(p.read)
         for i in 0..<500 { try writer.write(Array("line \(i)\n".utf8)) }
         try writer.finish()
         try p.write.close()
-        let text = String(decoding: try await reader.value, as: UTF8.self)
+        let text = String(decoding: try reader.bytes(), as: UTF8.self)
         #expect(text.split(separator: "\n").map(String.init) == (0..<500).map { "line \($0)" })
         try p.read.close()
     }
 
-    @Test func aStalledReaderMakesLinesDropNotBlock() async throws {
+    @Test func aStalledReaderMakesLinesDropNotBlock() throws {
         let p = try Pipe2()
         // Nobody reads: the pipe buffer (64 KiB) fills, then the queue of 8, then lines drop.
         let writer = LineWriter(fileDescriptor: p.write, name: "pipe", capacity: 8, overflow: .drop)
@@ -47,10 +69,10 @@ private func readAll(_ fd: FileDescriptor) throws -> [UInt8] {
         #expect(writer.droppedLines > 0)
         #expect(writer.pendingLines <= 8)
         // Drain so the writer can finish.
-        let reader = Task.detached { try readAll(p.read) }
+        let reader = PipeReader(p.read)
         try writer.finish()
         try p.write.close()
-        let got = try await reader.value
+        let got = try reader.bytes()
         #expect(got.count == (200 - writer.droppedLines) * 1024)
         try p.read.close()
     }

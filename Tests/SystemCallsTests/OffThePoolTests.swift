@@ -27,7 +27,7 @@ import Testing
             for _ in 0..<8 {
                 group.addTask {
                     started.withLock { $0 += 1 }
-                    return waitUntil(timeout: .seconds(20), every: .milliseconds(1)) { started.withLock { $0 } == 8 }
+                    return waitUntil(every: .milliseconds(1)) { started.withLock { $0 } == 8 }
                 }
             }
             return await group.reduce(into: 0) { $0 += $1 ? 1 : 0 }

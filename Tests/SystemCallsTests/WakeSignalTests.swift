@@ -11,7 +11,7 @@ import Testing
         let poll = PollSet([wake.descriptor])
         #expect(try poll.wait(timeout: .zero).get() == false, "nothing signalled yet")
         wake.signal()
-        #expect(try poll.wait(timeout: .seconds(20)).get() == true)  // a guard, not a timing
+        #expect(try poll.wait(timeout: hangTimeout).get() == true)  // a guard, not a timing
         #expect(try poll.wait(timeout: .zero).get() == true, "a latch until drained (a stopped source's later polls)")
         wake.drain()
         #expect(try poll.wait(timeout: .zero).get() == false)
@@ -32,7 +32,7 @@ import Testing
         let wake = try WakeSignal()
         let woke = try await runOnThread(name: "wake-waiter") { () throws -> Bool in
             Thread { pause(.milliseconds(50)); wake.signal() }.start()
-            return try PollSet([wake.descriptor]).wait(timeout: .seconds(20)).get()  // a guard against a hang
+            return try PollSet([wake.descriptor]).wait(timeout: hangTimeout).get()  // a guard against a hang
         }
         #expect(woke)
     }

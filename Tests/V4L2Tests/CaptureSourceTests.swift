@@ -286,8 +286,9 @@ import V4L2
         #expect(fake.wait { $0.backoffSleeps >= 1 })
         let since = try #require(source.missingSince, "an unplugged camera is reported missing")
         let outcome = try #require(reader.wait(), "next() kept waiting past the missing timeout")
-        let elapsed = ContinuousClock.now - since
-        #expect(elapsed >= .milliseconds(300) && elapsed < .seconds(5))
+        // Not before the timeout; how soon after it depends on the machine (a stopped process
+        // resumes late), so no upper bound but the hang guard of `wait()`.
+        #expect(ContinuousClock.now - since >= .milliseconds(300))
         #expect(throws: IOError.self) { try outcome.get() }
         if case .failure(let error) = outcome { #expect("\(error)".contains("device.missing_timeout")) }
         source.stop()

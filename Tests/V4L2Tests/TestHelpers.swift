@@ -54,7 +54,7 @@ final class SourceThread: @unchecked Sendable {
 
     /// The thread's result, handed over (the thread keeps no frame), or `nil` if it has not
     /// finished within `timeout` (a hang guard, not a speed check).
-    func wait(timeout: TimeInterval = 30) -> Result<[SourceEvent], any Error>? {
+    func wait(timeout: TimeInterval = hangTimeout.seconds) -> Result<[SourceEvent], any Error>? {
         requireOffThePool()
         return state.withLock(when: { $0.done }, deadline: .now + .milliseconds(Int(timeout * 1000))) { state, done in
             defer { state.result = nil }

@@ -7,7 +7,7 @@ import TestSupport
 
 /// How long a test waits for another thread before calling it hung. Not a speed check:
 /// every wait here normally finishes at once.
-private let hangGuardSeconds = 20.0
+private let hangGuardSeconds = hangTimeout.seconds
 
 @Suite("Y4M source from pipes", .offThePool)
 struct Y4MLiveInputTests {

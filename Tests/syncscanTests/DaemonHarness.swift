@@ -11,6 +11,8 @@ final class RunningDaemon: @unchecked Sendable {
     let stdoutPath: String?
     let stderrFile: TemporaryFile
     private let stdoutFile: TemporaryFile?
+    /// Frames fed by `feedFrames` so far, and when each was written.
+    private let fed = LockedValue<[ContinuousClock.Instant]>([])
 
     /// Starts `syncscan ARGS` with stdin from a pipe; stdout to a temporary file unless `stdout` is given.
     /// - Parameter launcher: a program that runs syncscan in its place (`systemd-socket-activate -l ADDR`).
@@ -55,6 +57,46 @@ final class RunningDaemon: @unchecked Sendable {
         }
     }
 
+    /// Frames fed by `feedFrames`: on a `y4m:-` source, the sequence number the next one gets.
+    var framesFed: Int { fed.withLock { $0.count } }
+
+    /// When each frame `feedFrames` fed was written, in order.
+    var feedTimes: [ContinuousClock.Instant] { fed.withLock { $0 } }
+
+    /// Feeds `frames`, cycled, one every `interval` (a camera's pace), until `condition` holds
+    /// (checked before each frame); whether it held before `hangTimeout`.
+    ///
+    /// A test waits for its event this way, never for a span of time: on a loaded or stopped
+    /// machine the same frames only take longer. False also when the daemon stopped reading.
+    @discardableResult
+    func feedFrames(_ frames: [[UInt8]], every interval: Duration = .milliseconds(50), until condition: () -> Bool) -> Bool {
+        requireOffThePool()
+        let deadline = ContinuousClock.now + hangTimeout
+        while !condition() {
+            guard ContinuousClock.now < deadline, feed(frames[framesFed % frames.count]) else { return false }
+            fed.withLock { $0.append(ContinuousClock.now) }
+            pause(interval)
+        }
+        return true
+    }
+
+    /// Feeds `count` more frames of `frames`, cycled, one every `interval`.
+    func feedFrames(_ frames: [[UInt8]], count: Int, every interval: Duration = .milliseconds(50)) {
+        let end = framesFed + count
+        feedFrames(frames, every: interval) { framesFed >= end }
+    }
+
+    /// The stdout objects of `type` (`"code"`, `"frame"`), in order.
+    func records(_ type: String) -> [[String: Any]] {
+        stdoutLines.compactMap { $0 }.filter { $0["type"] as? String == type }
+    }
+
+    /// Waits until stderr holds `text` at least `count` times; whether it did before `hangTimeout`.
+    @discardableResult
+    func waitForStderr(_ text: String, count: Int = 1) -> Bool {
+        waitUntil(every: .milliseconds(20)) { stderr.components(separatedBy: text).count > count }
+    }
+
     func closeStdin() {
         stdinWrite.withLock { fd in
             if fd >= 0 { close(fd) }
@@ -64,8 +106,8 @@ final class RunningDaemon: @unchecked Sendable {
 
     func send(_ signal: Int32) { process.signal(signal) }
 
-    /// Waits for exit (at most `timeout`); kills it if it does not exit (-1).
-    func wait(timeout: Duration = .seconds(20)) -> Int32 {
+    /// Waits for exit (at most `timeout`: a hang guard); kills it if it does not exit (-1).
+    func wait(timeout: Duration = hangTimeout) -> Int32 {
         process.wait(timeout: timeout).map(ChildProcess.exitStatus) ?? -1
     }
 
@@ -152,6 +194,32 @@ final class NotifySocketListener: @unchecked Sendable {
     }
 
     var messages: [(at: ContinuousClock.Instant, text: String)] { inbox.lock.withLock { inbox.messages } }
+
+    /// Sends `text` to this listener's socket from the test: a datagram the daemon sent before
+    /// this call is received before it (one queue, in the order sent), however late it is read.
+    func mark(_ text: String) throws {
+        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        guard fd >= 0 else { throw HarnessError("socket failed") }
+        defer { close(fd) }
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &addr.sun_path) { raw in
+            for (i, b) in path.utf8.enumerated() { raw[i] = b }
+        }
+        let sent = withUnsafePointer(to: &addr) { address in
+            address.withMemoryRebound(to: sockaddr.self, capacity: 1) { target in
+                Array(text.utf8).withUnsafeBytes { sendto(fd, $0.baseAddress, $0.count, 0, target, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            }
+        }
+        guard sent >= 0 else { throw HarnessError("sendto \(path) failed: errno \(errno)") }
+    }
+
+    /// The messages received after the one that holds `marker` (all of them without it).
+    func messages(after marker: String) -> [String] {
+        let texts = messages.map(\.text)
+        guard let i = texts.firstIndex(where: { $0 == marker }) else { return [] }
+        return Array(texts[(i + 1)...])
+    }
 
     /// The times at which a datagram containing `line` arrived.
     func times(of line: String) -> [ContinuousClock.Instant] {

@@ -51,9 +51,9 @@ private let objectIDs = ["tag": ["scanner"], "sensor": ["last_code", "frames_per
             daemon.feed(Array(video[(headerEnd + i * frameSize)..<(headerEnd + (i + 1) * frameSize)]))
             pause(.milliseconds(100))
         }
-        let configs = discovery.wait(seconds: 10) { Set($0.map(\.topic)).count >= 4 }
+        let configs = discovery.wait { Set($0.map(\.topic)).count >= 4 }
         daemon.closeStdin()
-        #expect(daemon.wait(timeout: .seconds(60)) == 0, "stderr: \(daemon.stderr)")
+        #expect(daemon.wait() == 0, "stderr: \(daemon.stderr)")
 
         // One topic per config: <prefix>/<component>/<node id>/<object id>/config, node id from host and source ("stdin").
         let topics = Set(configs.map(\.topic)).sorted()
@@ -118,7 +118,7 @@ private let objectIDs = ["tag": ["scanner"], "sensor": ["last_code", "frames_per
         let off = try SyncscanProcess.run(["run", "--source", "-", "--mqtt-url", broker.url, "--mqtt-topic-prefix", "syncscan/test/ha2"],
                                           stdinPath: short.path, environment: ["SYNCSCAN_MQTT_HOMEASSISTANT_DISCOVERY": "false"])
         #expect(off.status == 0, "stderr: \(off.stderr)")
-        let removals = discovery.wait(seconds: 10) { messages in topics.allSatisfy { t in messages.contains { $0.topic == t && $0.payload.isEmpty } } }
+        let removals = discovery.wait { messages in topics.allSatisfy { t in messages.contains { $0.topic == t && $0.payload.isEmpty } } }
         #expect(topics.allSatisfy { t in removals.contains { $0.topic == t && $0.payload.isEmpty } }, "\(removals.map(\.topic))")
         let left = try MosquittoSubscriber.retained(on: "homeassistant/#", broker: broker)
         #expect(left == nil, "no retained config left: \(left ?? "")")
@@ -138,7 +138,7 @@ private let objectIDs = ["tag": ["scanner"], "sensor": ["last_code", "frames_per
         #expect(run.status == 0, "stderr: \(run.stderr)")
         let marker = try ExternalTool.run("mosquitto_pub", ["-h", "127.0.0.1", "-p", "\(broker.port)", "-t", "homeassistant/marker", "-m", "end"])
         #expect(marker.status == 0, "\(marker.describe())")
-        let messages = discovery.wait(seconds: 10) { $0.contains { $0.topic == "homeassistant/marker" } }.filter { $0.topic != "homeassistant/marker" }
+        let messages = discovery.wait { $0.contains { $0.topic == "homeassistant/marker" } }.filter { $0.topic != "homeassistant/marker" }
         if setting == nil {
             #expect(messages.isEmpty, "\(messages)")
         } else {

@@ -33,10 +33,10 @@ private final class LiveViewDaemon: @unchecked Sendable {
             }
             daemon.closeStdin()
         }.start()
-        let deadline = ContinuousClock.now + .seconds(30)
+        let deadline = ContinuousClock.now + hangTimeout
         // The first request starts syncscan, once the launcher listens (a refused connect is retried).
         while let activatedPort, ContinuousClock.now < deadline, daemon.process.isRunning,
-              (try? HTTPTestConnection.request("/status", port: activatedPort, timeout: .seconds(30))) == nil {
+              (try? HTTPTestConnection.request("/status", port: activatedPort)) == nil {
             stop.withLock(when: { $0 }, deadline: .now + .milliseconds(50)) { _, _ in }
         }
         var found: Int?
@@ -59,9 +59,9 @@ private final class LiveViewDaemon: @unchecked Sendable {
     var framesFed: Int { fed.withLock { $0 } }
 
     /// The port of the `count`-th "live view serving" line (a reload that restarts the server logs
-    /// another), waiting up to 20 s for it.
+    /// another), waiting for it (at most `hangTimeout`).
     func port(ofServing count: Int) -> Int? {
-        let deadline = ContinuousClock.now + .seconds(20)
+        let deadline = ContinuousClock.now + hangTimeout
         while ContinuousClock.now < deadline {
             let lines = daemon.stderr.replacingOccurrences(of: "url=https://", with: "url=http://")
                 .components(separatedBy: "url=http://127.0.0.1:").dropFirst()
@@ -79,7 +79,7 @@ private final class LiveViewDaemon: @unchecked Sendable {
     func finish() -> Int32 {
         stop.withLock { $0 = true }
         stop.broadcast()
-        return daemon.wait(timeout: .seconds(30))
+        return daemon.wait()
     }
 
     deinit { if daemon.process.isRunning { _ = finish() } }
@@ -124,7 +124,7 @@ private final class LiveViewDaemon: @unchecked Sendable {
         let live = try LiveViewDaemon()
         let connection = try HTTPTestConnection(port: live.port)
         connection.send(Array("GET /events HTTP/1.0\r\n\r\n".utf8))  // 1.0: the body as sent, not chunked
-        let bytes = connection.receive(timeout: .seconds(15)) { received in
+        let bytes = connection.receive { received in
             let text = String(decoding: received, as: UTF8.self)
             return text.contains("event: status\ndata: ") && text.contains("\ndata: {\"type\":\"code\"")
         }
@@ -150,7 +150,7 @@ private final class LiveViewDaemon: @unchecked Sendable {
         let live = try LiveViewDaemon()
         let connection = try HTTPTestConnection(port: live.port)
         connection.send(Array("GET /stream.mjpeg HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
-        let bytes = connection.receive(timeout: .seconds(15)) { String(decoding: $0, as: UTF8.self).components(separatedBy: "--syncscanframe\r\n").count > 2 }
+        let bytes = connection.receive { String(decoding: $0, as: UTF8.self).components(separatedBy: "--syncscanframe\r\n").count > 2 }
         let reply = try #require(HTTPReply(bytes))
         #expect(reply.headers["content-type"] == "multipart/x-mixed-replace; boundary=syncscanframe")
         let text = String(decoding: bytes, as: UTF8.self)
@@ -190,7 +190,7 @@ private final class LiveViewDaemon: @unchecked Sendable {
         let port = try #require(live.port(ofServing: 2), "a second server after the reload: \(live.daemon.stderr)")
         // A picture encoded at the old width just before the reload may still be the newest for a
         // moment on a busy machine: the new width shows from the next picture on.
-        #expect(waitUntil(timeout: .seconds(10)) { (try? width(port)) == 160 }, "the preview at the reloaded width")
+        #expect(waitUntil { (try? width(port)) == 160 }, "the preview at the reloaded width")
         #expect(live.finish() == 0)
         let stderr = live.daemon.stderr
         #expect(stderr.contains("reloaded configuration applied in place"), "\(stderr)")
@@ -277,11 +277,11 @@ private final class LiveViewDaemon: @unchecked Sendable {
         stalled.send(Array("GET /events HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
         let pictures = try HTTPTestConnection(port: live.port, receiveBuffer: 2048)
         pictures.send(Array("GET /stream.mjpeg HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
-        let deadline = ContinuousClock.now + .seconds(60)
+        let deadline = ContinuousClock.now + hangTimeout
         while live.framesFed < frames && ContinuousClock.now < deadline {
             #expect(try live.get("/status").status == 200)
         }
-        #expect(live.daemon.wait(timeout: .seconds(30)) == 0, "\(live.daemon.stderr)")
+        #expect(live.daemon.wait() == 0, "\(live.daemon.stderr)")
         let codes = live.daemon.stdoutLines.compactMap { $0 }.filter { $0["type"] as? String == "code" }
         #expect(codes.count == frames, "\(live.daemon.stderr)")
         #expect(live.daemon.stderr.contains("frames=\(frames) scanned=\(frames) dropped=0"), "\(live.daemon.stderr)")
@@ -293,7 +293,7 @@ private final class LiveViewDaemon: @unchecked Sendable {
 /// text is in the page's DOM and its outline is drawn on the picture at the code's corners.
 @Suite(.offThePool) struct LiveViewBrowserTests {
     /// Runs `chromium --headless=new` with `arguments` and `url`, stopping it after `timeout`; its stdout.
-    private func chromium(_ arguments: [String], url: String, timeout: Duration = .seconds(60)) throws -> [UInt8] {
+    private func chromium(_ arguments: [String], url: String, timeout: Duration = hangTimeout) throws -> [UInt8] {
         let out = try TemporaryFile(contents: [], suffix: ".out")
         let browser = try ChildProcess(["chromium", "--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
                                         "--window-size=1200,700"] + arguments + [url], stdout: .file(out.path))
@@ -309,9 +309,9 @@ private final class LiveViewDaemon: @unchecked Sendable {
         // once the picture is there, which a DOM dump comes too early for: the screenshots show them.)
         let listed = "<td>\(LiveViewDaemon.payload)</td>"
         var dom = ""
-        for _ in 1...3 {
+        try waitUntil(every: .milliseconds(100)) {
             dom = String(decoding: try chromium(["--timeout=4000", "--dump-dom"], url: url), as: UTF8.self)
-            if dom.contains(listed) { break }
+            return dom.contains(listed)
         }
         #expect(dom.contains(listed), "the recent codes list: \(dom.suffix(1500))")
 
@@ -321,13 +321,14 @@ private final class LiveViewDaemon: @unchecked Sendable {
         let png = directory.appendingPathComponent("live-view.png").path
         let corners = try #require(live.daemon.stdoutLines.compactMap { $0 }.first { $0["type"] as? String == "code" }?["corners"] as? [[Int]])
         // Chromium picks the moment of its screenshot (counted from its own start, so on a loaded
-        // machine it can come before the first picture or code reached the page): up to three
-        // screenshots, each checked in full; the last one's misses are reported.
+        // machine it can come before the first picture or code reached the page): screenshots
+        // until one shows the outline (the event; only a hang reaches the deadline), each checked
+        // in full; the last one's misses are reported.
         var missing: [String] = []
-        for _ in 1...3 {
+        try waitUntil(every: .milliseconds(100)) {
             _ = try chromium(["--timeout=4000", "--screenshot=\(png)"], url: url)
             missing = try outlineMisses(screenshot: png, corners: corners, in: directory)
-            if missing.isEmpty { break }
+            return missing.isEmpty
         }
         #expect(missing.isEmpty, "\(missing)")
         #expect(live.finish() == 0)
@@ -340,7 +341,7 @@ private final class LiveViewDaemon: @unchecked Sendable {
     private func outlineMisses(screenshot png: String, corners: [[Int]], in directory: URL) throws -> [String] {
         let raw = directory.appendingPathComponent("live-view.rgb").path
         let decoded = try ChildProcess(["ffmpeg", "-v", "error", "-y", "-i", png, "-f", "rawvideo", "-pix_fmt", "rgb24", raw])
-        #expect(decoded.wait(timeout: .seconds(60)).map(ChildProcess.exitStatus) == 0)
+        #expect(decoded.wait(timeout: hangTimeout).map(ChildProcess.exitStatus) == 0)
         let rgb = [UInt8](FileManager.default.contents(atPath: raw) ?? Data())
         let (width, height) = (1200, 700)
         try #require(rgb.count == width * height * 3, "\(rgb.count) bytes")

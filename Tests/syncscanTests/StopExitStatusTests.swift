@@ -23,11 +23,11 @@ private func stopFrames(_ count: Int, prefix: String) throws -> [GreyFrame] {
         let daemon = try RunningDaemon(["run", "--source", "y4m:-", "--duplicate-window", "0"] + extra)
         daemon.feed(stream.header)
         for frame in frames { daemon.feed(stream.frame(frame)) }
-        waitUntil(timeout: .seconds(20)) { !daemon.stdoutLines.isEmpty }
+        #expect(waitUntil { !daemon.stdoutLines.isEmpty }, "a first code line")
         try beforeStop(daemon)
         daemon.send(SIGTERM)
         daemon.closeStdin()
-        let status = daemon.wait(timeout: .seconds(30))
+        let status = daemon.wait()
         let codes = daemon.stdoutLines.compactMap { $0 }.filter { $0["type"] as? String == "code" }.count
         return (status, codes, daemon.stderr)
     }
@@ -63,9 +63,9 @@ private func stopFrames(_ count: Int, prefix: String) throws -> [GreyFrame] {
                 pause(.seconds(2))
                 try broker.start()
                 // The client reconnects (backoff from 0.5 s) before the stop.
-                waitUntil(timeout: .seconds(10), every: .milliseconds(50)) {
+                #expect(waitUntil(every: .milliseconds(50)) {
                     broker.log.components(separatedBy: "New client connected").count >= 2 * (round + 1)
-                }
+                }, "round \(round): the client reconnected")
             }
             #expect(run.status == 0, "round \(round): stderr: \(run.stderr)")
             #expect(!run.stderr.contains("ServiceGroupError"), "round \(round): stderr: \(run.stderr)")

@@ -41,7 +41,7 @@ struct SyncscanProcess {
                                        stdout: stdout.map { .descriptor($0.fileDescriptor) } ?? .file(out.path),
                                        stderr: .file(err.path), environment: environment)
         // A guard against a hung run, not a speed check.
-        let raw = process.wait(timeout: .seconds(300))
+        let raw = process.wait(timeout: hangTimeout)
         return Output(status: raw.map(ChildProcess.exitStatus) ?? -1,
                       stdout: [UInt8](FileManager.default.contents(atPath: out.path) ?? Data()),
                       stderr: (try? String(contentsOfFile: err.path, encoding: .utf8)) ?? "")

@@ -13,7 +13,7 @@ import Testing
         let daemon = try RunningDaemon(["run", "--source", "y4m:-", "--scanning-threads", "2", "--snapshot-dir", shots.path])
         daemon.feed(stream.header)
         daemon.feed(stream.frame(frame))
-        waitUntil(timeout: .seconds(20)) { !daemon.stdoutLines.isEmpty }
+        #expect(waitUntil { !daemon.stdoutLines.isEmpty }, "a first code line")
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(daemon.pid)/task")) ?? []
         let names = Set(tasks.compactMap { try? String(contentsOfFile: "/proc/\(daemon.pid)/task/\($0)/comm", encoding: .utf8) }
             .map { $0.trimmingCharacters(in: .newlines) })

@@ -1,12 +1,21 @@
 import Foundation
 import SystemCalls
 
+/// How long a wait for an event may last before the test calls it a hang.
+///
+/// Far beyond what any loaded machine takes: a starved run (`scripts/starve.sh`: every core
+/// busy, the whole test tree stopped 5 s of every 15 s) must never reach it, only a real hang.
+/// A test waits for its event, never for time: no counted sleeps, no number of frames expected
+/// in a wall-clock window, no rate asserted; this is the deadline of such a wait.
+public let hangTimeout: Duration = .seconds(300)
+
 /// Polls `condition` every `interval` until it holds or `timeout` has passed; whether it held.
 ///
 /// The one way a test waits for something another thread or process does: every wait has a
-/// deadline, and the waiting blocks only a thread of the test's own (`requireOffThePool`).
+/// deadline (by default `hangTimeout`: only a hang reaches it), and the waiting blocks only a
+/// thread of the test's own (`requireOffThePool`).
 @discardableResult
-public func waitUntil(timeout: Duration, every interval: Duration = .milliseconds(10),
+public func waitUntil(timeout: Duration = hangTimeout, every interval: Duration = .milliseconds(10),
                       _ condition: () throws -> Bool) rethrows -> Bool {
     requireOffThePool()
     let deadline = ContinuousClock.now + timeout

@@ -301,7 +301,7 @@ public final class FakeV4L2Kernel: V4L2Kernel, @unchecked Sendable {
 
     /// Waits until `predicate` holds (checked on every driver call) or `timeout` passes.
     @discardableResult
-    public func wait(timeout: Duration = .seconds(10), until predicate: (FakeV4L2Kernel) -> Bool) -> Bool {
+    public func wait(timeout: Duration = hangTimeout, until predicate: (FakeV4L2Kernel) -> Bool) -> Bool {
         let deadline = Date().addingTimeInterval(Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18)
         while !predicate(self) {
             condition.lock()

@@ -75,7 +75,7 @@ public final class HTTPTestConnection: @unchecked Sendable {
     public func finishSending() { shutdown(fd, Int32(SHUT_WR)) }
 
     /// Reads until the server closes, `limit` bytes arrived, `until(bytes)` holds, or `timeout` passes.
-    public func receive(limit: Int = 1 << 24, timeout: Duration = .seconds(10), until: ([UInt8]) -> Bool = { _ in false }) -> [UInt8] {
+    public func receive(limit: Int = 1 << 24, timeout: Duration = hangTimeout, until: ([UInt8]) -> Bool = { _ in false }) -> [UInt8] {
         let deadline = ContinuousClock.now + timeout
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
@@ -90,7 +90,7 @@ public final class HTTPTestConnection: @unchecked Sendable {
 
     /// One request (`METHOD PATH HTTP/1.1`, `Host`, `Connection: close`, then `headers`) and its whole reply.
     public static func request(_ path: String, port: Int, method: String = "GET", headers: [String] = [],
-                               timeout: Duration = .seconds(10)) throws -> HTTPReply {
+                               timeout: Duration = hangTimeout) throws -> HTTPReply {
         let connection = try HTTPTestConnection(port: port)
         let head = (["\(method) \(path) HTTP/1.1", "Host: 127.0.0.1:\(port)", "Connection: close"] + headers).joined(separator: "\r\n")
         connection.send(Array((head + "\r\n\r\n").utf8))

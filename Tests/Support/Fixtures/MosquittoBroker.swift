@@ -145,14 +145,13 @@ public final class MosquittoSubscriber: @unchecked Sendable {
         }
     }
 
-    /// Waits up to `seconds` until `done(messages)`; the messages then.
+    /// Waits until `done(messages)` (at most `timeout`: a hang guard); the messages then.
     @discardableResult
-    public func wait(seconds: Double, until done: ([(topic: String, payload: String)]) -> Bool) -> [(topic: String, payload: String)] {
-        let deadline = Date().addingTimeInterval(seconds)
+    public func wait(timeout: Duration = hangTimeout, until done: ([(topic: String, payload: String)]) -> Bool) -> [(topic: String, payload: String)] {
         var now = messages
-        while !done(now) && Date() < deadline {
-            usleep(50_000)
+        waitUntil(timeout: timeout, every: .milliseconds(50)) {
             now = messages
+            return done(now)
         }
         return now
     }
