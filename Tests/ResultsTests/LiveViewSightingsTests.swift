@@ -126,25 +126,21 @@ private func readableAndDamagedFrame() throws -> GreyFrame {
 @Suite struct SightingsPacerTests {
     private let start = ContinuousClock.now
 
-    /// Whether each of `frames` (milliseconds after `start`, holding something or not, emitted or not) was sent.
-    private func sent(_ frames: [(ms: Int, holds: Bool, emitted: Bool)], perSecond: Double) -> [Bool] {
+    /// Whether each of `frames` (milliseconds after `start`, holding something or not) was sent.
+    private func sent(_ frames: [(ms: Int, holds: Bool)], perSecond: Double) -> [Bool] {
         var pacer = SightingsPacer(perSecond: perSecond)
-        return frames.map { pacer.shouldSend(holdsSomething: $0.holds, emitted: $0.emitted, at: start + .milliseconds($0.ms)) }
+        return frames.map { pacer.shouldSend(holdsSomething: $0.holds, at: start + .milliseconds($0.ms)) }
     }
 
     @Test func aCodeHeldInViewAt30FPSIsSentTenTimesASecond() {
-        let frames = (0..<30).map { (ms: $0 * 1000 / 30, holds: true, emitted: $0 == 0) }
+        let frames = (0..<30).map { (ms: $0 * 1000 / 30, holds: true) }
         let sentFrames = zip(frames, sent(frames, perSecond: 10)).filter(\.1).map(\.0.ms)
         #expect(sentFrames == [0, 100, 200, 300, 400, 500, 600, 700, 800, 900], "\(sentFrames)")
     }
 
-    @Test func theFrameOfAnEmittedLineIsAlwaysSent() {
-        #expect(sent([(0, true, true), (10, true, false), (20, true, true), (30, true, false)], perSecond: 10) == [true, false, true, false])
-    }
-
     @Test func anEmptyViewIsSentOnceWhenDueThenNothing() {
-        let frames = [(0, true, true), (50, false, false), (120, false, false), (250, false, false), (400, true, false), (450, false, false)]
+        let frames = [(0, true), (50, false), (120, false), (250, false), (400, true), (450, false)]
         #expect(sent(frames, perSecond: 10) == [true, false, true, false, true, false])
-        #expect(sent([(0, false, false), (500, false, false)], perSecond: 10) == [false, false], "nothing in view: nothing sent")
+        #expect(sent([(0, false), (500, false)], perSecond: 10) == [false, false], "nothing in view: nothing sent")
     }
 }

@@ -6,7 +6,8 @@
 /// mode, drops by reason and the source's state, from `/events`.
 ///
 /// An outline stays while the latest sightings hold its code, and for `holdMs` after the last that
-/// did (a code seen in one frame is still seen); none outlives `staleMs` without new sightings.
+/// did or after its code line (a code in view for one frame is still seen); none outlives
+/// `staleMs` without new sightings.
 enum LiveViewPage {
     static let html = #"""
 <!doctype html>
@@ -89,7 +90,16 @@ function listed(code) {
   recent.unshift(code); recent.length = Math.min(recent.length, 20);
   showRecent();
 }
-events.onmessage = (m) => listed(JSON.parse(m.data));
+// A code line outlines its code too (for holdMs, longer while sightings keep it): a code in view
+// for less than an update's interval is seen.
+function cut(s) { return s.length <= 64 ? s : s.slice(0, 63) + "…"; }
+events.onmessage = (m) => {
+  const code = JSON.parse(m.data);
+  listed(code);
+  const lined = {symbology: code.symbology, label: cut(label(code)), corners: code.corners};
+  outlines.set("read " + lined.symbology + " " + lined.label, {at: Date.now(), kind: "read", code: lined});
+  draw();
+};
 events.addEventListener("recent", (m) => listed(JSON.parse(m.data)));
 // What a scanned frame held: every code read (duplicates too) and every code detected, not decoded.
 events.addEventListener("sightings", (m) => {

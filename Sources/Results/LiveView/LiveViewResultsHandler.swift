@@ -23,8 +23,6 @@ public final class LiveViewResultsHandler: ResultsHandler, FramePixelsSampler, @
         var pending: UInt64?
         var encoded = 0
         var sightings: SightingsPacer
-        /// The frame of the last code emitted (`handle`), so its sightings are sent.
-        var emittedFrame: UInt64?
         var sightingsSent = 0
 
         init(settings: LiveViewSettings) {
@@ -84,8 +82,6 @@ public final class LiveViewResultsHandler: ResultsHandler, FramePixelsSampler, @
     }
 
     public func handle(_ code: inout DeliveredCode) throws {
-        let frame = code.code.frame.sequenceNumber
-        sampling.withLock { $0.emittedFrame = frame }
         hub.publishCode(lineEncoder.encode(code.code, source: source, time: .now(), fields: code.fields))
     }
 
@@ -100,8 +96,7 @@ public final class LiveViewResultsHandler: ResultsHandler, FramePixelsSampler, @
             if let pending = s.pending, collection.sequenceNumber >= pending { s.pending = nil }
             var sightingsDue = false
             if watching, let (_, metadata) = scanned {
-                sightingsDue = s.sightings.shouldSend(holdsSomething: !metadata.metadataObjects.isEmpty || !metadata.undecoded.isEmpty,
-                                                      emitted: s.emittedFrame == collection.sequenceNumber, at: now)
+                sightingsDue = s.sightings.shouldSend(holdsSomething: !metadata.metadataObjects.isEmpty || !metadata.undecoded.isEmpty, at: now)
                 if sightingsDue { s.sightingsSent += 1 }
             }
             guard wanted, pixels != nil, s.nextPreview.map({ now >= $0 }) ?? true else { return (nil, sightingsDue) }

@@ -8,8 +8,8 @@ public struct LiveViewSettings: Sendable, Hashable {
     public var quality = 70
     /// Code lines kept for a viewer that connects later (the page's list).
     public var recentCodes = 20
-    /// Outline updates (what a scanned frame held) sent per second at most, besides the frames of
-    /// emitted lines: twice the default preview rate, so an outline follows a code as it moves.
+    /// Outline updates (what a scanned frame held) sent per second at most: twice the default
+    /// preview rate, so an outline follows a code as it moves.
     public var outlinesPerSecond = 10.0
 
     public init(previewFPS: Double = 5.0, previewWidth: Int = 640) {

@@ -51,25 +51,23 @@ enum LiveViewSightings {
     }
 }
 
-/// When a frame's sightings go to the viewers: a bounded rate, whatever the frame rate.
+/// When a frame's sightings go to the viewers: at most `perSecond` a second, whatever the frame rate.
 ///
-/// A frame with something in it (a code read or detected) is sent when an update is due (at most
-/// `perSecond` a second), and always when one of its codes was just emitted as a line (a code in
-/// view for a single frame is outlined too); the first frame with nothing after one that had
-/// something is sent when due (the outlines go away), and then nothing while nothing is in view.
+/// A frame with something in it (a code read or detected) is sent when an update is due; the first
+/// frame with nothing after one sent with something is sent when due (the outlines go away); then
+/// nothing while nothing is in view. A code in view for less than an update's interval still
+/// reaches the page by its code line, which the page outlines too.
 struct SightingsPacer {
-    /// Updates a second at most, the frames of emitted lines aside.
+    /// Updates a second at most.
     var perSecond: Double
     private var nextDue: ContinuousClock.Instant?
     private var lastSentHeldSomething = false
 
     init(perSecond: Double) { self.perSecond = perSecond }
 
-    /// Whether to send a frame that `holdsSomething` (or not), `emitted` a line, at `now`; if so,
-    /// noted as sent.
-    mutating func shouldSend(holdsSomething: Bool, emitted: Bool, at now: ContinuousClock.Instant) -> Bool {
-        let due = nextDue.map { now >= $0 } ?? true
-        guard emitted || (due && (holdsSomething || lastSentHeldSomething)) else { return false }
+    /// Whether to send a frame that `holdsSomething` (or not) at `now`; if so, noted as sent.
+    mutating func shouldSend(holdsSomething: Bool, at now: ContinuousClock.Instant) -> Bool {
+        guard nextDue.map({ now >= $0 }) ?? true, holdsSomething || lastSentHeldSomething else { return false }
         nextDue = now + .seconds(1 / max(perSecond, 0.01))
         lastSentHeldSomething = holdsSomething
         return true
