@@ -36,8 +36,9 @@ public struct ZXingBarcode: Sendable, Hashable {
     }
 }
 
-/// A code zxing-cpp detected but could not decode (`ZXing_Barcode_isValid` false, returned only
-/// with `ZXingHints.returnErrors`): where it is, never a payload.
+/// A code zxing-cpp detected but could not decode: where it is, never a payload.
+///
+/// A result with `ZXing_Barcode_isValid` false, returned only with `ZXingHints.returnErrors`.
 public struct ZXingUndecodedCode: Sendable, Equatable {
     public var symbology: Symbology
     /// As `ZXingBarcode.corners`: top-left, top-right, bottom-right, bottom-left, in full-frame

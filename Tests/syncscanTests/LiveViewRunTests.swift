@@ -427,6 +427,8 @@ private final class LiveViewDaemon: @unchecked Sendable {
         let lateMisses = try misses(late)
         keep(late, "8s.png")
         #expect(lateMisses.isEmpty, "8 s after the page opened: \(lateMisses)")
+        // Held in view for 10 s of the stream at least (100 frames at 10 frames/s), one line all along.
+        #expect(waitUntil(timeout: .seconds(60)) { live.framesFed >= 100 }, "100 frames fed: \(live.framesFed)")
         #expect(live.finish() == 0, "\(live.daemon.stderr)")
         let codes = live.daemon.stdoutLines.compactMap { $0 }.filter { $0["type"] as? String == "code" }
         #expect(codes.map { $0["text"] as? String } == [LiveViewDaemon.payload], "one line, the readable code's, never the damaged one")

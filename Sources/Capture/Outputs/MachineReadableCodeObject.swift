@@ -72,11 +72,11 @@ public struct MachineReadableCodeObject: Sendable, Hashable {
     }
 }
 
-/// A code zxing-cpp detected in a frame but could not decode (its finder or guard patterns found,
-/// its data not: damaged, blurred, cut off by the frame's edge): where it is, never a payload.
+/// A code zxing-cpp detected in a frame but could not decode: where it is, never a payload.
 ///
-/// It becomes no code line and no count of codes: the live view outlines it in a colour of its
-/// own, so whoever aims the camera sees that a code is there and not yet read.
+/// Its finder or guard patterns were found, its data not (damaged, blurred, cut off by the frame's
+/// edge). It becomes no code line and no count of codes: the live view outlines it in a colour of
+/// its own, so whoever aims the camera sees that a code is there and not yet read.
 public struct UndecodedCodeObject: Sendable, Hashable {
     public var symbology: Symbology
     /// Why zxing-cpp could not decode it: `format`, `checksum` or `unsupported`.

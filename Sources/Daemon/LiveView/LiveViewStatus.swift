@@ -3,10 +3,10 @@ import SystemCalls
 import V4L2
 import Y4M
 
-/// The live view's status object: the service's (`ScanService.statusJSON`) with two more fields,
-/// `rates` and `mode`, as `/status` answers and every `event: status` carries.
+/// The live view's status object: the service's, with the frame rates and the source's mode.
 ///
-/// `rates`: `frames_per_second` (frames the source delivered, dropped ones included) and
+/// `ScanService.statusJSON` with two more fields, as `/status` answers and every `event: status`
+/// carries. `rates`: `frames_per_second` (frames the source delivered, dropped ones included) and
 /// `scanned_per_second`, over the last `window` samples of the counters (`sample()`, called every
 /// second by the HTTP service whether or not anyone watches, so a page gets both at once); `null`
 /// before two samples. `mode`: the source's mode (`SourceMode`), `null` between sessions.
@@ -56,8 +56,10 @@ final class LiveViewStatus: Sendable {
     }
 }
 
-/// The mode a source delivers frames in: size, format and frame rate, as negotiated with a camera
-/// (`VIDIOC_S_FMT`, `VIDIOC_G_PARM`/`S_PARM`) or as a Y4M stream's header gives them.
+/// The mode a source delivers frames in: size, format and frame rate.
+///
+/// As negotiated with a camera (`VIDIOC_S_FMT`, `VIDIOC_G_PARM`/`S_PARM`), or as a Y4M stream's
+/// header gives them.
 struct SourceMode: Sendable, Hashable {
     var width: Int
     var height: Int

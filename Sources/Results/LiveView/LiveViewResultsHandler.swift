@@ -4,11 +4,13 @@ import Logging
 import Media
 import SystemCalls
 
-/// Feeds a live view: every emitted code's JSON line (as on stdout); while an events viewer is
-/// connected, what scanned frames held (every code read, before duplicate suppression, and every
-/// code detected but not decoded: `LiveViewSightings`) at most `settings.outlinesPerSecond` times
-/// a second (`SightingsPacer`); and, while someone wants pictures, a small grey JPEG of the scene
-/// at most `settings.previewFPS` times a second.
+/// Feeds a live view: code lines, the outlines of what frames hold, and preview pictures.
+///
+/// Every emitted code's JSON line (as on stdout); while an events viewer is connected, what
+/// scanned frames held (every code read, before duplicate suppression, and every code detected
+/// but not decoded: `LiveViewSightings`) at most `settings.outlinesPerSecond` times a second
+/// (`SightingsPacer`); and, while someone wants pictures, a small grey JPEG of the scene at most
+/// `settings.previewFPS` times a second.
 ///
 /// It costs the scanner nothing while nobody watches: as the session's `FramePixelsSampler` it
 /// picks no frame then, and a frame's pixels it does pick are copied through the session's one

@@ -2,10 +2,10 @@ import Capture
 import Foundation
 import Media
 
-/// What one scanned frame held, for the live view's outlines: every code read in it (before
-/// duplicate suppression, so a code held in view stays outlined) and every code zxing-cpp detected
-/// there without decoding, as the JSON object of an `event: sightings`.
+/// The live view's outlines of one scanned frame, as the JSON object of an `event: sightings`.
 ///
+/// Every code read in the frame (before duplicate suppression, so a code held in view stays
+/// outlined) and every code zxing-cpp detected there without decoding:
 /// `{"seq":N,"width":W,"height":H,"read":[{"symbology":…,"label":…,"corners":[[x,y],…]},…],
 /// "undecoded":[{"symbology":…,"error":…,"corners":[[x,y],…]},…]}`, corners in frame pixels. A
 /// read code's `label` is its text, or `base64:` and its bytes, cut to `labelLimit` characters
