@@ -8,8 +8,9 @@ is scanned. Interleaved, N times each:
   viewers: --http 127.0.0.1:PORT, two viewers reading /stream.mjpeg and /events, connected as
            soon as the port answers (a picture is copied and encoded up to http.preview_fps a
            second, 640 wide)
-Frames/s is frames / (start -> exit) for both; it prints the medians, the ratio (the target is
->= 0.95) and what the viewers received.
+Frames/s is frames / (start -> exit) for both, CPU per frame syncscan's user + system time
+(wait4) / frames; it prints the medians, the ratios (the target is >= 0.95 for frames/s) and what
+the viewers received.
 
 --status-load S: a live pipe paced at 10 frames/s for S seconds while a client asks /status
 200 times a second; every fed frame must reach stdout as code lines or be counted as dropped
@@ -51,6 +52,7 @@ class Viewer(threading.Thread):
         self.bytes = 0
         self.jpegs = 0
         self.events = 0
+        self.sightings = 0
 
     def run(self):
         try:
@@ -58,6 +60,7 @@ class Viewer(threading.Thread):
                 self.bytes += len(chunk)
                 self.jpegs += chunk.count(b"\xff\xd8\xff")
                 self.events += chunk.count(b"data: {\"type\":\"code\"")
+                self.sightings += chunk.count(b"event: sightings")
         except OSError:
             pass
 
@@ -77,14 +80,16 @@ def throughput_run(binary, frames_path, frame_count, viewers):
         watching = [Viewer(port, "/stream.mjpeg"), Viewer(port, "/events")]
         for v in watching:
             v.start()
-    proc.wait()
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
     elapsed = time.monotonic() - start
     err = proc.stderr.read().decode(errors="replace")
     if proc.returncode != 0:
         sys.exit(f"syncscan failed ({proc.returncode}): {err}")
     for v in watching:
         v.join(timeout=10)
-    return frame_count / elapsed, [(v.jpegs, v.events) for v in watching]
+    cpu_ms = (usage.ru_utime + usage.ru_stime) * 1000 / frame_count
+    return frame_count / elapsed, cpu_ms, [(v.jpegs, v.events, v.sightings) for v in watching]
 
 
 def status_load(binary, frames_path, seconds):
@@ -164,21 +169,27 @@ def main():
         make_frames(clip, 120, "plain")
         sys.exit(status_load(binary, clip, args.status_load))
     rates = {"plain": [], "viewers": []}
+    cpu = {"plain": [], "viewers": []}
     received = []
     throughput_run(binary, frames, args.frames, viewers=False)  # warm the page cache
     for _ in range(args.runs):  # interleaved, so machine noise hits both alike
-        rates["plain"].append(throughput_run(binary, frames, args.frames, viewers=False)[0])
-        rate, got = throughput_run(binary, frames, args.frames, viewers=True)
-        rates["viewers"].append(rate)
-        received.append(got)
+        for name in rates:
+            rate, cpu_ms, got = throughput_run(binary, frames, args.frames, viewers=name == "viewers")
+            rates[name].append(rate)
+            cpu[name].append(cpu_ms)
+            if got:
+                received.append(got)
     medians = {k: statistics.median(v) for k, v in rates.items()}
+    cpu_medians = {k: statistics.median(v) for k, v in cpu.items()}
     print(f"frames: {args.frames} x 1280x720 GREY from a file, a QR code in every frame, 1 scanning thread, every frame scanned, "
           f"{args.runs} runs each (median)")
     for k, v in rates.items():
-        print(f"  {k:8s} {medians[k]:8.2f} frames/s   (min {min(v):.2f}, max {max(v):.2f})")
-    print(f"ratio viewers / plain: {medians['viewers'] / medians['plain']:.3f}x")
-    print("viewers received (JPEG parts on /stream.mjpeg, code events on /events) per run: "
-          + ", ".join(f"{a[0]}/{b[1]}" for a, b in received))
+        print(f"  {k:8s} {medians[k]:8.2f} frames/s   (min {min(v):.2f}, max {max(v):.2f})   "
+              f"CPU {cpu_medians[k]:.2f} ms/frame (min {min(cpu[k]):.2f}, max {max(cpu[k]):.2f})")
+    print(f"ratio viewers / plain: {medians['viewers'] / medians['plain']:.3f}x frames/s, "
+          f"{cpu_medians['viewers'] / cpu_medians['plain']:.3f}x CPU per frame")
+    print("viewers received (JPEG parts on /stream.mjpeg; code events and outline updates on /events) per run: "
+          + ", ".join(f"{a[0]}/{b[1]}/{b[2]}" for a, b in received))
 
 
 if __name__ == "__main__":

@@ -36,6 +36,26 @@ public struct ZXingBarcode: Sendable, Hashable {
     }
 }
 
+/// A code zxing-cpp detected but could not decode: where it is, never a payload.
+///
+/// A result with `ZXing_Barcode_isValid` false, returned only with `ZXingHints.returnErrors`.
+public struct ZXingUndecodedCode: Sendable, Equatable {
+    public var symbology: Symbology
+    /// As `ZXingBarcode.corners`: top-left, top-right, bottom-right, bottom-left, in full-frame
+    /// pixels; empty when zxing-cpp gives no position.
+    public var corners: [(x: Int, y: Int)]
+    /// Why it was not decoded (`ZXing_Barcode_errorType`): `format`, `checksum` or `unsupported`.
+    public var error: String
+
+    public init(symbology: Symbology, corners: [(x: Int, y: Int)], error: String) {
+        (self.symbology, self.corners, self.error) = (symbology, corners, error)
+    }
+
+    public static func == (a: ZXingUndecodedCode, b: ZXingUndecodedCode) -> Bool {
+        a.symbology == b.symbology && a.error == b.error && a.corners.elementsEqual(b.corners, by: { $0 == $1 })
+    }
+}
+
 /// zxing-cpp failed on a frame: the call, its message and what to do.
 ///
 /// `description` reads e.g. `ZXing_ReadBarcodes failed: std::bad_alloc — skip this frame;
@@ -135,7 +155,15 @@ public final class BarcodeReader {
     /// `returnErrors`. Evidence that a harder pass may read what this one could not.
     public func readCounting(luma: UnsafeRawBufferPointer, width: Int, height: Int, rowStride: Int, pixelStride: Int = 1,
                              region: PixelRect? = nil) throws(ZXingError) -> (barcodes: [ZXingBarcode], undecoded: Int) {
-        guard width > 0, height > 0 else { return ([], 0) }
+        let found = try readReporting(luma: luma, width: width, height: height, rowStride: rowStride, pixelStride: pixelStride, region: region)
+        return (found.barcodes, found.undecoded.count)
+    }
+
+    /// `read`, and the codes of the requested symbologies zxing-cpp detected but could not decode,
+    /// with their positions: always none unless the hints set `returnErrors`.
+    public func readReporting(luma: UnsafeRawBufferPointer, width: Int, height: Int, rowStride: Int, pixelStride: Int = 1,
+                              region: PixelRect? = nil) throws(ZXingError) -> (barcodes: [ZXingBarcode], undecoded: [ZXingUndecodedCode]) {
+        guard width > 0, height > 0 else { return ([], []) }
         precondition(pixelStride >= 1 && rowStride >= (width - 1) * pixelStride + 1
                          && (height - 1) * rowStride + (width - 1) * pixelStride + 1 <= luma.count,
                      "luma plane smaller than its geometry")
@@ -143,7 +171,7 @@ public final class BarcodeReader {
                      "frame geometry beyond zxing-cpp's int")
         let crop = (region ?? PixelRect(x: 0, y: 0, width: width, height: height)).clamped(width: width, height: height)
         guard !readsNothing, crop.width > 0, crop.height > 0,
-              let base = luma.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return ([], 0) }
+              let base = luma.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return ([], []) }
 
         guard let view = ZXing_ImageView_new(base, Int32(width), Int32(height), ZXing_ImageFormat_Lum,
                                              Int32(rowStride), Int32(pixelStride)) else {
@@ -157,11 +185,16 @@ public final class BarcodeReader {
         defer { ZXing_Barcodes_delete(barcodes) }
 
         var found: [ZXingBarcode] = []
-        var undecoded = 0
+        var undecoded: [ZXingUndecodedCode] = []
         for i in 0..<ZXing_Barcodes_size(barcodes) {
             guard let barcode = ZXing_Barcodes_at(barcodes, i),
                   let reported = Symbology(zxingFormat: ZXing_Barcode_format(barcode)) else { continue }
-            guard ZXing_Barcode_isValid(barcode) else { undecoded += 1; continue }
+            guard ZXing_Barcode_isValid(barcode) else {
+                undecoded.append(ZXingUndecodedCode(symbology: reported,
+                                                    corners: Self.corners(of: barcode, origin: crop),
+                                                    error: Self.errorName(of: barcode)))
+                continue
+            }
             let bytes = Self.bytes(of: barcode)
             let (symbology, data) = UPCDigits.symbolDigits(reported, bytes, requested: configuration.symbologies)
             guard configuration.symbologies.contains(symbology) else { continue }
@@ -187,6 +220,16 @@ public final class BarcodeReader {
               let text = ZXing_Barcode_text(barcode) else { return nil }
         defer { ZXing_free(text) }
         return String(cString: text)
+    }
+
+    /// `ZXing_Barcode_errorType` as a word.
+    private static func errorName(of barcode: OpaquePointer) -> String {
+        switch ZXing_Barcode_errorType(barcode) {
+        case ZXing_ErrorType_Format: "format"
+        case ZXing_ErrorType_Checksum: "checksum"
+        case ZXing_ErrorType_Unsupported: "unsupported"
+        default: "unknown"
+        }
     }
 
     /// `ZXing_Barcode_position` in full-frame pixels (zxing-cpp's are the crop's); empty when all four are at the origin.

@@ -5,12 +5,8 @@ import ZXing
 
 /// A QR code whose middle rows are wiped white: its finder patterns stand, its data is past repair.
 func damagedQRFrame() throws -> GreyFrame {
-    var (frame, code) = frameWithCode(try ModuleMatrix.qrCode("damaged beyond repair, finders intact"), moduleSize: 4)
-    let (top, bottom) = (code.topLeft.y + 9 * code.moduleSize, code.bottomLeft.y - 9 * code.moduleSize)
-    for y in Int(top)..<Int(bottom) {
-        for x in Int(code.topLeft.x)..<Int(code.topRight.x) { frame[x, y] = 255 }
-    }
-    return frame
+    let (frame, code) = frameWithCode(try ModuleMatrix.qrCode("damaged beyond repair, finders intact"), moduleSize: 4)
+    return frame.withDataRowsWiped(of: code)
 }
 
 @Suite(.offThePool) struct BarcodeReaderPassOptionsTests {
@@ -28,6 +24,31 @@ func damagedQRFrame() throws -> GreyFrame {
         #expect(withErrors.barcodes.isEmpty && withErrors.undecoded == 1)
         let without = try counting(false)
         #expect(without.barcodes.isEmpty && without.undecoded == 0)
+    }
+
+    @Test("readReporting gives where a code detected but not decoded is and why; it is never a barcode")
+    func undecodedCodesHaveTheirPosition() throws {
+        let (frame, code) = frameWithCode(try ModuleMatrix.qrCode("damaged beyond repair, finders intact"), moduleSize: 4)
+        let damaged = frame.withDataRowsWiped(of: code)
+        let reader = BarcodeReader(hints: ZXingHints(symbologies: [.qrcode], tryHarder: false, tryRotate: false, tryDownscale: false,
+                                                     tryInvert: false, returnErrors: true))
+        let found = try damaged.bytes.withUnsafeBytes {
+            try reader.readReporting(luma: $0, width: damaged.width, height: damaged.height, rowStride: damaged.bytesPerLine)
+        }
+        #expect(found.barcodes.isEmpty)
+        let undecoded = try #require(found.undecoded.first)
+        #expect(found.undecoded.count == 1 && undecoded.symbology == .qrcode)
+        #expect(["format", "checksum"].contains(undecoded.error), "\(undecoded.error)")
+        // zxing-cpp's order: the code's top-left, top-right, bottom-right, bottom-left.
+        #expect(undecoded.corners.count == 4)
+        for (corner, drawn) in zip(undecoded.corners, code.corners) {
+            #expect(drawn.distance(toX: corner.x, y: corner.y) <= 2 * code.moduleSize, "\(corner) against \(drawn)")
+        }
+        // The undamaged code is read, and nothing is reported undecoded.
+        let clean = try frame.bytes.withUnsafeBytes {
+            try reader.readReporting(luma: $0, width: frame.width, height: frame.height, rowStride: frame.bytesPerLine)
+        }
+        #expect(clean.barcodes.map(\.text) == ["damaged beyond repair, finders intact"] && clean.undecoded.isEmpty)
     }
 
     @Test("try-invert reads light-on-dark codes; off, the reader does not")

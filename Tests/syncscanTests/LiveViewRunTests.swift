@@ -16,11 +16,17 @@ private final class LiveViewDaemon: @unchecked Sendable {
     ///   - frames: frames to feed (`nil`: until released), then stdin is closed.
     ///   - activatedPort: syncscan runs under `systemd-socket-activate -l 127.0.0.1:PORT`, started
     ///     by a first request to that port.
-    init(_ arguments: [String] = [], frames: Int? = nil, activatedPort: Int? = nil) throws {
+    ///   - scene: the 640x480 frame fed every time; `nil`: a QR code of `payload` at (240, 220).
+    ///   - suppressingDuplicates: the default duplicate window (a code in view is one line);
+    ///     false: `--duplicate-window 0` (a line for every frame's code).
+    init(_ arguments: [String] = [], frames: Int? = nil, activatedPort: Int? = nil, scene: GreyFrame? = nil,
+         suppressingDuplicates: Bool = false) throws {
         var frame = GreyFrame(width: 640, height: 480, background: 200)
         frame.draw(try ModuleMatrix.qrCode(Array(Self.payload.utf8)), centerX: 240, centerY: 220, moduleSize: 6)
+        if let scene { frame = scene }
         let stream = Y4MStream(width: 640, height: 480)
-        daemon = try RunningDaemon(["run", "--source", "y4m:-", "--http", "127.0.0.1:0", "--duplicate-window", "0"] + arguments,
+        daemon = try RunningDaemon(["run", "--source", "y4m:-", "--http", "127.0.0.1:0"]
+                                       + (suppressingDuplicates ? [] : ["--duplicate-window", "0"]) + arguments,
                                    launcher: activatedPort.map { ["systemd-socket-activate", "-l", "127.0.0.1:\($0)"] } ?? [])
         daemon.feed(stream.header)
         let (daemon, stop, fed, bytes) = (self.daemon, self.stop, self.fed, stream.frame(frame))
@@ -144,6 +150,26 @@ private final class LiveViewDaemon: @unchecked Sendable {
         }
         #expect((event["corners"] as? NSArray)?.isEqual(stdoutLine["corners"]) == true)
         #expect((event["frame"] as? NSDictionary)?.isEqual(stdoutLine["frame"]) == true)
+    }
+
+    /// `/status` carries the frame rates (sampled every second) and the source's mode: a Y4M
+    /// stream's from its header (`Y4MStream`: 640x480 mono at 10:1).
+    @Test func theStatusCarriesTheRatesAndTheMode() throws {
+        let live = try LiveViewDaemon()
+        var status: [String: Any] = [:]
+        let rated = waitUntil(every: .milliseconds(200)) {
+            let reply = try? live.get("/status")
+            status = reply.flatMap { try? JSONSerialization.jsonObject(with: Data($0.body)) as? [String: Any] } ?? [:]
+            return status["rates"] is [String: Any]
+        }
+        #expect(rated, "rates in /status: \(status)")
+        let mode = status["mode"] as? [String: Any]
+        #expect(mode?["width"] as? Int == 640 && mode?["height"] as? Int == 480 && mode?["format"] as? String == "GREY", "\(status)")
+        #expect(mode?["fps"] as? Double == 10 && mode?["origin"] as? String == "file", "\(status)")
+        let rates = status["rates"] as? [String: Any]
+        let (frames, scanned) = (rates?["frames_per_second"] as? Double, rates?["scanned_per_second"] as? Double)
+        #expect(frames.map { $0 > 0 } == true && scanned.map { $0 > 0 && $0 <= frames! } == true, "\(status)")
+        #expect(live.finish() == 0)
     }
 
     @Test func theMJPEGStreamSendsJPEGParts() throws {
@@ -292,33 +318,47 @@ private final class LiveViewDaemon: @unchecked Sendable {
 /// A real browser (headless Chromium) loads the page while syncscan scans a live pipe: the code's
 /// text is in the page's DOM and its outline is drawn on the picture at the code's corners.
 @Suite(.offThePool) struct LiveViewBrowserTests {
-    /// Runs `chromium --headless=new` with `arguments` and `url`, stopping it after `timeout`; its stdout.
-    private func chromium(_ arguments: [String], url: String, timeout: Duration = hangTimeout) throws -> [UInt8] {
+    /// `chromium --headless=new` started on `url` with `arguments` (its stdout to a file): one page, one window of 1200x700.
+    private func startChromium(_ arguments: [String], url: String) throws -> (browser: ChildProcess, stdout: TemporaryFile) {
         let out = try TemporaryFile(contents: [], suffix: ".out")
         let browser = try ChildProcess(["chromium", "--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
                                         "--window-size=1200,700"] + arguments + [url], stdout: .file(out.path))
-        let status = browser.wait(timeout: timeout).map(ChildProcess.exitStatus)
+        return (browser, out)
+    }
+
+    /// Waits up to `timeout` for a browser from `startChromium` to exit (0 expected); its stdout.
+    private func finished(_ started: (browser: ChildProcess, stdout: TemporaryFile), _ arguments: [String],
+                          timeout: Duration = hangTimeout) -> [UInt8] {
+        let status = started.browser.wait(timeout: timeout).map(ChildProcess.exitStatus)
+        if status == nil { started.browser.signal(SIGKILL); _ = started.browser.wait() }
         #expect(status == 0, "chromium \(arguments): exit \(status.map(String.init) ?? "timed out")")
-        return [UInt8](FileManager.default.contents(atPath: out.path) ?? Data())
+        return [UInt8](FileManager.default.contents(atPath: started.stdout.path) ?? Data())
+    }
+
+    /// Runs `chromium --headless=new` with `arguments` and `url`, stopping it after `timeout`; its stdout.
+    private func chromium(_ arguments: [String], url: String, timeout: Duration = hangTimeout) throws -> [UInt8] {
+        finished(try startChromium(arguments, url: url), arguments, timeout: timeout)
     }
 
     @Test func theCodesTextAndOutlineAppearInTheBrowser() throws {
         let live = try LiveViewDaemon()
         let url = "http://127.0.0.1:\(live.port)/"
-        // The code's text in the recent codes list. (The outline and the text beside it are drawn
-        // once the picture is there, which a DOM dump comes too early for: the screenshots show them.)
+        // The code's text in the recent codes list, frames/s scanned and captured, the mode. (The
+        // outline and the text beside it are drawn once the picture is there, which a DOM dump
+        // comes too early for: the screenshots show them.)
         let listed = "<td>\(LiveViewDaemon.payload)</td>"
+        let mode = "<span id=\"mode\">640x480 GREY at 10 fps (the file's)</span>"
+        let rate = /<span id="fps">[0-9]+\.[0-9]<\/span> frames\/s scanned of <span id="capture-fps">[0-9]+\.[0-9]<\/span> captured/
         var dom = ""
         try waitUntil(every: .milliseconds(100)) {
             dom = String(decoding: try chromium(["--timeout=4000", "--dump-dom"], url: url), as: UTF8.self)
-            return dom.contains(listed)
+            return dom.contains(listed) && dom.contains(mode) && dom.contains(rate)
         }
         #expect(dom.contains(listed), "the recent codes list: \(dom.suffix(1500))")
+        #expect(dom.contains(mode) && dom.contains(rate), "the rates and the mode: \(dom.suffix(1500))")
 
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("syncscan-browser-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let png = directory.appendingPathComponent("live-view.png").path
+        let directory = try ScreenshotDirectory()
+        let png = directory.path("live-view.png")
         let corners = try #require(live.daemon.stdoutLines.compactMap { $0 }.first { $0["type"] as? String == "code" }?["corners"] as? [[Int]])
         // Chromium picks the moment of its screenshot (counted from its own start, so on a loaded
         // machine it can come before the first picture or code reached the page): screenshots
@@ -327,7 +367,10 @@ private final class LiveViewDaemon: @unchecked Sendable {
         var missing: [String] = []
         try waitUntil(every: .milliseconds(100)) {
             _ = try chromium(["--timeout=4000", "--screenshot=\(png)"], url: url)
-            missing = try outlineMisses(screenshot: png, corners: corners, in: directory)
+            let shot = try Screenshot(png: png, directory: directory)
+            missing = shot.misses(.read, around: corners.map { (Double($0[0]), Double($0[1])) })
+            // Away from the outline the picture is not green: the check sees the overlay, not the scene.
+            if shot.has(.read, nearFramePixel: (600, 460), within: 0) { missing.append("green away from the outline") }
             return missing.isEmpty
         }
         #expect(missing.isEmpty, "\(missing)")
@@ -336,29 +379,154 @@ private final class LiveViewDaemon: @unchecked Sendable {
         if let kept { try? FileManager.default.copyItem(atPath: png, toPath: kept) }
     }
 
-    /// What the screenshot at `png` lacks: outline green near each of `corners` (frame pixels),
-    /// or the scene away from the outline not being green. Decoded through ffmpeg (RGB, 3 bytes each).
-    private func outlineMisses(screenshot png: String, corners: [[Int]], in directory: URL) throws -> [String] {
-        let raw = directory.appendingPathComponent("live-view.rgb").path
+    /// Aiming: a readable QR code and a damaged one (finder patterns intact, the data wiped past
+    /// repair) held in view with duplicate suppression on, as by default, so the readable one is
+    /// one line at the start and never again. A page opened while they are in view outlines the
+    /// readable one in green and the damaged one in magenta on screenshots taken 1 s and 8 s after
+    /// it opened; neither colour is on the other code, and the damaged one never becomes a line.
+    @Test func codesHeldInViewStayOutlinedAndAnUndecodableOneInAnotherColour() throws {
+        var scene = GreyFrame(width: 640, height: 480, background: 200)
+        let readable = scene.draw(try ModuleMatrix.qrCode(Array(LiveViewDaemon.payload.utf8)), centerX: 150, centerY: 140, moduleSize: 6)
+        let damagedPayload = "damaged beyond repair, finders intact"
+        let damaged = scene.draw(try ModuleMatrix.qrCode(damagedPayload), centerX: 470, centerY: 330, moduleSize: 5)
+        scene = scene.withDataRowsWiped(of: damaged)
+        let live = try LiveViewDaemon(scene: scene, suppressingDuplicates: true)
+        let directory = try ScreenshotDirectory()
+        let page = try directory.heldOpenPage(live: "http://127.0.0.1:\(live.port)")
+        // The codes have been in view since the first frame, and the line was written then.
+        #expect(waitUntil { live.daemon.stdoutLines.contains { $0?["type"] as? String == "code" } },
+                "the readable code's line: \(live.daemon.stderr)")
+        func corners(_ code: RenderedCode) -> [(Double, Double)] { code.corners.map { ($0.x, $0.y) } }
+        func misses(_ png: String) throws -> [String] {
+            let shot = try Screenshot(png: png, directory: directory)
+            return shot.misses(.read, around: corners(readable)) + shot.misses(.undecoded, around: corners(damaged))
+                + shot.strays(.read, around: corners(damaged)) + shot.strays(.undecoded, around: corners(readable))
+        }
+        // Both browsers open the page now; each screenshots at its --timeout.
+        let (early, late) = (directory.path("1s.png"), directory.path("8s.png"))
+        let earlyArguments = ["--timeout=1000", "--screenshot=\(early)"], lateArguments = ["--timeout=8000", "--screenshot=\(late)"]
+        let lateBrowser = try startChromium(lateArguments, url: page)
+        _ = finished(try startChromium(earlyArguments, url: page), earlyArguments)
+        // LIVE_VIEW_SCREENSHOT=PREFIX keeps every screenshot checked, as PREFIX-NAME.png.
+        let keep = { (png: String, name: String) in
+            if let prefix = ProcessInfo.processInfo.environment["LIVE_VIEW_SCREENSHOT"] {
+                try? FileManager.default.removeItem(atPath: prefix + "-" + name)
+                try? FileManager.default.copyItem(atPath: png, toPath: prefix + "-" + name)
+            }
+        }
+        var earlyMisses = try misses(early), attempt = 1
+        keep(early, "1s-try1.png")
+        // One second is short on a loaded or stopped machine (Chromium's own start counts in it):
+        // more pages opened while the codes are still in view, each checked in full, until one
+        // shows both outlines (the event; only a hang reaches the deadline).
+        try waitUntil(every: .milliseconds(100)) {
+            guard !earlyMisses.isEmpty else { return true }
+            attempt += 1
+            _ = finished(try startChromium(earlyArguments, url: page), earlyArguments)
+            earlyMisses = try misses(early)
+            keep(early, "1s-try\(attempt).png")
+            return earlyMisses.isEmpty
+        }
+        #expect(earlyMisses.isEmpty, "1 s after the page opened: \(earlyMisses)")
+        _ = finished(lateBrowser, lateArguments)
+        var lateMisses = try misses(late)
+        keep(late, "8s.png")
+        // The same for 8 s: an outline that fades while the codes are in view fails every page.
+        try waitUntil(every: .milliseconds(100)) {
+            guard !lateMisses.isEmpty else { return true }
+            _ = finished(try startChromium(lateArguments, url: page), lateArguments)
+            lateMisses = try misses(late)
+            return lateMisses.isEmpty
+        }
+        #expect(lateMisses.isEmpty, "8 s after the page opened: \(lateMisses)")
+        // Held in view for 10 s of the stream at least (100 frames at 10 frames/s), one line all along.
+        #expect(waitUntil { live.framesFed >= 100 }, "100 frames fed: \(live.framesFed)")
+        #expect(live.finish() == 0, "\(live.daemon.stderr)")
+        let codes = live.daemon.stdoutLines.compactMap { $0 }.filter { $0["type"] as? String == "code" }
+        #expect(codes.map { $0["text"] as? String } == [LiveViewDaemon.payload], "one line, the readable code's, never the damaged one")
+    }
+}
+
+/// A temporary directory for a browser test's pages and screenshots, removed with the value.
+private final class ScreenshotDirectory {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("syncscan-browser-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+
+    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+
+    /// A page (its `file://` URL) showing the live view at `live` in a frame filling the window,
+    /// with a hidden frame on its `/events`, a stream that never ends. Chromium takes `--screenshot`
+    /// at the page's load or at `--timeout`, whichever comes first, and the live picture's first
+    /// part fires load at once: held open by the hidden frame, the page is screenshot at the timeout.
+    func heldOpenPage(live: String) throws -> String {
+        let html = "<!doctype html><html><body style=\"margin:0\">"
+            + "<iframe src=\"\(live)/\" style=\"border:0;display:block;width:1200px;height:700px\"></iframe>"
+            + "<iframe src=\"\(live)/events\" style=\"display:none\"></iframe></body></html>"
+        try Array(html.utf8).withUnsafeBytes { try Data($0).write(to: URL(fileURLWithPath: path("held-open.html"))) }
+        return "file://" + path("held-open.html")
+    }
+}
+
+/// A 1200x700 screenshot of the page, decoded through ffmpeg (RGB, 3 bytes each), read in frame
+/// pixels: the picture sits at the page's 12-pixel padding, 640 pixels wide for a 640-wide frame,
+/// so frame pixel (x, y) is at (12 + x, 12 + y).
+private struct Screenshot {
+    /// The page's outline colours.
+    enum Outline: String {
+        /// A code read: green (`#0f0`).
+        case read = "green"
+        /// A code detected but not decoded: magenta (`#f0f`).
+        case undecoded = "magenta"
+
+        func matches(_ r: UInt8, _ g: UInt8, _ b: UInt8) -> Bool {
+            switch self {
+            case .read: r < 90 && g > 200 && b < 90
+            case .undecoded: r > 200 && g < 90 && b > 200
+            }
+        }
+    }
+
+    static let (width, height) = (1200, 700)
+    let rgb: [UInt8]
+
+    init(png: String, directory: ScreenshotDirectory) throws {
+        let raw = directory.path("screenshot.rgb")
         let decoded = try ChildProcess(["ffmpeg", "-v", "error", "-y", "-i", png, "-f", "rawvideo", "-pix_fmt", "rgb24", raw])
         #expect(decoded.wait(timeout: hangTimeout).map(ChildProcess.exitStatus) == 0)
-        let rgb = [UInt8](FileManager.default.contents(atPath: raw) ?? Data())
-        let (width, height) = (1200, 700)
-        try #require(rgb.count == width * height * 3, "\(rgb.count) bytes")
-        func isOutline(_ x: Int, _ y: Int) -> Bool {
-            guard (0..<width).contains(x), (0..<height).contains(y) else { return false }
-            let i = (y * width + x) * 3
-            return rgb[i] < 90 && rgb[i + 1] > 200 && rgb[i + 2] < 90
+        rgb = [UInt8](FileManager.default.contents(atPath: raw) ?? Data())
+        try #require(rgb.count == Self.width * Self.height * 3, "\(png): \(rgb.count) bytes")
+    }
+
+    /// Whether `outline`'s colour is within `within` screen pixels of frame pixel `point`.
+    func has(_ outline: Outline, nearFramePixel point: (Int, Int), within: Int = 6) -> Bool {
+        let (x, y) = (12 + point.0, 12 + point.1)
+        return (-within...within).contains { dy in
+            (-within...within).contains { dx in
+                guard (0..<Self.width).contains(x + dx), (0..<Self.height).contains(y + dy) else { return false }
+                let i = ((y + dy) * Self.width + x + dx) * 3
+                return outline.matches(rgb[i], rgb[i + 1], rgb[i + 2])
+            }
         }
-        // The picture sits at the page's 12-pixel padding, 640 pixels wide for a 640-wide frame:
-        // each corner in frame pixels is 12 + x, 12 + y on the screenshot.
-        var missing = corners.compactMap { corner -> String? in
-            let (x, y) = (12 + corner[0], 12 + corner[1])
-            let near = (-6...6).contains { dy in (-6...6).contains { dx in isOutline(x + dx, y + dy) } }
-            return near ? nil : "no outline green near the corner \(corner) at (\(x), \(y))"
+    }
+
+    /// What is missing: `outline`'s colour near each of `corners` (frame pixels).
+    func misses(_ outline: Outline, around corners: [(Double, Double)]) -> [String] {
+        corners.compactMap { corner in
+            has(outline, nearFramePixel: (Int(corner.0.rounded()), Int(corner.1.rounded()))) ? nil
+                : "no outline \(outline.rawValue) near the corner \(corner)"
         }
-        // Away from the outline the picture is not green: the check sees the overlay, not the scene.
-        if isOutline(12 + 600, 12 + 460) { missing.append("green away from the outline") }
-        return missing
+    }
+
+    /// What is wrong: `outline`'s colour near any of `corners` (another code's).
+    func strays(_ outline: Outline, around corners: [(Double, Double)]) -> [String] {
+        corners.compactMap { corner in
+            has(outline, nearFramePixel: (Int(corner.0.rounded()), Int(corner.1.rounded()))) ? "\(outline.rawValue) near the corner \(corner)" : nil
+        }
     }
 }

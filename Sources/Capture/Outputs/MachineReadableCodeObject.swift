@@ -71,3 +71,40 @@ public struct MachineReadableCodeObject: Sendable, Hashable {
                   corners: c.count == 4 ? [c[0], c[3], c[2], c[1]] : c, frame: frame, engine: .zxing, pass: pass)
     }
 }
+
+/// A code zxing-cpp detected in a frame but could not decode: where it is, never a payload.
+///
+/// Its finder or guard patterns were found, its data not (damaged, blurred, cut off by the frame's
+/// edge). It becomes no code line and no count of codes: the live view outlines it in a colour of
+/// its own, so whoever aims the camera sees that a code is there and not yet read.
+public struct UndecodedCodeObject: Sendable, Hashable {
+    public var symbology: Symbology
+    /// Why zxing-cpp could not decode it: `format`, `checksum` or `unsupported`.
+    public var error: String
+    /// The pass that detected it.
+    public var pass: DecoderPass
+    /// The outline in frame pixels, in the order of `MachineReadableCodeObject.corners`; empty when
+    /// zxing-cpp gave no position.
+    public var corners: [PixelPoint]
+    /// The smallest upright rectangle holding `corners`.
+    public var bounds: PixelRect
+
+    public init(symbology: Symbology, error: String, pass: DecoderPass, corners: [PixelPoint]) {
+        (self.symbology, self.error, self.pass, self.corners) = (symbology, error, pass, corners)
+        let xs = corners.map(\.x), ys = corners.map(\.y)
+        let x0 = xs.min() ?? 0, y0 = ys.min() ?? 0
+        bounds = PixelRect(x: x0, y: y0, width: (xs.max() ?? 0) - x0, height: (ys.max() ?? 0) - y0)
+    }
+
+    /// Wraps zxing-cpp's report, its corners put in zbar's order as a read code's are.
+    init(_ code: ZXingUndecodedCode, pass: DecoderPass) {
+        let c = code.corners.map { PixelPoint(x: $0.x, y: $0.y) }
+        self.init(symbology: code.symbology, error: code.error, pass: pass, corners: c.count == 4 ? [c[0], c[3], c[2], c[1]] : c)
+    }
+
+    /// Whether its centre lies within `code`'s bounds: the same code, read by a pass.
+    func isRead(as code: MachineReadableCodeObject) -> Bool {
+        let (cx, cy) = (bounds.x + bounds.width / 2, bounds.y + bounds.height / 2)
+        return cx >= code.bounds.x && cx <= code.bounds.x + code.bounds.width && cy >= code.bounds.y && cy <= code.bounds.y + code.bounds.height
+    }
+}

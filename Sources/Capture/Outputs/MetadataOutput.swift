@@ -60,11 +60,15 @@ public final class MetadataOutput: @unchecked Sendable {
         public var onlyPasses: Set<DecoderPass>?
         /// Only this part of the frame is scanned (a crop, not a copy).
         public var rectOfInterest: NormalizedRect
+        /// The cheapest zxing-cpp pass also reports the codes it detected but could not decode
+        /// (`ScanReport.undecoded`), whatever the effort (a live view outlines them); it does with
+        /// `effort: auto` on a live source anyway.
+        public var reportsUndecoded: Bool
         public init(engine: DecoderEngine = .zbar, scanner: ScannerSettings = ScannerSettings(),
                     zxing: ZXingSettings = ZXingSettings(), effort: ScanEffort = .auto, onlyPasses: Set<DecoderPass>? = nil,
-                    rectOfInterest: NormalizedRect = .full) {
+                    rectOfInterest: NormalizedRect = .full, reportsUndecoded: Bool = false) {
             (self.engine, self.scanner, self.zxing, self.effort, self.rectOfInterest) = (engine, scanner, zxing, effort, rectOfInterest)
-            self.onlyPasses = onlyPasses
+            (self.onlyPasses, self.reportsUndecoded) = (onlyPasses, reportsUndecoded)
         }
 
         /// zbar's settings for its part of the symbologies (`engine.zbarPart`).
@@ -200,6 +204,9 @@ public final class MetadataOutput: @unchecked Sendable {
         public var passesCut: [DecoderPass]
         /// What each pass that ran read by itself, before one reading per code was kept.
         public var readings: [DecoderPass: [MachineReadableCodeObject]] = [:]
+        /// The codes the cheapest zxing-cpp pass detected but could not decode and no pass read
+        /// (asked for with `effort: auto` on a live source, or `Settings.reportsUndecoded`).
+        public var undecoded: [UndecodedCodeObject] = []
     }
 
     /// One thread's decoders: a zbar scanner with its luma scratch plane (for packed formats),
@@ -255,7 +262,7 @@ public final class MetadataOutput: @unchecked Sendable {
                 : (nil, [])
             var codes: [MachineReadableCodeObject] = [], read: Set<CodeIdentity> = []
             var report = ScanReport(codes: [], passesRun: [], passesCut: [])
-            var undecoded = 0
+            var undecoded = 0, detected: [UndecodedCodeObject] = []
             var firstPassTime: Duration?
             var holdsHarderPlace = false
             defer { if holdsHarderPlace { output.withEffortLedger { $0.releaseHarderPasses() } } }
@@ -277,7 +284,7 @@ public final class MetadataOutput: @unchecked Sendable {
                 output.notePass(pass, seq: info.sequenceNumber, scanner: id)
                 let passStart = ContinuousClock.now
                 let found = run(pass, on: frame, settings: settings, region: region,
-                                returnErrors: adaptive && pass == passes.first { $0.engine == .zxing })
+                                returnErrors: (adaptive || settings.reportsUndecoded) && pass == passes.first { $0.engine == .zxing })
                 let passTime = ContinuousClock.now - passStart
                 output.record(pass, time: passTime, firstPass: firstPassTime)
                 if firstPassTime == nil { firstPassTime = passTime }
@@ -285,7 +292,8 @@ public final class MetadataOutput: @unchecked Sendable {
                 report.readings[pass] = found.codes
                 let fresh = found.codes.filter { !read.contains(CodeIdentity($0)) }
                 if !base.contains(pass) { undecoded = max(0, undecoded - fresh.count) }
-                undecoded += found.undecoded
+                undecoded += found.undecoded.count
+                detected += found.undecoded
                 read.formUnion(found.codes.map(CodeIdentity.init))
                 codes += found.codes
             }
@@ -302,13 +310,14 @@ public final class MetadataOutput: @unchecked Sendable {
                     report.codes.append(code)
                 }
             }
+            report.undecoded = detected.filter { code in !report.codes.contains { code.isRead(as: $0) } }
             return report
         }
 
-        /// One pass over `frame`: its codes, and (zxing-cpp with `returnErrors`) how many it
+        /// One pass over `frame`: its codes, and (zxing-cpp with `returnErrors`) those it
         /// detected but could not decode. A zxing-cpp failure is recorded and reads nothing.
         private func run(_ pass: DecoderPass, on frame: VideoFrame, settings: Settings, region: PixelRect?,
-                         returnErrors: Bool) -> (codes: [MachineReadableCodeObject], undecoded: Int) {
+                         returnErrors: Bool) -> (codes: [MachineReadableCodeObject], undecoded: [UndecodedCodeObject]) {
             let info = frame.info
             guard let hints = pass.zxingHints(symbologies: settings.engine.zxingPart(of: settings.scanner.symbologies),
                                               settings: settings.zxing, returnErrors: returnErrors) else {
@@ -316,27 +325,29 @@ public final class MetadataOutput: @unchecked Sendable {
                 let symbols = withLumaPlane(of: frame) { luma, bytesPerLine in
                     zbar.scan(luma: luma, width: frame.width, height: frame.height, bytesPerLine: bytesPerLine, region: region)
                 }
-                return (symbols.map { MachineReadableCodeObject($0, frame: info) }, 0)
+                return (symbols.map { MachineReadableCodeObject($0, frame: info) }, [])
             }
             let reader = zxing[pass] ?? BarcodeReader(hints: hints)
             zxing[pass] = reader
             reader.reconfigure(hints)
             switch readWithZXing(reader, frame, region: region) {
-            case .success(let found): return (found.barcodes.map { MachineReadableCodeObject($0, frame: info, pass: pass) }, found.undecoded)
+            case .success(let found):
+                return (found.barcodes.map { MachineReadableCodeObject($0, frame: info, pass: pass) },
+                        found.undecoded.map { UndecodedCodeObject($0, pass: pass) })
             case .failure(let error):
                 output.record(failure: error)
-                return ([], 0)
+                return ([], [])
             }
         }
 
         /// zxing-cpp on the frame's luma in place: the Y plane of grey and planar formats, every
         /// second byte of packed 4:2:2 (pixel stride 2, from the first luma byte).
         private func readWithZXing(_ reader: BarcodeReader, _ frame: VideoFrame,
-                                   region: PixelRect?) -> Result<(barcodes: [ZXingBarcode], undecoded: Int), ZXingError> {
+                                   region: PixelRect?) -> Result<(barcodes: [ZXingBarcode], undecoded: [ZXingUndecodedCode]), ZXingError> {
             let (offset, step) = frame.format.hasPlanarLuma ? (0, 1) : frame.format.lumaLayout
             return frame.buffer.withUnsafeBytes { bytes in
                 Result { () throws(ZXingError) in
-                    try reader.readCounting(luma: UnsafeRawBufferPointer(rebasing: bytes[offset...]), width: frame.width, height: frame.height,
+                    try reader.readReporting(luma: UnsafeRawBufferPointer(rebasing: bytes[offset...]), width: frame.width, height: frame.height,
                                    rowStride: frame.bytesPerLine, pixelStride: step, region: region)
                 }
             }

@@ -32,11 +32,16 @@ public struct SynchronizedMetadataObjectData: Sendable, Hashable {
     public var metadataObjects: [MachineReadableCodeObject]
     /// The harder passes `effort: auto` wanted on this frame that did not fit in its time budget.
     public var passesCut: [DecoderPass]
+    /// Codes zxing-cpp detected in the frame and no pass read (`MetadataOutput.ScanReport.undecoded`):
+    /// for the live view's outlines, never code lines.
+    public var undecoded: [UndecodedCodeObject]
 
-    public init(presentationTime: MediaTime, metadataObjects: [MachineReadableCodeObject], passesCut: [DecoderPass] = []) {
+    public init(presentationTime: MediaTime, metadataObjects: [MachineReadableCodeObject], passesCut: [DecoderPass] = [],
+                undecoded: [UndecodedCodeObject] = []) {
         self.presentationTime = presentationTime
         self.metadataObjects = metadataObjects
         self.passesCut = passesCut
+        self.undecoded = undecoded
     }
 }
 

@@ -73,8 +73,9 @@ public struct SyncscanConfiguration: Sendable, Hashable {
 
     /// The metadata output's settings: what zbar scans for and where.
     public var metadataSettings: MetadataOutput.Settings {
+        // With a live view, codes detected and not decoded are outlined there.
         MetadataOutput.Settings(engine: engine, scanner: scanner, zxing: zxing, effort: effort, onlyPasses: passes,
-                                rectOfInterest: rectOfInterest)
+                                rectOfInterest: rectOfInterest, reportsUndecoded: http != nil)
     }
 
     /// The video data output's late-frame policy.

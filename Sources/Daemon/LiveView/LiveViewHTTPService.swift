@@ -7,7 +7,8 @@ import SystemCalls
 import SystemPackage
 
 /// The live view over HTTP as a service: the server (libmicrohttpd's own threads answer every
-/// request), and the status sent to the events viewers every second.
+/// request), and the status (`LiveViewStatus`: the rates sampled every second, the source's mode)
+/// sent to the events viewers every second.
 ///
 /// A reload (`reload(_:)`, SIGHUP) applies new `http.*` settings within a second without touching
 /// the scan session: the preview's at once; a new address, password, remote rule or connection
@@ -16,12 +17,14 @@ import SystemPackage
 ///
 /// Endpoints, GET and HEAD only (others 405), any other path 404, HTTP Basic first when
 /// `http.password_file` is set: `/` (the page), `/stream.mjpeg`, `/snapshot.jpg`, `/events`
-/// (Server-Sent Events: each code line as on stdout, `event: status` every second), `/metrics`
-/// (Prometheus text, the metrics textfile's registry) and `/status` (JSON).
+/// (Server-Sent Events: each code line as on stdout, `event: sightings` with what recent frames held,
+/// `event: status` every second), `/metrics` (Prometheus text, the metrics textfile's registry) and
+/// `/status` (JSON).
 final class LiveViewHTTPService: Service {
     let initialSettings: HTTPSettings
     let liveView: LiveViewResultsHandler
     let scan: ScanService
+    let status: LiveViewStatus
     let logger: Logger
     /// A listening socket systemd passed (`syncscan-http@.socket`), served instead of binding `http.listen`.
     let inheritedSocket: FileDescriptor?
@@ -31,6 +34,7 @@ final class LiveViewHTTPService: Service {
     init(settings: HTTPSettings, liveView: LiveViewResultsHandler, scan: ScanService, logger: Logger,
          inheritedSocket: FileDescriptor? = nil) {
         (initialSettings, self.liveView, self.scan, self.logger) = (settings, liveView, scan, logger)
+        status = LiveViewStatus(scan: scan)
         self.inheritedSocket = inheritedSocket
     }
 
@@ -46,11 +50,13 @@ final class LiveViewHTTPService: Service {
         await runOnThread(name: "syncscan-httpx") { last.stop() }
     }
 
-    /// The status every second while someone watches, and each reload; returns the server running at the end.
+    /// The rates sampled every second, the status sent then while someone watches, and each
+    /// reload; returns the server running at the end.
     private func serveUntilShutdown(_ first: HTTPServer, settings initial: HTTPSettings) async -> HTTPServer {
         var (server, settings) = (first, initial)
         while !Task.isCancelled {
-            if liveView.hub.viewers > 0 { liveView.hub.publishStatus(scan.statusJSON()) }
+            status.sample()
+            if liveView.hub.viewers > 0 { liveView.hub.publishStatus(status.json()) }
             if let next = reloaded.withLock({ state in defer { state = nil }; return state }) {
                 if let next {
                     liveView.apply(next.liveView)
@@ -76,7 +82,7 @@ final class LiveViewHTTPService: Service {
                                     + "without its password: make the file readable by the service")
             }
         }
-        let router = LiveViewRouter(hub: liveView.hub, scan: scan, password: password)
+        let router = LiveViewRouter(hub: liveView.hub, scan: scan, status: status, password: password)
         let server = HTTPServer(address: settings.listen, listenDescriptor: inheritedSocket, maxConnections: settings.maxConnections,
                                 tls: try Self.tlsCredentials(settings), logger: logger) { router.respond($0) }
         do { try server.start() } catch { throw LiveViewError(message: "\(error)") }
@@ -140,6 +146,7 @@ struct LiveViewError: Error, CustomStringConvertible {
 struct LiveViewRouter: Sendable {
     let hub: LiveViewHub
     let scan: ScanService
+    let status: LiveViewStatus
     let password: String?
 
     static let paths: Set<String> = ["/", "/stream.mjpeg", "/snapshot.jpg", "/events", "/metrics", "/status"]
@@ -155,7 +162,7 @@ struct LiveViewRouter: Sendable {
         }
         switch request.path {
         case "/": return .bytes(Array(LiveViewPage.html.utf8), contentType: "text/html; charset=utf-8")
-        case "/status": return .bytes(scan.statusJSON() + [UInt8(ascii: "\n")], contentType: "application/json")
+        case "/status": return .bytes(status.json() + [UInt8(ascii: "\n")], contentType: "application/json")
         case "/metrics": return .bytes(scan.metricsExposition(), contentType: "text/plain; version=0.0.4; charset=utf-8")
         case "/snapshot.jpg":
             guard let jpeg = hub.latestPicture(waitingUpTo: .seconds(2)) else {

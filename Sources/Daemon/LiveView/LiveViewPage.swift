@@ -1,7 +1,13 @@
 /// The live view's one page (`/`): HTML, CSS and JavaScript in the binary, nothing fetched from
-/// elsewhere. It shows `/stream.mjpeg` with each code's outline (from its corners, scaled to the
-/// picture's displayed size by an SVG overlay in frame pixels) and text, the rect of interest,
-/// the last 20 codes, frames/s scanned, drops by reason and the source's state, from `/events`.
+/// elsewhere. It shows `/stream.mjpeg` with outlines (from corners, scaled to the picture's
+/// displayed size by an SVG overlay in frame pixels): green with its text for each code read, as
+/// long as frames keep reading it (`event: sightings`), magenta for a code detected but not
+/// decoded; the rect of interest; the last 20 codes; frames/s scanned and captured, the source's
+/// mode, drops by reason and the source's state, from `/events`.
+///
+/// An outline stays while the latest sightings hold its code, and for `holdMs` after the last that
+/// did or after its code line (a code in view for one frame is still seen); none outlives
+/// `staleMs` without new sightings.
 enum LiveViewPage {
     static let html = #"""
 <!doctype html>
@@ -13,7 +19,10 @@ body{margin:0;font:14px system-ui,sans-serif;background:#111;color:#eee;display:
 #live{display:block;max-width:calc(100vw - 420px);min-width:320px}
 #overlay{position:absolute;left:0;top:0;width:100%;height:100%;pointer-events:none}
 #overlay polygon{fill:rgba(0,255,0,.15);stroke:#0f0;stroke-width:4;vector-effect:non-scaling-stroke}
+#overlay polygon.undecoded{fill:rgba(255,0,255,.15);stroke:#f0f}
 #overlay text{fill:#0f0;font:bold 20px system-ui,sans-serif;paint-order:stroke;stroke:#000;stroke-width:4px;vector-effect:non-scaling-stroke}
+#overlay text.undecoded{fill:#f0f}
+.read{color:#0f0}.undecoded{color:#f0f}
 #overlay rect{fill:none;stroke:#fc0;stroke-dasharray:8 6;stroke-width:2;vector-effect:non-scaling-stroke}
 aside{flex:1;min-width:360px}
 h1{font-size:16px;margin:0 0 8px}
@@ -23,16 +32,19 @@ table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #333;pad
 <div id="view"><img id="live" alt="live picture" src="stream.mjpeg"><svg id="overlay" preserveAspectRatio="none"></svg></div>
 <aside>
 <h1>syncscan <span id="source"></span> — <span id="state">connecting</span></h1>
-<p><span id="fps">–</span> frames/s scanned · frames <span id="frames">0</span> · codes <span id="codes">0</span></p>
+<p><span id="fps">–</span> frames/s scanned of <span id="capture-fps">–</span> captured · frames <span id="frames">0</span> · codes <span id="codes">0</span></p>
+<p>mode: <span id="mode">–</span></p>
 <p>dropped: <span id="drops">–</span></p>
+<p>outlines: <span class="read">green</span> read now · <span class="undecoded">magenta</span> a code seen but not decoded</p>
 <table><thead><tr><th>symbology</th><th>text</th><th>seq</th><th>time</th><th>engine</th></tr></thead><tbody id="recent"></tbody></table>
 </aside>
 <script>
 "use strict";
 const svgNS = "http://www.w3.org/2000/svg";
 const overlay = document.getElementById("overlay"), img = document.getElementById("live");
-const recent = [], outlines = [];
-let frameSize = null, roi = null, last = null;
+const recent = [], outlines = new Map();  // outlines: key → {at, kind, code}
+const holdMs = 500, staleMs = 2000;
+let frameSize = null, roi = null, latest = new Set();
 img.addEventListener("error", () => setTimeout(() => { img.src = "stream.mjpeg?" + Date.now(); }, 1000));
 img.addEventListener("load", () => { if (!frameSize && img.naturalWidth) frameSize = {w: img.naturalWidth, h: img.naturalHeight}; });
 function el(name, attrs, text) {
@@ -44,17 +56,22 @@ function el(name, attrs, text) {
 function label(code) { return code.text !== undefined ? code.text : "base64:" + code.data_b64; }
 function draw() {
   const now = Date.now();
-  while (outlines.length && now - outlines[0].at > 2000) outlines.shift();
+  for (const [key, o] of outlines)
+    if (now - o.at > staleMs || (!latest.has(key) && now - o.at > holdMs)) outlines.delete(key);
   overlay.replaceChildren();
   if (!frameSize || !img.naturalWidth) return;  // no picture yet: nothing to draw on
   overlay.setAttribute("viewBox", "0 0 " + frameSize.w + " " + frameSize.h);
   if (roi && !(roi.x == 0 && roi.y == 0 && roi.width == 1 && roi.height == 1))
     overlay.append(el("rect", {x: roi.x * frameSize.w, y: roi.y * frameSize.h, width: roi.width * frameSize.w, height: roi.height * frameSize.h}));
-  for (const o of outlines) {
-    if (!o.code.corners.length) continue;
-    overlay.append(el("polygon", {points: o.code.corners.map(p => p.join(",")).join(" ")}));
-    const b = o.code.bounds;
-    overlay.append(el("text", {x: b.x + b.width + 6, y: b.y + 20, class: "code-text"}, label(o.code)));
+  for (const o of outlines.values()) {
+    const c = o.code.corners;
+    if (!c.length) continue;
+    overlay.append(el("polygon", {points: c.map(p => p.join(",")).join(" "), class: o.kind}));
+    // The caption right of the outline, or left of it where the picture ends first (about 11 units a character).
+    const text = o.kind == "read" ? o.code.label : o.code.symbology + ": not decoded";
+    const right = Math.max(...c.map(p => p[0])), left = Math.min(...c.map(p => p[0])), y = Math.min(...c.map(p => p[1]));
+    const fits = right + 6 + 11 * text.length <= frameSize.w || left - 6 - 11 * text.length < 0;
+    overlay.append(el("text", fits ? {x: right + 6, y: y + 20, class: o.kind} : {x: left - 6, y: y + 20, class: o.kind, "text-anchor": "end"}, text));
   }
 }
 function showRecent() {
@@ -73,15 +90,30 @@ function listed(code) {
   recent.unshift(code); recent.length = Math.min(recent.length, 20);
   showRecent();
 }
+// A code line outlines its code too (for holdMs, longer while sightings keep it): a code in view
+// for less than an update's interval is seen.
+function cut(s) { return s.length <= 64 ? s : s.slice(0, 63) + "…"; }
 events.onmessage = (m) => {
   const code = JSON.parse(m.data);
   listed(code);
-  outlines.push({at: Date.now(), code});
+  const lined = {symbology: code.symbology, label: cut(label(code)), corners: code.corners};
+  outlines.set("read " + lined.symbology + " " + lined.label, {at: Date.now(), kind: "read", code: lined});
   draw();
 };
 events.addEventListener("recent", (m) => listed(JSON.parse(m.data)));
+// What a scanned frame held: every code read (duplicates too) and every code detected, not decoded.
+events.addEventListener("sightings", (m) => {
+  const s = JSON.parse(m.data), now = Date.now();
+  frameSize = {w: s.width, h: s.height};
+  latest = new Set();
+  const seen = (key, kind, code) => { outlines.set(key, {at: now, kind, code}); latest.add(key); };
+  for (const c of s.read) seen("read " + c.symbology + " " + c.label, "read", c);
+  s.undecoded.forEach((c, i) => seen("undecoded " + i, "undecoded", c));
+  draw();
+});
+function rate(v) { return v === undefined || v === null ? "–" : v.toFixed(1); }
 function showStatus(s) {
-  const c = s.counters, now = Date.now();
+  const c = s.counters;
   roi = s.rect_of_interest;
   document.getElementById("source").textContent = s.source;
   const state = document.getElementById("state");
@@ -89,8 +121,12 @@ function showStatus(s) {
   document.getElementById("frames").textContent = c.frames;
   document.getElementById("codes").textContent = c.codes_found;
   document.getElementById("drops").textContent = Object.keys(c).filter(k => k.startsWith("dropped_")).map(k => k.slice(8) + " " + c[k]).join(", ");
-  if (last) document.getElementById("fps").textContent = ((c.scanned - last.scanned) * 1000 / (now - last.at)).toFixed(1);
-  last = {at: now, scanned: c.scanned};
+  document.getElementById("fps").textContent = rate(s.rates && s.rates.scanned_per_second);
+  document.getElementById("capture-fps").textContent = rate(s.rates && s.rates.frames_per_second);
+  const m = s.mode;
+  document.getElementById("mode").textContent = !m ? "–" : m.width + "x" + m.height + " " + m.format
+    + (m.fps === null ? "" : " at " + +m.fps.toFixed(3) + " fps")
+    + (m.origin == "negotiated" ? " (negotiated with the camera)" : m.origin == "file" ? " (the file's)" : " (no rate in the file: 25 fps assumed)");
 }
 events.addEventListener("status", (m) => showStatus(JSON.parse(m.data)));
 fetch("status").then(r => r.json()).then(showStatus, () => {});

@@ -342,6 +342,9 @@ public final class ScanService: Service, @unchecked Sendable {
     /// The configured results handlers (the live view among them, for its HTTP service).
     public var configuredHandlers: [any ResultsHandler] { handlers }
 
+    /// The running session's source (the live view shows its mode); `nil` between sessions.
+    public var currentSource: (any FrameSource)? { state.withLock { $0.current?.session.input } }
+
     /// The Prometheus text exposition now, from the same metrics as `metrics.textfile` (`/metrics`).
     public func metricsExposition() -> [UInt8] {
         let (metrics, textfile) = state.withLock { ($0.metrics, $0.textfileWriter) }

@@ -1,8 +1,8 @@
 import Media
 import SystemCalls
 
-/// What a live view's viewers read: the latest preview JPEG, the code lines and the status, each
-/// viewer at its own pace.
+/// What a live view's viewers read: the latest preview JPEG, the code lines, the outlines of what
+/// recent frames held (`event: sightings`) and the status, each viewer at its own pace.
 ///
 /// Publishing never waits for a viewer. Each events viewer has its own backlog of bytes, bounded
 /// (`eventBacklogBytes`): a viewer that stops reading while lines keep coming is dropped (its
@@ -62,6 +62,8 @@ public final class LiveViewHub: Sendable {
 
     /// Viewers connected now (pictures and events).
     public var viewers: Int { state.withLock { $0.pictureViewers + $0.eventViewers.count } }
+    /// Whether an events viewer is connected (someone to send outlines to).
+    public var wantsEvents: Bool { state.withLock { !$0.eventViewers.isEmpty } }
     /// Events viewers dropped because they fell `eventBacklogBytes` behind.
     public var viewersDropped: Int { state.withLock { $0.viewersDropped } }
 
@@ -74,6 +76,12 @@ public final class LiveViewHub: Sendable {
     /// Sends the status (one JSON object) to every events viewer as an `event: status`.
     public func publishStatus(_ json: [UInt8]) {
         publish(Array("event: status\ndata: ".utf8) + json + Array("\n\n".utf8), recent: nil)
+    }
+
+    /// Sends what one frame held (one JSON object, `LiveViewSightings`) to every events viewer as
+    /// an `event: sightings`; a viewer connecting later does not get it.
+    public func publishSightings(_ json: [UInt8]) {
+        publish(Array("event: sightings\ndata: ".utf8) + json + Array("\n\n".utf8), recent: nil)
     }
 
     private func publish(_ event: [UInt8], recent: [UInt8]?) {

@@ -4,14 +4,19 @@ import Logging
 import Media
 import SystemCalls
 
-/// Feeds a live view: every emitted code's JSON line (as on stdout) and, while someone wants
-/// pictures, a small grey JPEG of the scene at most `settings.previewFPS` times a second.
+/// Feeds a live view: code lines, the outlines of what frames hold, and preview pictures.
+///
+/// Every emitted code's JSON line (as on stdout); while an events viewer is connected, what
+/// scanned frames held (every code read, before duplicate suppression, and every code detected
+/// but not decoded: `LiveViewSightings`) at most `settings.outlinesPerSecond` times a second
+/// (`SightingsPacer`); and, while someone wants pictures, a small grey JPEG of the scene at most
+/// `settings.previewFPS` times a second.
 ///
 /// It costs the scanner nothing while nobody watches: as the session's `FramePixelsSampler` it
 /// picks no frame then, and a frame's pixels it does pick are copied through the session's one
-/// pool of copies (never a source's buffer). Scaling (`PreviewScaler`) and TurboJPEG encoding
-/// run on the handler's own thread behind a queue of one frame that drops when busy; viewers
-/// read from the `hub` at their own pace.
+/// pool of copies (never a source's buffer); no outline is encoded without an events viewer.
+/// Scaling (`PreviewScaler`) and TurboJPEG encoding run on the handler's own thread behind a
+/// queue of one frame that drops when busy; viewers read from the `hub` at their own pace.
 public final class LiveViewResultsHandler: ResultsHandler, FramePixelsSampler, @unchecked Sendable {
     private struct Sampling {
         var settings: LiveViewSettings
@@ -19,6 +24,13 @@ public final class LiveViewResultsHandler: ResultsHandler, FramePixelsSampler, @
         /// The frame picked and not yet seen by `frameCompleted`: no second pick meanwhile.
         var pending: UInt64?
         var encoded = 0
+        var sightings: SightingsPacer
+        var sightingsSent = 0
+
+        init(settings: LiveViewSettings) {
+            self.settings = settings
+            sightings = SightingsPacer(perSecond: settings.outlinesPerSecond)
+        }
     }
 
     /// One preview to make: the frame's pixels and the settings when it was picked.
@@ -55,7 +67,7 @@ public final class LiveViewResultsHandler: ResultsHandler, FramePixelsSampler, @
 
     /// New preview settings (a reload), from the next preview on.
     public func apply(_ settings: LiveViewSettings) {
-        sampling.withLock { $0.settings = settings; $0.nextPreview = nil }
+        sampling.withLock { $0.settings = settings; $0.nextPreview = nil; $0.sightings.perSecond = settings.outlinesPerSecond }
     }
 
     public func start() { worker.start() }
@@ -75,17 +87,25 @@ public final class LiveViewResultsHandler: ResultsHandler, FramePixelsSampler, @
         hub.publishCode(lineEncoder.encode(code.code, source: source, time: .now(), fields: code.fields))
     }
 
-    /// A whole frame's pixels, when a preview is due, go to the encoder.
+    /// What the frame held goes to the events viewers when an update is due; its whole pixels,
+    /// when a preview is due, to the encoder.
     public func frameCompleted(_ collection: SynchronizedDataCollection) throws {
-        let wanted = hub.wantsPictures
+        let (wanted, watching) = (hub.wantsPictures, hub.wantsEvents)
         let now = ContinuousClock.now
         let pixels = collection.video.pixels.flatMap { $0.region == PixelRect(x: 0, y: 0, width: $0.frame.width, height: $0.frame.height) ? $0 : nil }
-        let due = sampling.withLock { s -> LiveViewSettings? in
+        let scanned = collection.video.frame.flatMap { frame in collection.metadata.map { (frame, $0) } }
+        let (due, sightingsDue) = sampling.withLock { s -> (LiveViewSettings?, Bool) in
             if let pending = s.pending, collection.sequenceNumber >= pending { s.pending = nil }
-            guard wanted, pixels != nil, s.nextPreview.map({ now >= $0 }) ?? true else { return nil }
+            var sightingsDue = false
+            if watching, let (_, metadata) = scanned {
+                sightingsDue = s.sightings.shouldSend(holdsSomething: !metadata.metadataObjects.isEmpty || !metadata.undecoded.isEmpty, at: now)
+                if sightingsDue { s.sightingsSent += 1 }
+            }
+            guard wanted, pixels != nil, s.nextPreview.map({ now >= $0 }) ?? true else { return (nil, sightingsDue) }
             s.nextPreview = now + .seconds(1 / max(s.settings.previewFPS, 0.01))
-            return s.settings
+            return (s.settings, sightingsDue)
         }
+        if sightingsDue, let (frame, metadata) = scanned { hub.publishSightings(LiveViewSightings.json(frame: frame, metadata: metadata)) }
         if let due, let pixels { _ = worker.submit(Job(pixels: pixels, settings: due)) }
     }
 
@@ -97,6 +117,8 @@ public final class LiveViewResultsHandler: ResultsHandler, FramePixelsSampler, @
                            value: sampling.withLock { $0.encoded }, inLines: false),
             ResultsCounter(name: "live_view_viewers_dropped", help: "Live view event viewers dropped because they stopped reading.",
                            value: hub.viewersDropped, inLines: false),
+            ResultsCounter(name: "live_view_outline_updates", help: "Frames' codes (read and undecoded) sent to live view events viewers.",
+                           value: sampling.withLock { $0.sightingsSent }, inLines: false),
         ]
     }
 

@@ -1,4 +1,4 @@
-/// What the live view shows and what it may cost: preview frames a second and their width.
+/// What the live view shows and what it may cost: preview frames a second and their width, outline updates a second.
 public struct LiveViewSettings: Sendable, Hashable {
     /// Preview frames encoded per second at most, while a viewer wants pictures (`http.preview_fps`).
     public var previewFPS = 5.0
@@ -8,6 +8,9 @@ public struct LiveViewSettings: Sendable, Hashable {
     public var quality = 70
     /// Code lines kept for a viewer that connects later (the page's list).
     public var recentCodes = 20
+    /// Outline updates (what a scanned frame held) sent per second at most: twice the default
+    /// preview rate, so an outline follows a code as it moves.
+    public var outlinesPerSecond = 10.0
 
     public init(previewFPS: Double = 5.0, previewWidth: Int = 640) {
         (self.previewFPS, self.previewWidth) = (previewFPS, previewWidth)

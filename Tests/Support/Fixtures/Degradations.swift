@@ -44,3 +44,17 @@ extension GreyFrame {
         return out
     }
 }
+
+extension GreyFrame {
+    /// This frame with the middle rows of an upright QR `code` (as `draw` returned it) wiped to
+    /// `light`, nine modules clear of its top and bottom edges: the finder patterns stand, so a
+    /// reader detects the code, and its data is past repair.
+    public func withDataRowsWiped(of code: RenderedCode, light: UInt8 = 255) -> GreyFrame {
+        var out = self
+        let (top, bottom) = (code.topLeft.y + 9 * code.moduleSize, code.bottomLeft.y - 9 * code.moduleSize)
+        for y in Int(top)..<Int(bottom) {
+            for x in Int(code.topLeft.x)..<Int(code.topRight.x) { out[x, y] = light }
+        }
+        return out
+    }
+}
