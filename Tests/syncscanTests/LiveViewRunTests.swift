@@ -326,18 +326,31 @@ private final class LiveViewDaemon: @unchecked Sendable {
         return (browser, out)
     }
 
-    /// Waits up to `timeout` for a browser from `startChromium` to exit (0 expected); its stdout.
+    /// Waits up to `limit` for a browser from `startChromium` to exit (0 expected); its stdout, or
+    /// `nil` when it had not finished and was killed: a browser stopped and continued (a loaded
+    /// or suspended machine) can wedge, and the callers then open the page again.
     private func finished(_ started: (browser: ChildProcess, stdout: TemporaryFile), _ arguments: [String],
-                          timeout: Duration = hangTimeout) -> [UInt8] {
-        let status = started.browser.wait(timeout: timeout).map(ChildProcess.exitStatus)
-        if status == nil { started.browser.signal(SIGKILL); _ = started.browser.wait() }
-        #expect(status == 0, "chromium \(arguments): exit \(status.map(String.init) ?? "timed out")")
+                          limit: Duration = .seconds(120)) -> [UInt8]? {
+        guard let status = started.browser.wait(timeout: limit).map(ChildProcess.exitStatus) else {
+            started.browser.signal(SIGKILL); _ = started.browser.wait()
+            return nil
+        }
+        #expect(status == 0, "chromium \(arguments): exit \(status)")
         return [UInt8](FileManager.default.contents(atPath: started.stdout.path) ?? Data())
     }
 
-    /// Runs `chromium --headless=new` with `arguments` and `url`, stopping it after `timeout`; its stdout.
-    private func chromium(_ arguments: [String], url: String, timeout: Duration = hangTimeout) throws -> [UInt8] {
-        finished(try startChromium(arguments, url: url), arguments, timeout: timeout)
+    /// Runs `chromium --headless=new` with `arguments` and `url`; its stdout (empty when it had to be killed).
+    private func chromium(_ arguments: [String], url: String) throws -> [UInt8] {
+        finished(try startChromium(arguments, url: url), arguments) ?? []
+    }
+
+    /// What a screenshot to `png` by a browser from `startChromium` misses (`misses`), once it
+    /// finished; a browser killed or a screenshot not written is a miss too.
+    private func screenshotMisses(_ started: (browser: ChildProcess, stdout: TemporaryFile), _ arguments: [String], png: String,
+                                  _ misses: (String) throws -> [String]) throws -> [String] {
+        guard finished(started, arguments) != nil else { return ["chromium \(arguments) had not finished: killed"] }
+        guard FileManager.default.fileExists(atPath: png) else { return ["chromium \(arguments) wrote no screenshot"] }
+        return try misses(png)
     }
 
     @Test func theCodesTextAndOutlineAppearInTheBrowser() throws {
@@ -366,7 +379,9 @@ private final class LiveViewDaemon: @unchecked Sendable {
         // in full; the last one's misses are reported.
         var missing: [String] = []
         try waitUntil(every: .milliseconds(100)) {
+            try? FileManager.default.removeItem(atPath: png)
             _ = try chromium(["--timeout=4000", "--screenshot=\(png)"], url: url)
+            guard FileManager.default.fileExists(atPath: png) else { missing = ["no screenshot written"]; return false }
             let shot = try Screenshot(png: png, directory: directory)
             missing = shot.misses(.read, around: corners.map { (Double($0[0]), Double($0[1])) })
             // Away from the outline the picture is not green: the check sees the overlay, not the scene.
@@ -406,7 +421,6 @@ private final class LiveViewDaemon: @unchecked Sendable {
         let (early, late) = (directory.path("1s.png"), directory.path("8s.png"))
         let earlyArguments = ["--timeout=1000", "--screenshot=\(early)"], lateArguments = ["--timeout=8000", "--screenshot=\(late)"]
         let lateBrowser = try startChromium(lateArguments, url: page)
-        _ = finished(try startChromium(earlyArguments, url: page), earlyArguments)
         // LIVE_VIEW_SCREENSHOT=PREFIX keeps every screenshot checked, as PREFIX-NAME.png.
         let keep = { (png: String, name: String) in
             if let prefix = ProcessInfo.processInfo.environment["LIVE_VIEW_SCREENSHOT"] {
@@ -414,28 +428,25 @@ private final class LiveViewDaemon: @unchecked Sendable {
                 try? FileManager.default.copyItem(atPath: png, toPath: prefix + "-" + name)
             }
         }
-        var earlyMisses = try misses(early), attempt = 1
-        keep(early, "1s-try1.png")
         // One second is short on a loaded or stopped machine (Chromium's own start counts in it):
-        // more pages opened while the codes are still in view, each checked in full, until one
-        // shows both outlines (the event; only a hang reaches the deadline).
+        // pages opened while the codes are still in view, each checked in full, until one shows
+        // both outlines (the event; only a hang reaches the deadline).
+        var earlyMisses: [String] = [], attempt = 0
         try waitUntil(every: .milliseconds(100)) {
-            guard !earlyMisses.isEmpty else { return true }
             attempt += 1
-            _ = finished(try startChromium(earlyArguments, url: page), earlyArguments)
-            earlyMisses = try misses(early)
+            try? FileManager.default.removeItem(atPath: early)
+            earlyMisses = try screenshotMisses(try startChromium(earlyArguments, url: page), earlyArguments, png: early, misses)
             keep(early, "1s-try\(attempt).png")
             return earlyMisses.isEmpty
         }
         #expect(earlyMisses.isEmpty, "1 s after the page opened: \(earlyMisses)")
-        _ = finished(lateBrowser, lateArguments)
-        var lateMisses = try misses(late)
+        var lateMisses = try screenshotMisses(lateBrowser, lateArguments, png: late, misses)
         keep(late, "8s.png")
         // The same for 8 s: an outline that fades while the codes are in view fails every page.
         try waitUntil(every: .milliseconds(100)) {
             guard !lateMisses.isEmpty else { return true }
-            _ = finished(try startChromium(lateArguments, url: page), lateArguments)
-            lateMisses = try misses(late)
+            try? FileManager.default.removeItem(atPath: late)
+            lateMisses = try screenshotMisses(try startChromium(lateArguments, url: page), lateArguments, png: late, misses)
             return lateMisses.isEmpty
         }
         #expect(lateMisses.isEmpty, "8 s after the page opened: \(lateMisses)")

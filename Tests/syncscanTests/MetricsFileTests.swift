@@ -53,21 +53,22 @@ private func expectFileMatchesSummary(_ text: PrometheusText, _ summary: [String
 
     /// A live pipe (frames may be dropped as late): written every stats interval with
     /// `syncscan_up 1` while streaming, then at exit equal to the summary line. The pipe stays
-    /// open until a copy of the file is taken while it says so (at most 30 s, however slow the
-    /// machine or the build).
+    /// open until a copy of the file is taken while it says so and has counted a scanned frame
+    /// (at most `hangTimeout`, however slow the machine or the build).
     @Test func aLivePipeIsWrittenEveryIntervalAndAtExit() throws {
         let video = try TemporaryFile(contents: try sample(), suffix: ".y4m")
         let metrics = try TemporaryFile(contents: [], suffix: ".prom"), during = try TemporaryFile(contents: [], suffix: ".prom")
         try FileManager.default.removeItem(atPath: metrics.path)
         let run = try SyncscanProcess.shell("""
-            (cat '\(video.path)'; i=0; while [ ! -s '\(during.path)' ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i+1)); done) \
+            end=$(( $(date +%s) + \(Int(hangTimeout.seconds)) ))
+            (cat '\(video.path)'; while [ ! -s '\(during.path)' ] && [ $(date +%s) -lt $end ]; do sleep 0.1; done) \
               | SYNCSCAN_STATS_INTERVAL_SECONDS=0.5 "$SYNCSCAN" run --source y4m:- --symbologies qrcode,ean13 \
                 --metrics-file '\(metrics.path)' &
-            i=0; while [ $i -lt 300 ]; do
-              if grep -Eqs '^syncscan_up.* 1(\\.0)?$' '\(metrics.path)' && grep -qs 'outcome="scanned"' '\(metrics.path)'; then
+            while [ $(date +%s) -lt $end ]; do
+              if grep -Eqs '^syncscan_up.* 1(\\.0)?$' '\(metrics.path)' && grep -Eqs 'outcome="scanned".*\\} [1-9]' '\(metrics.path)'; then
                 cp '\(metrics.path)' '\(during.path)'; break
               fi
-              sleep 0.1; i=$((i+1))
+              sleep 0.1
             done
             wait $!
             """)
