@@ -405,7 +405,9 @@ private final class LiveViewDaemon: @unchecked Sendable {
         let damagedPayload = "damaged beyond repair, finders intact"
         let damaged = scene.draw(try ModuleMatrix.qrCode(damagedPayload), centerX: 470, centerY: 330, moduleSize: 5)
         scene = scene.withDataRowsWiped(of: damaged)
-        let live = try LiveViewDaemon(scene: scene, suppressingDuplicates: true)
+        // Duplicate suppression on, with a window longer than the test: a stopped machine's gap in
+        // frame time must not report the code again (one line, however long the test takes).
+        let live = try LiveViewDaemon(["--duplicate-window", "3600"], scene: scene, suppressingDuplicates: true)
         let directory = try ScreenshotDirectory()
         let page = try directory.heldOpenPage(live: "http://127.0.0.1:\(live.port)")
         // The codes have been in view since the first frame, and the line was written then.

@@ -120,14 +120,24 @@ public final class MosquittoSubscriber: @unchecked Sendable {
 
     public init(broker: MosquittoBroker, topic: String = "syncscan/#") throws {
         output = try TemporaryFile(contents: [], suffix: ".sub")
+        let id = "syncscan-test-\(UUID().uuidString.prefix(8))"
+        marker = "\(id) subscribed"
         // stdbuf: a line per message in the file as it arrives.
         process = try ChildProcess(["stdbuf", "-oL", "mosquitto_sub", "-h", "127.0.0.1", "-p", "\(broker.port)", "-v", "-q", "1",
-                                    "-c", "-i", "syncscan-test-\(UUID().uuidString.prefix(8))", "-t", topic], stdout: .file(output.path))
-        // Subscribed once the broker lists the session; a short wait is enough on loopback.
-        let deadline = Date().addingTimeInterval(5)
-        while Date() < deadline && !broker.log.contains("syncscan-test-") { usleep(20_000) }
-        usleep(100_000)
+                                    "-c", "-i", id, "-t", topic], stdout: .file(output.path))
+        // Subscribed once a message of the test's own on a topic the filter matches comes back
+        // (the event: an earlier one may go out before SUBSCRIBE and be lost, so it is sent again).
+        let markerTopic = topic.hasSuffix("#") ? topic.dropLast() + "subscribed" : Substring(topic)
+        let file = output.path, marker = marker
+        let subscribed = try waitUntil(every: .milliseconds(200)) {
+            _ = try ExternalTool.run("mosquitto_pub", ["-h", "127.0.0.1", "-p", "\(broker.port)", "-t", String(markerTopic), "-m", marker])
+            return ((try? String(contentsOfFile: file, encoding: .utf8)) ?? "").contains(marker)
+        }
+        guard subscribed else { throw FixtureError.toolFailed("mosquitto_sub -t \(topic) did not subscribe: \(broker.log.suffix(500))") }
     }
+
+    /// The payload of the test's own messages that proved the subscription (left out of `messages`).
+    private let marker: String
 
     deinit {
         process.signal(SIGTERM)
@@ -138,7 +148,7 @@ public final class MosquittoSubscriber: @unchecked Sendable {
     /// `mosquitto_sub` prints as `(null)`: a retained message deleted) as "".
     public var messages: [(topic: String, payload: String)] {
         let text = (try? String(contentsOfFile: output.path, encoding: .utf8)) ?? ""
-        return text.split(separator: "\n").map { line in
+        return text.split(separator: "\n").filter { !$0.hasSuffix(" " + marker) }.map { line in
             let parts = line.split(separator: " ", maxSplits: 1)
             let payload = parts.count > 1 ? String(parts[1]) : ""
             return (String(parts[0]), payload == "(null)" ? "" : payload)
