@@ -139,7 +139,7 @@ let package = Package(
         .testTarget(name: "Y4MTests", dependencies: ["Y4M", "Capture", "SystemCalls", "TestSupport"]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "SystemCalls", "TestSupport"]),
         .testTarget(name: "ResultsTests", dependencies: [
-            "Results", "Capture", "Media", "SystemCalls", "TestSupport", .product(name: "SystemPackage", package: "swift-system"),
+            "Results", "Capture", "Media", "SystemCalls", "TestSupport", "JPEG", .product(name: "SystemPackage", package: "swift-system"),
         ]),
         .testTarget(name: "DaemonTests", dependencies: [
             "Daemon", "Results", "MQTT", "SystemCalls", "TestSupport", .product(name: "Configuration", package: "swift-configuration"),
