@@ -102,6 +102,34 @@ import V4L2
         #expect(problem.description.contains("MJPG 640x480 at 30, 15 fps"))
     }
 
+    /// The README's table (Cameras: mode and MJPEG), row by row: camera, settings, what is chosen.
+    static let readmeTable: [(camera: String, request: CaptureModeRequest, chosen: String)] = [
+        ("C615", CaptureModeRequest(decodesMJPEG: true), "MJPG 1280x720 at 30"),
+        ("C615", CaptureModeRequest(fourcc: .yuyv, decodesMJPEG: true), "YUYV 1280x720 at 10"),
+        ("C615", CaptureModeRequest(fourcc: .yuyv, framesPerSecond: 8, decodesMJPEG: true), "YUYV 1280x720 at 7.5"),
+        ("C615", CaptureModeRequest(fourcc: .yuyv, minimumFramesPerSecond: 15, decodesMJPEG: true), "YUYV 640x480 at 30"),
+        ("ViSP931", CaptureModeRequest(decodesMJPEG: true), "MJPG 1280x720 at 30"),
+        ("ViSP931", CaptureModeRequest(framesPerSecond: 60, decodesMJPEG: true), "MJPG 1280x720 at 60"),
+        ("ViSP931", CaptureModeRequest(maximumWidth: 1920, maximumHeight: 1080, decodesMJPEG: true), "MJPG 1920x1080 at 30"),
+        ("ViSP931", CaptureModeRequest(fourcc: .yuyv, maximumWidth: 1920, maximumHeight: 1080, decodesMJPEG: true), "YUYV 640x480 at 30"),
+        ("ViSP931", CaptureModeRequest(fourcc: .yuyv, minimumFramesPerSecond: 0, maximumWidth: 1920, maximumHeight: 1080, decodesMJPEG: true),
+         "YUYV 1920x1080 at 6"),
+        ("MJPEG-only", CaptureModeRequest(decodesMJPEG: true), "MJPG 640x480 at 30"),
+        ("MJPEG-only", CaptureModeRequest(framesPerSecond: 12, decodesMJPEG: true), "MJPG 640x480 at 10"),
+    ]
+
+    @Test(arguments: 0..<readmeTable.count) func theREADMETableIsWhatIsChosen(row: Int) throws {
+        let (camera, request, expected) = Self.readmeTable[row]
+        let driver: FakeV4L2Kernel.Driver = switch camera {
+        case "C615": .logitechC615()
+        case "ViSP931": .fastMJPEGCamera()
+        default: .mjpegOnlyCamera()
+        }
+        let choice = try choose(driver, request).get()
+        let fps = choice.interval.map { CaptureModeSelection.fpsText($0.framesPerSecond) } ?? "?"
+        #expect("\(choice.mode.fourcc) \(choice.mode.width)x\(choice.mode.height) at \(fps)" == expected, "\(camera) \(request.settingsText)")
+    }
+
     @Test func theSourceSetsTheChosenIntervalAndLogsWhatItBeat() throws {
         let fake = FakeV4L2Kernel(driver: .logitechC615())
         let recorder = LogRecorder()
