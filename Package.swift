@@ -117,6 +117,9 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
 
+        // bench/mjpeg.py's measure of syncscan's MJPEG→grey stage (JPEGLumaDecoder), against libv4l2's conversion.
+        .executableTarget(name: "mjpeg-bench", dependencies: ["JPEG", "Media"], path: "bench/MJPEGBench"),
+
         // Test support: fakes and fixture frames (real QR codes from qrencode).
         .target(name: "TestSupport", dependencies: [
             "Media", "V4L2", "Capture", "Results", "SystemCalls", "JPEG", .product(name: "SystemPackage", package: "swift-system"),
