@@ -69,6 +69,24 @@ private func decode(_ jpeg: [UInt8], width: Int, height: Int) -> (LumaDecodeResu
         #expect(result == .undecodable(cause: "the JPEG is 320x240, the stream 640x480"))
     }
 
+    @Test func aCameraJPEGWithoutHuffmanTablesDecodesWithTheStandardOnes() throws {
+        // "MJPEG without DHT", as some UVC cameras send: TurboJPEG wrote the standard tables, so
+        // the frame without them must decode to the same grey.
+        let (jpeg, _) = try CameraJPEG.make(width: 320, height: 240, text: "no DHT")
+        var stripped: [UInt8] = [0xFF, 0xD8]
+        var at = 2
+        while at + 4 <= jpeg.count, jpeg[at] == 0xFF, jpeg[at + 1] != 0xDA {
+            let length = Int(jpeg[at + 2]) << 8 | Int(jpeg[at + 3])
+            if jpeg[at + 1] != 0xC4 { stripped += jpeg[at..<(at + 2 + length)] }
+            at += 2 + length
+        }
+        stripped += jpeg[at...]
+        #expect(stripped.count < jpeg.count && !zip(stripped, stripped.dropFirst()).contains { $0 == 0xFF && $1 == 0xC4 })
+        let (result, grey) = decode(stripped, width: 320, height: 240)
+        #expect(result == .decoded(warning: nil))
+        #expect(grey == decode(jpeg, width: 320, height: 240).1)
+    }
+
     @Test func extraneousBytesBetweenSegmentsLoseNoPixelAndAreScanned() throws {
         // Two stray bytes before the end marker, as some UVC cameras send: libjpeg warns, every pixel is decoded.
         let (jpeg, _) = try CameraJPEG.make(width: 320, height: 240, text: "stray")
