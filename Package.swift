@@ -52,7 +52,8 @@ let package = Package(
         .target(name: "ZXing", dependencies: [
             "CZXing", "Media",
         ]),
-        // Frames' pixels to JPEG through TurboJPEG: grey and YUV planes, no RGB conversion.
+        // Frames' pixels to JPEG through TurboJPEG: grey and YUV planes, no RGB conversion; and
+        // camera JPEGs (MJPEG) to grey, for the V4L2 source through Media's CompressedFrameDecoder.
         .target(name: "JPEG", dependencies: [
             "CTurboJPEG", "Media",
         ], plugins: ["PkgConfigVersion"]),
@@ -96,7 +97,7 @@ let package = Package(
 
         // The service: configuration, systemd notify, signals, stats.
         .target(name: "Daemon", dependencies: [
-            "Capture", "Results", "V4L2", "Y4M", "Media", "ZBar", "ZXing", "SystemCalls", "MQTT", "HTTP",
+            "Capture", "Results", "V4L2", "Y4M", "Media", "ZBar", "ZXing", "SystemCalls", "MQTT", "HTTP", "JPEG",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -116,9 +117,12 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
 
+        // bench/mjpeg.py's measure of syncscan's MJPEG→grey stage (JPEGLumaDecoder), against libv4l2's conversion.
+        .executableTarget(name: "mjpeg-bench", dependencies: ["JPEG", "Media"], path: "bench/MJPEGBench"),
+
         // Test support: fakes and fixture frames (real QR codes from qrencode).
         .target(name: "TestSupport", dependencies: [
-            "Media", "V4L2", "Capture", "Results", "SystemCalls", .product(name: "SystemPackage", package: "swift-system"),
+            "Media", "V4L2", "Capture", "Results", "SystemCalls", "JPEG", .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
         ], path: "Tests/Support"),
 
@@ -126,18 +130,19 @@ let package = Package(
         .testTarget(name: "MediaTests", dependencies: ["Media", "TestSupport"]),
         .testTarget(name: "ZBarTests", dependencies: ["ZBar", "TestSupport"]),
         .testTarget(name: "ZXingTests", dependencies: ["ZXing", "TestSupport", "Media"]),
-        .testTarget(name: "JPEGTests", dependencies: ["JPEG", "TestSupport", "Media"]),
+        // CTurboJPEG directly too: the reference the decoder's grey is compared with is TurboJPEG's own call.
+        .testTarget(name: "JPEGTests", dependencies: ["JPEG", "CTurboJPEG", "TestSupport", "Media"]),
         .testTarget(name: "MQTTTests", dependencies: [
             "MQTT", "TestSupport", .product(name: "SystemPackage", package: "swift-system"),
         ]),
         .testTarget(name: "HTTPTests", dependencies: [
             "HTTP", "SystemCalls", "TestSupport", .product(name: "Logging", package: "swift-log"),
         ]),
-        .testTarget(name: "V4L2Tests", dependencies: ["V4L2", "SystemCalls", "TestSupport"]),
+        .testTarget(name: "V4L2Tests", dependencies: ["V4L2", "SystemCalls", "TestSupport", "Capture", "JPEG"]),
         .testTarget(name: "Y4MTests", dependencies: ["Y4M", "Capture", "SystemCalls", "TestSupport"]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "SystemCalls", "TestSupport"]),
         .testTarget(name: "ResultsTests", dependencies: [
-            "Results", "Capture", "Media", "SystemCalls", "TestSupport", .product(name: "SystemPackage", package: "swift-system"),
+            "Results", "Capture", "Media", "SystemCalls", "TestSupport", "JPEG", .product(name: "SystemPackage", package: "swift-system"),
         ]),
         .testTarget(name: "DaemonTests", dependencies: [
             "Daemon", "Results", "MQTT", "SystemCalls", "TestSupport", .product(name: "Configuration", package: "swift-configuration"),

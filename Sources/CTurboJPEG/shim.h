@@ -61,6 +61,25 @@ static inline void cturbojpeg_split_interleaved_chroma(const unsigned char *src,
     }
 }
 
+/* A JPEG's size and sampling from its header (tjDecompressHeader3). */
+static inline int cturbojpeg_decompress_header(tjhandle handle, const unsigned char *jpeg, unsigned long size,
+                                               int *width, int *height, int *subsampling) {
+    int colorspace = 0;
+    return tjDecompressHeader3(handle, jpeg, size, width, height, subsampling, &colorspace);
+}
+
+/* A JPEG decoded straight to 8-bit grey rows (`pitch` bytes apart): only the luma component is
+   decoded, no colour conversion (tjDecompress2 to TJPF_GRAY, default flags). A warning (data that
+   decodes with damage) returns -1 with tjGetErrorCode TJERR_WARNING and the picture filled. */
+static inline int cturbojpeg_decompress_grey(tjhandle handle, const unsigned char *jpeg, unsigned long size,
+                                             unsigned char *out, int width, int pitch, int height) {
+    return tjDecompress2(handle, jpeg, size, out, width, pitch, height, TJPF_GRAY, 0);
+}
+
+/* TJERR_WARNING (0) or TJERR_FATAL (1) for the last error on `handle`. */
+static inline int cturbojpeg_error_code(tjhandle handle) { return tjGetErrorCode(handle); }
+
+static inline tjhandle cturbojpeg_init_decompress(void) { return tjInitDecompress(); }
 static inline tjhandle cturbojpeg_init_compress(void) { return tjInitCompress(); }
 static inline int cturbojpeg_destroy(tjhandle handle) { return tjDestroy(handle); }
 /* The last error on `handle` (NULL: the last tjInitCompress failure). */

@@ -32,6 +32,9 @@ public final class JPEGEncoder {
         guard width > 0, height > 0, bytes.count >= needed else {
             throw JPEGError(call: "encode", reason: "\(width)x\(height) \(format) needs \(needed) bytes, got \(bytes.count)")
         }
+        guard !format.isCompressed else {
+            throw JPEGError(call: "encode", reason: "\(format) is compressed already: encode the grey plane it was decoded to")
+        }
         let subsampling = Self.subsampling(of: format)
         let capacity = TurboJPEG.bufferSize(width: width, height: height, subsampling: subsampling)
         if output.count < capacity {
@@ -69,6 +72,8 @@ public final class JPEGEncoder {
                                                 cr: UnsafeRawPointer(split[2]), width: width, lumaBytesPerLine: width,
                                                 chromaBytesPerLine: columns, height: height, subsampling: subsampling,
                                                 quality: quality, into: output).get()
+        case .mjpeg:
+            preconditionFailure("refused above")
         }
         return Array(UnsafeRawBufferPointer(rebasing: output[0..<size]))
     }
@@ -80,6 +85,7 @@ public final class JPEGEncoder {
         case .nv12, .nv21, .yuv420, .yvu420: TJSAMP_420
         case .yuyv, .uyvy, .yuv422p: TJSAMP_422
         case .yuv444p: TJSAMP_444
+        case .mjpeg: TJSAMP_GRAY  // never encoded: `encode` refuses it
         }
     }
 

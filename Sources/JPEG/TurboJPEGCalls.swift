@@ -11,7 +11,42 @@ enum TurboJPEG {
         return .success(handle)
     }
 
+    /// A decompressor handle (`tjInitDecompress`).
+    static func initDecompress() -> Result<tjhandle, JPEGError> {
+        guard let handle = cturbojpeg_init_decompress() else {
+            return .failure(JPEGError(call: "tjInitDecompress", reason: reason(nil)))
+        }
+        return .success(handle)
+    }
+
     static func destroy(_ handle: tjhandle) { _ = cturbojpeg_destroy(handle) }
+
+    /// A JPEG's width, height and chroma subsampling (`tjDecompressHeader3`).
+    static func header(_ handle: tjhandle, jpeg: UnsafeRawBufferPointer) -> Result<(width: Int, height: Int, subsampling: Int), JPEGError> {
+        var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0
+        let status = cturbojpeg_decompress_header(handle, jpeg.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt(jpeg.count),
+                                                  &width, &height, &subsampling)
+        return status == 0 ? .success((Int(width), Int(height), Int(subsampling)))
+            : .failure(JPEGError(call: "tjDecompressHeader3", reason: reason(handle)))
+    }
+
+    /// What `tjDecompress2` to grey made of a JPEG.
+    enum GreyDecode {
+        case decoded
+        /// `TJERR_WARNING`: the picture was filled, some of it possibly with grey; the library's words.
+        case warning(String)
+    }
+
+    /// `tjDecompress2` of `jpeg` to 8-bit grey rows `bytesPerLine` apart in `out`.
+    static func decompressGrey(_ handle: tjhandle, jpeg: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer,
+                               width: Int, bytesPerLine: Int, height: Int) -> Result<GreyDecode, JPEGError> {
+        let status = cturbojpeg_decompress_grey(handle, jpeg.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt(jpeg.count),
+                                                out.baseAddress!.assumingMemoryBound(to: UInt8.self), Int32(width),
+                                                Int32(bytesPerLine), Int32(height))
+        if status == 0 { return .success(.decoded) }
+        if cturbojpeg_error_code(handle) == Int32(TJERR_WARNING.rawValue) { return .success(.warning(reason(handle))) }
+        return .failure(JPEGError(call: "tjDecompress2", reason: reason(handle)))
+    }
 
     /// The largest JPEG a `width`×`height` image with `subsampling` can become (`tjBufSize`).
     static func bufferSize(width: Int, height: Int, subsampling: TJSAMP) -> Int {

@@ -7,12 +7,15 @@ public enum DroppedReason: String, Sendable, Hashable, CaseIterable {
     /// It never arrived intact: a gap in sequence numbers, or a buffer the driver flagged
     /// as corrupt or empty.
     case discontinuity
+    /// It arrived but its data could not be turned into pixels: a compressed frame (MJPEG) that is
+    /// empty, truncated, damaged or not a JPEG, or one libv4l2 failed to convert.
+    case undecodable
 }
 
 /// What a source hands the pipeline: a frame to consider, or notice of one it lost itself.
 public enum SourceEvent: Sendable {
     case frame(VideoFrame)
-    /// A frame the source saw but could not deliver (error-flagged or empty buffer).
+    /// A frame the source saw but could not deliver (error-flagged, empty or unconvertible buffer).
     case dropped(sequenceNumber: UInt64, presentationTime: MediaTime?, reason: DroppedReason, detail: String)
 }
 

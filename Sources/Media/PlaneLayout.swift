@@ -45,6 +45,7 @@ extension PixelFormat {
             return [luma] + (0..<2).map { chroma($0, stride: halfStride, rows: halfRows, h: 2, v: 2, group: 1) }
         case .yuv422p: return [luma] + (0..<2).map { chroma($0, stride: halfStride, rows: height, h: 2, v: 1, group: 1) }
         case .yuv444p: return [luma] + (0..<2).map { chroma($0, stride: bytesPerLine, rows: height, h: 1, v: 1, group: 1) }
+        case .mjpeg: return []
         }
     }
 
@@ -52,7 +53,7 @@ extension PixelFormat {
     /// sample is split: (2, 2) for 4:2:0, (2, 1) for 4:2:2, (1, 1) for grey and 4:4:4.
     public var cropAlignment: (x: Int, y: Int) {
         switch self {
-        case .grey, .yuv444p: (1, 1)
+        case .grey, .yuv444p, .mjpeg: (1, 1)
         case .yuyv, .uyvy, .yuv422p: (2, 1)
         case .nv12, .nv21, .yuv420, .yvu420: (2, 2)
         }

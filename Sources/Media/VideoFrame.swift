@@ -10,11 +10,14 @@ public struct VideoFrame: Sendable {
     /// Bytes per row of the luma plane (≥ `format.minimumBytesPerLine(width:)`).
     public var bytesPerLine: Int
     public var format: PixelFormat
-    /// The pixels, owned by the source until released.
+    /// The pixels, owned by the source until released; for a compressed format, the compressed bytes.
     public var buffer: PixelBuffer
+    /// How a compressed frame becomes grey pixels; set by the source of every compressed frame,
+    /// `nil` for raw layouts.
+    public var decoder: (any CompressedFrameDecoder)?
 
     public init(sequenceNumber: UInt64, presentationTime: MediaTime, width: Int, height: Int,
-                bytesPerLine: Int, format: PixelFormat, buffer: PixelBuffer) {
+                bytesPerLine: Int, format: PixelFormat, buffer: PixelBuffer, decoder: (any CompressedFrameDecoder)? = nil) {
         self.sequenceNumber = sequenceNumber
         self.presentationTime = presentationTime
         self.width = width
@@ -22,6 +25,7 @@ public struct VideoFrame: Sendable {
         self.bytesPerLine = bytesPerLine
         self.format = format
         self.buffer = buffer
+        self.decoder = decoder
     }
 
     /// The frame's identity and geometry without its pixels.

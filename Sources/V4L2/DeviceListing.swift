@@ -15,6 +15,21 @@ public struct V4L2DeviceDescription: Codable, Sendable, Hashable {
     public var controls: [Control] = []
     /// Why the node could not be described (e.g. permission denied); `nil` when it could.
     public var error: String?
+    /// The mode `syncscan run` would choose with the configuration given, and why.
+    public var chosen: ChosenMode?
+    /// Why no mode fits the configuration (`run` would stop naming it); `nil` when one does.
+    public var chosenProblem: String?
+
+    /// The mode `run` chooses (`CaptureModeSelection`) and what it beat.
+    public struct ChosenMode: Codable, Sendable, Hashable {
+        public var fourcc: FourCC
+        public var width: Int
+        public var height: Int
+        /// The rate whose interval `run` sets with VIDIOC_S_PARM; `nil` when the driver enumerates none.
+        public var framesPerSecond: Double?
+        /// `1280x720 MJPG at 30 fps; YUYV gives 10 fps at this size`, then the settings it followed.
+        public var why: String
+    }
 
     public struct Format: Codable, Sendable, Hashable {
         public var fourcc: FourCC
@@ -103,17 +118,21 @@ public struct V4L2DeviceDescription: Codable, Sendable, Hashable {
     public var text: String {
         var lines = ["\(path): " + (error.map { "unavailable: \($0)" }
             ?? "\(card ?? "?") (driver \(driver ?? "?"), bus \(busInfo ?? "?"))")]
+        if let chosen { lines.append("\trun chooses (marked *): \(chosen.why)") }
+        if let chosenProblem { lines.append("\trun cannot start: \(chosenProblem)") }
         for (index, format) in formats.enumerated() {
             var flags: [String] = []
             if format.compressed { flags.append("compressed") }
             if format.emulated { flags.append("emulated") }
             lines.append("\t[\(index)]: '\(format.fourcc)' (\(format.description)\(flags.isEmpty ? "" : ", " + flags.joined(separator: ", ")))")
             for size in format.sizes {
+                let mark = chosen.map { $0.fourcc == format.fourcc && (size.kind == "discrete" ? ($0.width, $0.height) == (size.width, size.height)
+                    : ((size.minimumWidth ?? 0)...size.width).contains($0.width)) } == true ? " *" : ""
                 if size.kind == "discrete" {
-                    lines.append("\t\tSize: Discrete \(size.width)x\(size.height)")
+                    lines.append("\t\tSize: Discrete \(size.width)x\(size.height)\(mark)")
                 } else {
                     lines.append("\t\tSize: \(size.kind.capitalized) \(size.minimumWidth ?? 0)x\(size.minimumHeight ?? 0) - \(size.width)x\(size.height)"
-                                 + " with step \(size.stepWidth ?? 1)/\(size.stepHeight ?? 1)")
+                                 + " with step \(size.stepWidth ?? 1)/\(size.stepHeight ?? 1)\(mark)")
                 }
                 for interval in size.intervals {
                     if let maximum = interval.maximumInterval, let slowest = interval.minimumFramesPerSecond {
@@ -163,9 +182,12 @@ public func videoDevicePaths(in directory: String = "/dev") -> [String] {
 
 /// Describes every video capture node among `paths` (default: `/dev/video*`): card, driver,
 /// bus, formats with sizes and frame rates, controls with their values (VIDIOC_QUERYCAP,
-/// ENUM_FMT, ENUM_FRAMESIZES, ENUM_FRAMEINTERVALS, QUERY_EXT_CTRL, QUERYMENU, G_EXT_CTRLS). Nodes that are not streaming capture devices (metadata, output) are
-/// left out; nodes that cannot be opened or queried are listed with `error` set.
-public func listCaptureDevices(paths: [String]? = nil, kernel: any V4L2Kernel = SystemV4L2Kernel()) -> [V4L2DeviceDescription] {
+/// ENUM_FMT, ENUM_FRAMESIZES, ENUM_FRAMEINTERVALS, QUERY_EXT_CTRL, QUERYMENU, G_EXT_CTRLS), and the
+/// mode `run` would choose with `configuration` (`chosen`; `decodesMJPEG`: as `run` does, with
+/// TurboJPEG). Nodes that are not streaming capture devices (metadata, output) are left out; nodes
+/// that cannot be opened or queried are listed with `error` set.
+public func listCaptureDevices(paths: [String]? = nil, kernel: any V4L2Kernel = SystemV4L2Kernel(),
+                               configuration: V4L2CaptureSource.Configuration = .init(), decodesMJPEG: Bool = true) -> [V4L2DeviceDescription] {
     (paths ?? videoDevicePaths()).compactMap { path -> V4L2DeviceDescription? in
         do throws(IOError) {
             let device = try V4L2Device(path: path, kernel: kernel)
@@ -201,6 +223,15 @@ public func listCaptureDevices(paths: [String]? = nil, kernel: any V4L2Kernel = 
             var description = V4L2DeviceDescription(path: path, card: capability.card, driver: capability.driver,
                                                     busInfo: capability.busInfo, formats: formats)
             description.controls = try device.controls().map { V4L2DeviceDescription.Control($0, value: device.value(of: $0)) }
+            let request = configuration.modeRequest(decodesMJPEG: decodesMJPEG)
+            switch CaptureModeSelection.choose(from: try device.captureModes(for: request), request: request) {
+            case .success(let choice):
+                let rate = choice.interval?.framesPerSecond
+                description.chosen = .init(fourcc: choice.mode.fourcc, width: choice.mode.width, height: choice.mode.height,
+                                           framesPerSecond: rate, why: choice.summary + " (" + request.settingsText + ")")
+            case .failure(let problem):
+                description.chosenProblem = problem.description
+            }
             return description
         } catch {
             if error.code == .notFound || error.code == .notSupported { return nil }

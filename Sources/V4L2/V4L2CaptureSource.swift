@@ -5,94 +5,21 @@ import SystemPackage
 
 /// A camera read through libv4l2 with mmap streaming: a `FrameSource` that survives unplugs.
 ///
-/// `start()` opens the device (non-blocking), checks it streams video capture, negotiates a
-/// format zbar can read, maps the buffers and issues VIDIOC_STREAMON. `next()` blocks in
-/// `poll` on the session's source thread and returns frames that wrap the mmap'd bytes without
-/// a copy; releasing a frame requeues its buffer (VIDIOC_QBUF) from whatever thread releases it.
+/// `start()` opens the device (non-blocking), checks it streams video capture, chooses the mode
+/// by frame rate (`CaptureModeSelection`), maps the buffers and issues VIDIOC_STREAMON. `next()`
+/// blocks in `poll` on the session's source thread and returns frames that wrap the mmap'd bytes
+/// without a copy; releasing a frame requeues its buffer (VIDIOC_QBUF) from whatever thread
+/// releases it. MJPEG frames (with a decoder given) carry it: a scanning thread decodes them to
+/// grey and releases the buffer right after; one that does not decode is an `undecodable` drop.
 ///
 /// Faults: an unplug (ENODEV, EIO, POLLERR) tears the stream down and reopens the path with
 /// capped exponential backoff until the device is back; a stall (no buffer for
 /// `stallTimeoutFrameIntervals` frame intervals, after `gracePeriod` from opening) reopens once;
+/// frames that arrive but none decodable for as long also reopen once (`CompressedFrameTracking`);
 /// EBUSY/EACCES, and at the first open a failure to set up streaming once the format is agreed
 /// (REQBUFS, QBUF, STREAMON), are retried `busyRetryLimit` times, then thrown. `stop()` interrupts both a poll
 /// and a backoff sleep at once (an eventfd in the poll set).
 public final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
-    /// What to ask the camera for and how to ride out faults.
-    public struct Configuration: Sendable, Hashable {
-        /// Requested frame width; `nil` picks the largest within `maximumWidth`.
-        public var width: Int?
-        /// Requested frame height; `nil` picks the largest within `maximumHeight`.
-        public var height: Int?
-        /// Requested frame rate (VIDIOC_S_PARM); `nil` keeps the driver's.
-        public var framesPerSecond: Double?
-        /// Requested pixel format; `nil` prefers GREY, YUYV, UYVY, NV12, YU12 in that order.
-        public var pixelFormat: PixelFormat?
-        /// The largest size chosen when no size is requested.
-        public var maximumWidth: Int
-        public var maximumHeight: Int
-        /// mmap buffers to request (VIDIOC_REQBUFS); the driver may adjust.
-        public var bufferCount: Int
-        /// No buffer for this many frame intervals counts as a stall (0 disables stall detection).
-        public var stallTimeoutFrameIntervals: Int
-        /// Time after an open during which no stall is declared (cameras take a while to start).
-        public var gracePeriod: Duration
-        /// First wait before reopening a lost device; doubles per failed attempt up to the maximum.
-        public var reconnectBackoffInitial: Duration
-        public var reconnectBackoffMaximum: Duration
-        /// Retries of a busy (EBUSY) or forbidden (EACCES) device, or of a failed streaming setup at
-        /// the first open, before giving up with an error.
-        public var busyRetryLimit: Int
-        /// How long a lost camera is waited for before `next()` throws; `nil` waits for ever.
-        public var missingTimeout: Duration? = .seconds(300)
-        /// Controls set after the format is agreed, on every open (`device.controls`).
-        public var controls: [V4L2ControlSetting] = []
-
-        public init(width: Int? = nil, height: Int? = nil, framesPerSecond: Double? = nil, pixelFormat: PixelFormat? = nil,
-                    maximumWidth: Int = 1280, maximumHeight: Int = 720, bufferCount: Int = 4,
-                    stallTimeoutFrameIntervals: Int = 60, gracePeriod: Duration = .seconds(3),
-                    reconnectBackoffInitial: Duration = .milliseconds(250), reconnectBackoffMaximum: Duration = .seconds(8),
-                    busyRetryLimit: Int = 3) {
-            self.width = width
-            self.height = height
-            self.framesPerSecond = framesPerSecond
-            self.pixelFormat = pixelFormat
-            self.maximumWidth = maximumWidth
-            self.maximumHeight = maximumHeight
-            self.bufferCount = bufferCount
-            self.stallTimeoutFrameIntervals = stallTimeoutFrameIntervals
-            self.gracePeriod = gracePeriod
-            self.reconnectBackoffInitial = reconnectBackoffInitial
-            self.reconnectBackoffMaximum = reconnectBackoffMaximum
-            self.busyRetryLimit = busyRetryLimit
-        }
-
-        /// Frame widths and heights a request may name.
-        public static let sizeRange = 1...16384
-        /// Frame rates a request may name (greater than the lower bound).
-        public static let frameRateRange: ClosedRange<Double> = 0...1000
-        /// mmap buffer counts: streaming needs two; 32 is V4L2's `VIDEO_MAX_FRAME`.
-        public static let bufferCountRange = 2...32
-
-        /// The first out-of-range value, named, or `nil` if all are usable.
-        public var problem: String? {
-            for (name, v) in [("width", width), ("height", height), ("maximum width", maximumWidth), ("maximum height", maximumHeight)] {
-                if let v, !Self.sizeRange.contains(v) { return "\(name) \(v) must be from \(Self.sizeRange.lowerBound) to \(Self.sizeRange.upperBound)" }
-            }
-            if let f = framesPerSecond, !(f > Self.frameRateRange.lowerBound && f <= Self.frameRateRange.upperBound) {
-                return "frame rate \(f) must be in 0<fps≤\(Int(Self.frameRateRange.upperBound))"
-            }
-            if !Self.bufferCountRange.contains(bufferCount) { return "buffer count \(bufferCount) must be 2…32" }
-            if stallTimeoutFrameIntervals < 0 { return "stall timeout \(stallTimeoutFrameIntervals) frame intervals must be ≥ 0" }
-            if gracePeriod < .zero { return "grace period \(gracePeriod) must be ≥ 0" }
-            if reconnectBackoffInitial <= .zero || reconnectBackoffMaximum < reconnectBackoffInitial {
-                return "reconnect backoff \(reconnectBackoffInitial)…\(reconnectBackoffMaximum) must be positive and initial ≤ maximum"
-            }
-            if busyRetryLimit < 0 { return "busy retry limit \(busyRetryLimit) must be ≥ 0" }
-            if let t = missingTimeout, t <= .zero { return "missing timeout \(t) must be positive" }
-            return nil
-        }
-    }
-
     /// The device path being captured (`/dev/video0`, `/dev/v4l/by-id/…`).
     public let path: String
     /// `v4l2:` followed by the path.
@@ -102,6 +29,8 @@ public final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
     private let kernel: any V4L2Kernel
     private let logger: Logger
     private let wake: WakeSignal
+    /// Decodes MJPEG frames (if a decoder was given) and watches what does not decode.
+    private let tracking: CompressedFrameTracking
 
     /// One open streaming device; replaced on every reopen.
     /// Touched only by the source thread (or by `stop()` when no source call is running).
@@ -110,6 +39,8 @@ public final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
         let format: NegotiatedFormat
         let openedAt: ContinuousClock.Instant
         var lastBufferAt: ContinuousClock.Instant
+        /// The last sequence number delivered or dropped, for a drop the driver gave no number.
+        var lastSequence: UInt32?
         init(queue: V4L2BufferQueue, format: NegotiatedFormat, openedAt: ContinuousClock.Instant) {
             self.queue = queue
             self.format = format
@@ -134,8 +65,10 @@ public final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
 
     /// A source for the camera `path` names (`/dev/videoN`, `v4l2:/dev/videoN`, `v4l2:///dev/videoN`,
     /// `/dev/v4l/by-id/…`, parsed by `SourceURI`); nothing is opened yet.
+    /// - Parameter frameDecoder: decodes MJPEG to grey (the JPEG module's `JPEGLumaDecoder`); with
+    ///   it MJPEG modes are captured as MJPEG, without it only through libv4l2's conversions.
     public init(path: String, configuration: Configuration = Configuration(), kernel: any V4L2Kernel = SystemV4L2Kernel(),
-                logger: Logger) throws(IOError) {
+                frameDecoder: (any CompressedFrameDecoder)? = nil, logger: Logger) throws(IOError) {
         let source: SourceURI
         do throws(SourceURIError) {
             source = try SourceURI(parsing: path)
@@ -156,6 +89,7 @@ public final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
         controls = CameraControls(configuration.controls, logger: logger)
         self.kernel = kernel
         self.logger = logger
+        tracking = CompressedFrameTracking(decoder: frameDecoder, device: devicePath, logger: logger)
         wake = try WakeSignal()
     }
 
@@ -208,6 +142,13 @@ public final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
                 control.withLock { $0.stream = reopened }
                 continue
             }
+            if configuration.stallTimeoutFrameIntervals > 0, stream.format.pixelFormat.isCompressed || stream.format.isEmulated,
+               tracking.isStalled(timeout: stallTimeout(stream.format), notBefore: stream.openedAt + configuration.gracePeriod) {
+                logger.warning("camera stalled: frames arrive but none decodable within the stall timeout; reopening it",
+                               metadata: ["device": "\(path)", "stallTimeout": "\(stallTimeout(stream.format))", "open": "\(stream.queue.generation)"])
+                drop(stream)
+                continue
+            }
             let deadline = stallDeadline(stream)
             let timeout = deadline.map { ContinuousClock.now.duration(to: $0) } ?? .seconds(3600)
             switch kernel.poll(device: stream.device.descriptor, wakeDescriptor: wake.descriptor.rawValue, timeout: max(timeout, .zero)) {
@@ -221,6 +162,9 @@ public final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
                     return event(for: buffer, from: stream)
                 case .failure(.resourceTemporarilyUnavailable):
                     continue
+                case .failure(.ioError) where stream.format.isEmulated:
+                    // libv4l2 gives EIO after failing to convert several frames in a row (each requeued).
+                    return undecodable(from: stream, cause: "libv4l2 could not convert the camera's frames to \(stream.format.fourcc)")
                 case .failure(let errno):
                     lose(stream, IOError.v4l2(call: "VIDIOC_DQBUF", device: path, errno: errno))
                 }
@@ -361,7 +305,7 @@ public final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
     private func openStream(reopen: Bool) throws(IOError) -> Stream {
         let device = try V4L2Device(path: path, kernel: kernel)
         let capability = try device.requireStreamingCapture()
-        let format = try device.negotiateFormat(configuration)
+        let format = try device.negotiateFormat(configuration, decodesMJPEG: tracking.decodesMJPEG)
         if reopen {
             controls.apply(on: device)  // again after an unplug or a driver reload, which reset them
         } else {
@@ -381,14 +325,16 @@ public final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
         logger.notice(reopen ? "camera reopened and streaming" : "camera streaming", metadata: [
             "device": "\(path)", "card": "\(capability.card)", "driver": "\(capability.driver)",
             "size": "\(format.width)x\(format.height)", "fourcc": "\(format.fourcc)", "bytesperline": "\(format.bytesPerLine)",
-            "fps": "\(fps)", "buffers": "\(queue.count)", "open": "\(generation)",
+            "fps": "\(fps)", "buffers": "\(queue.count)", "open": "\(generation)", "mode": "\(format.modeSummary)",
         ])
         if let wanted = configuration.framesPerSecond,
            abs((format.frameInterval?.framesPerSecond ?? 0) - wanted) > wanted * 0.01 {
             logger.warning("the camera did not take the requested frame rate",
                            metadata: ["device": "\(path)", "requested": "\(wanted)", "actual": "\(fps)"])
         }
-        return Stream(queue: queue, format: format, openedAt: .now)
+        let stream = Stream(queue: queue, format: format, openedAt: .now)
+        tracking.streamOpened(at: stream.openedAt)
+        return stream
     }
 
     // MARK: - Frames
@@ -398,7 +344,13 @@ public final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
         let queue = stream.queue
         let format = stream.format
         let sequence = UInt64(buffer.sequence)
+        stream.lastSequence = buffer.sequence
         let mapping = queue.bytes(of: buffer.index)
+        let compressed = format.pixelFormat.isCompressed
+        if compressed, !buffer.hasErrorFlag, buffer.bytesUsed == 0 {
+            queue.requeue(buffer.index)
+            return undecodable(from: stream, cause: "empty frame (no JPEG data)", sequence: buffer.sequence, time: buffer.timestamp)
+        }
         let detail: String? =
             if buffer.hasErrorFlag { "error flag" }
             else if buffer.bytesUsed == 0 { "empty" }
@@ -409,12 +361,21 @@ public final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
             queue.requeue(buffer.index)
             return .dropped(sequenceNumber: sequence, presentationTime: buffer.timestamp, reason: .discontinuity, detail: detail)
         }
+        if format.isEmulated { tracking.noteDecoded() }  // libv4l2 converted it
         let index = buffer.index
         let bytes = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(mapping)[0..<min(buffer.bytesUsed, mapping.count)])
         let pixels = PixelBuffer(bytes: bytes) { queue.requeue(index) }
         return .frame(VideoFrame(sequenceNumber: sequence, presentationTime: buffer.timestamp, width: format.width,
                                  height: format.height, bytesPerLine: format.bytesPerLine, format: format.pixelFormat,
-                                 buffer: pixels))
+                                 buffer: pixels, decoder: compressed ? tracking : nil))
+    }
+
+    /// An `undecodable` drop, counted and its cause logged once; `sequence`: the buffer's, else the one after the last.
+    private func undecodable(from stream: Stream, cause: String, sequence: UInt32? = nil, time: MediaTime? = nil) -> SourceEvent {
+        tracking.noteUndecodable(cause)
+        let seq = sequence ?? stream.lastSequence.map { $0 &+ 1 } ?? 0
+        stream.lastSequence = seq
+        return .dropped(sequenceNumber: UInt64(seq), presentationTime: time, reason: .undecodable, detail: cause)
     }
 
     private func stallTimeout(_ format: NegotiatedFormat) -> Duration {

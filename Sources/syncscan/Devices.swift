@@ -4,16 +4,32 @@ import Daemon
 import V4L2
 
 extension Syncscan {
-    /// `syncscan devices`: the capture devices, their formats, sizes and frame rates.
-    struct Devices: ParsableCommand {
+    /// `syncscan devices`: the capture devices, their formats, sizes and frame rates, and the mode
+    /// `run` would choose for each with the current configuration.
+    struct Devices: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "List V4L2 capture devices with their formats, sizes, frame rates and controls.")
+            abstract: "List V4L2 capture devices with their formats, sizes, frame rates and controls, and the mode run would choose.",
+            discussion: """
+                The mode run would choose follows the device.* settings of the --config file (or $SYNCSCAN_CONFIG) \
+                and SYNCSCAN_DEVICE_* variables, as run reads them.
+                """)
 
         @Flag(help: "Print a JSON array instead of text.")
         var json = false
 
-        func run() throws {
-            let devices = listCaptureDevices()
+        @Option(help: "YAML configuration file whose device.* settings the choice follows (default: $SYNCSCAN_CONFIG, else none).")
+        var config: String?
+
+        func run() async throws {
+            let environment = ProcessInfo.processInfo.environment
+            let settings: SyncscanConfiguration
+            do {
+                settings = try await SyncscanConfiguration.load(file: config ?? environment["SYNCSCAN_CONFIG"], environment: environment)
+            } catch let error as ConfigurationError {
+                Syncscan.report(error)
+                throw ExitCode(error.exitCode)
+            }
+            let devices = listCaptureDevices(configuration: settings.device)
             if json {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]

@@ -45,7 +45,7 @@ extension Syncscan {
         @Option(help: "Log level on stderr: trace, debug, info, notice, warning, error, critical. [default: info]")
         var logLevel: String?
 
-        @Option(help: "Camera pixel format to ask for (GREY, YUYV, UYVY, NV12, YU12, …). [default: one zbar reads in place]")
+        @Option(help: "Camera pixel format to ask for (GREY, YUYV, UYVY, NV12, YU12, MJPG, …); narrows the mode chosen by frame rate. [default: the fastest, ties to GREY, YUV, then MJPG]")
         var fourcc: String?
 
         @Option(help: "Camera frame width to ask for. [default: the largest within the maximum]")
@@ -54,8 +54,11 @@ extension Syncscan {
         @Option(help: "Camera frame height to ask for. [default: the largest within the maximum]")
         var height: Int?
 
-        @Option(help: "Camera frame rate to ask for. [default: the driver's]")
+        @Option(help: "Highest camera frame rate wanted: the mode and interval with the highest rate not above it are chosen and set. [default: 30]")
         var fps: Double?
+
+        @Option(help: "Frame-rate floor: when the largest size is slower, a smaller size at a higher rate is chosen; 0: none. [default: 10]")
+        var minFps: Double?
 
         @Option(help: "Largest camera frame width chosen when none is asked for. [default: 1280]")
         var maxWidth: Int?
@@ -109,6 +112,7 @@ extension Syncscan {
                 "device.width": width.map(ConfigContent.int),
                 "device.height": height.map(ConfigContent.int),
                 "device.fps": fps.map(ConfigContent.double),
+                "device.min_fps": minFps.map(ConfigContent.double),
                 "device.max_width": maxWidth.map(ConfigContent.int),
                 "device.max_height": maxHeight.map(ConfigContent.int),
                 "device.buffers": buffers.map(ConfigContent.int),

@@ -18,7 +18,7 @@ private func patternFrame(_ format: PixelFormat, width: Int = 16, height: Int = 
 }
 
 @Suite(.offThePool) struct FramePixelPoolTests {
-    @Test("a crop copies exactly the source bytes of its rows and columns, plane by plane", arguments: PixelFormat.allCases)
+    @Test("a crop copies exactly the source bytes of its rows and columns, plane by plane", arguments: PixelFormat.allCases.filter { !$0.isCompressed })
     func cropCopiesThePlanesRows(format: PixelFormat) throws {
         let (frame, bytes) = patternFrame(format)
         let pool = FramePixelPool(capacity: 2)

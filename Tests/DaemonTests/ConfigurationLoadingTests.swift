@@ -226,7 +226,7 @@ func expectConfigurationError(file: String?, environment: [String: String] = [:]
     @Test func unknownKeyNamesFileLineAndSuggestion() async throws {
         let file = try TemporaryConfigFile("source: /dev/video0\ndevice:\n  widht: 640\n")
         let lines = await expectConfigurationError(file: file.path)
-        #expect(lines == ["\(file.path):3: device.widht: unknown key \"widht\" (did you mean \"width\"?) (known: width, height, fps, fourcc, max_width, max_height, buffers, missing_timeout)"])
+        #expect(lines == ["\(file.path):3: device.widht: unknown key \"widht\" (did you mean \"width\"?) (known: width, height, fps, min_fps, fourcc, max_width, max_height, buffers, missing_timeout)"])
     }
 
     @Test func unknownSymbologyNamesItsIndexAndLine() async throws {
@@ -275,6 +275,17 @@ func expectConfigurationError(file: String?, environment: [String: String] = [:]
             "\(file.path):7: rect_of_interest.width: x + width = 1.1 goes past the right edge (must be at most 1)",
             "\(file.path):8: log_level: unknown log level \"loud\" (known: trace, debug, info, notice, warning, error, critical)",
         ])
+    }
+
+    @Test func theFrameRateFloorAndMJPEGAreReadAndAnOutOfRangeFloorIsNamed() async throws {
+        let file = try TemporaryConfigFile("device:\n  fourcc: mjpg\n  min_fps: 0\n")
+        let c = try await SyncscanConfiguration.load(file: file.path, environment: [:])
+        #expect(c.device.pixelFormat == .mjpeg && c.device.minimumFramesPerSecond == 0)
+        #expect(SyncscanConfiguration().device.minimumFramesPerSecond == 10)
+        let bad = try TemporaryConfigFile("device:\n  min_fps: -1\n")
+        let lines = await expectConfigurationError(file: bad.path)
+        #expect(lines == ["\(bad.path):2: device.min_fps: -1 is out of range: must be at least 0 and at most 1000"
+                          + " (the floor under which a smaller, faster size is chosen; 0: none)"], "\(lines)")
     }
 
     @Test func emptyRectOfInterestIsRejected() async throws {

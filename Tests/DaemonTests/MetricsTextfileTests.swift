@@ -55,6 +55,7 @@ private func counters(scanned: Int, late: Int, qr: Int, ean: Int, emitted: Int, 
         #expect(text.value("syncscan_frames_total", ["outcome": "lateData"]) == 3)
         #expect(text.value("syncscan_frames_total", ["outcome": "outOfBuffers"]) == 0)
         #expect(text.value("syncscan_frames_total", ["outcome": "discontinuity"]) == 0)
+        #expect(text.value("syncscan_frames_total", ["outcome": "undecodable"]) == 0)
         #expect(text.value("syncscan_codes_total", ["symbology": "qrcode"]) == 7)
         #expect(text.value("syncscan_codes_total", ["symbology": "ean13"]) == 3)
         #expect(text.value("syncscan_codes_emitted_total") == 5)

@@ -27,7 +27,7 @@ private func frameComponents(_ jpeg: [UInt8]) -> [(h: UInt8, v: UInt8)]? {
 
 @Suite(.offThePool) struct JPEGEncoderTests {
     @Test("each pixel format encodes to a JPEG zbarimg reads the code from, with the format's own subsampling",
-          arguments: PixelFormat.allCases)
+          arguments: PixelFormat.allCases.filter { !$0.isCompressed })
     func everyFormatRoundTripsThroughZbarimg(format: PixelFormat) throws {
         let text = "jpeg \(format.rawValue)"
         let frame = try frameWithCode(text)
@@ -43,6 +43,7 @@ private func frameComponents(_ jpeg: [UInt8]) -> [(h: UInt8, v: UInt8)]? {
         case .nv12, .nv21, .yuv420, .yvu420: [(2, 2), (1, 1), (1, 1)]
         case .yuyv, .uyvy, .yuv422p: [(2, 1), (1, 1), (1, 1)]
         case .yuv444p: [(1, 1), (1, 1), (1, 1)]
+        case .mjpeg: []
         }
         #expect(components.map { "\($0.h)x\($0.v)" } == expected.map { "\($0.0)x\($0.1)" })
         let file = try TemporaryFile(contents: jpeg, suffix: ".jpg")

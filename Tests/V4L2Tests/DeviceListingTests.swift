@@ -31,6 +31,35 @@ import V4L2
         #expect(fake.liveDescriptors == 0)
     }
 
+    @Test func marksTheModeRunChoosesWithTheConfigurationAndWhy() throws {
+        let devices = listCaptureDevices(paths: ["/dev/video0"], kernel: FakeV4L2Kernel(driver: .logitechC615()))
+        let chosen = try #require(devices.first?.chosen)
+        #expect(chosen.fourcc == .mjpeg && chosen.width == 1280 && chosen.height == 720 && chosen.framesPerSecond == 30)
+        #expect(chosen.why == "1280x720 MJPG at 30 fps; YUYV gives 10 fps at this size (device.fps 30 (default), device.min_fps 10, within 1280x720)")
+        let text = try #require(devices.first?.text)
+        #expect(text.contains("\trun chooses (marked *): 1280x720 MJPG at 30 fps; YUYV gives 10 fps at this size"))
+        #expect(text.contains("'MJPG' (Motion-JPEG, compressed)\n\t\tSize: Discrete 640x480\n"))
+        #expect(text.contains("\t\tSize: Discrete 1280x720 *\n\t\t\tInterval: Discrete 0.033s (30.000 fps)"))
+        #expect(text.components(separatedBy: " *\n").count == 2, "one size marked")
+
+        var slowYUYV = V4L2CaptureSource.Configuration()
+        slowYUYV.pixelFormat = .yuyv
+        slowYUYV.framesPerSecond = 6
+        let narrowed = try #require(listCaptureDevices(paths: ["/dev/video0"], kernel: FakeV4L2Kernel(driver: .logitechC615()),
+                                                       configuration: slowYUYV).first?.chosen)
+        #expect(narrowed.fourcc == .yuyv && narrowed.width == 1280 && narrowed.framesPerSecond == 5)
+        #expect(narrowed.why.hasSuffix("(device.fourcc YUYV, device.fps 6, device.min_fps 10, within 1280x720)"))
+
+        var lacking = V4L2CaptureSource.Configuration()
+        (lacking.width, lacking.height) = (1920, 1080)
+        let refused = try #require(listCaptureDevices(paths: ["/dev/video0"], kernel: FakeV4L2Kernel(driver: .logitechC615()),
+                                                      configuration: lacking).first)
+        #expect(refused.chosen == nil && refused.chosenProblem?.hasPrefix("the camera has no 1920x1080; it offers ") == true)
+        #expect(refused.text.contains("\trun cannot start: the camera has no 1920x1080"))
+        let json = String(decoding: try JSONEncoder().encode(devices), as: UTF8.self)
+        #expect(json.contains("\"chosen\":{") && json.contains("\"why\":\"1280x720 MJPG at 30 fps"))
+    }
+
     @Test func jsonRoundTripsWithFourCCsAsText() throws {
         let devices = listCaptureDevices(paths: ["/dev/video0"], kernel: camera())
         let json = try JSONEncoder().encode(devices)

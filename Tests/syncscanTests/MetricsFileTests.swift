@@ -23,7 +23,7 @@ func summaryCounts(_ stderr: String) throws -> [String: Double] {
 /// The metrics file's counters against the summary line's, for one source.
 private func expectFileMatchesSummary(_ text: PrometheusText, _ summary: [String: Double], source: String) {
     #expect(text.samples.allSatisfy { $0.labels["source"] == source }, "source labels: \(Set(text.samples.compactMap { $0.labels["source"] }))")
-    for outcome in ["scanned", "lateData", "outOfBuffers", "discontinuity"] {
+    for outcome in ["scanned", "lateData", "outOfBuffers", "discontinuity", "undecodable"] {
         #expect(text.value("syncscan_frames_total", ["outcome": outcome]) == summary[outcome], "\(outcome)")
     }
     #expect(text.sum("syncscan_frames_total") == summary["frames"])

@@ -108,9 +108,10 @@ public final class CaptureSession: @unchecked Sendable {
                 nameCurrentThread("syncscan-scan-\(i)")
                 defer { scanners.leave() }
                 let scanner = output.makeScanner(live: live)
+                let plane = DecodedFramePlane()
                 // The frame is scanned (its pixels copied if asked for) and released inside
                 // `scanNext`, so its buffer is back with the source before the queue counts the slot as free.
-                while let collection = Self.scanNext(from: queue, with: scanner, copying: copying) {
+                while let collection = Self.scanNext(from: queue, with: scanner, decodingInto: plane, copying: copying) {
                     synchronizer.fill(collection)
                     queue.done()
                 }
@@ -214,16 +215,31 @@ public final class CaptureSession: @unchecked Sendable {
 
     /// Takes the next frame from `queue`, scans it and copies the pixels asked for (of a frame
     /// with codes, or of one the sampler picked); the frame's own buffer is released when this
-    /// returns.
-    private static func scanNext(from queue: FrameQueue, with scanner: MetadataOutput.Scanner,
+    /// returns. A compressed frame is decoded into `plane` first and released right after (after
+    /// the late-frame decision, so a late frame is never decoded); one that does not decode is an
+    /// `undecodable` drop.
+    private static func scanNext(from queue: FrameQueue, with scanner: MetadataOutput.Scanner, decodingInto plane: DecodedFramePlane,
                                  copying: PixelCopying?) -> SynchronizedDataCollection? {
-        guard let frame = queue.take() else { return nil }
-        let report = scanner.scanReport(frame)
-        let codes = report.codes
+        guard var frame = queue.take() else { return nil }
         let info = frame.info
+        if frame.format.isCompressed {
+            switch plane.decode(frame, keepBytes: copying != nil) {
+            case .success(let grey):
+                frame = grey  // the last reference to the source's buffer goes here
+            case .failure:
+                return SynchronizedDataCollection(
+                    video: SynchronizedVideoData(sequenceNumber: info.sequenceNumber, presentationTime: info.presentationTime,
+                                                 frame: info, droppedReason: .undecodable),
+                    metadata: nil)
+            }
+        }
+        let report = scanner.scanReport(frame)
+        // Codes name the frame as it came (MJPG), not the grey plane it was scanned in.
+        let codes = info.format.isCompressed ? report.codes.map { var code = $0; code.frame = info; return code } : report.codes
         var pixels: FramePixels?
         if let copying, let region = copying.region(of: frame, codes: codes) {
-            pixels = copying.pool.copy(frame, region: region, wait: copying.wait && !codes.isEmpty)
+            let decodedFrom = info.format.isCompressed ? plane.compressedBytes.map { (info: info, bytes: $0) } : nil
+            pixels = copying.pool.copy(frame, region: region, wait: copying.wait && !codes.isEmpty, decodedFrom: decodedFrom)
         }
         return SynchronizedDataCollection(
             video: SynchronizedVideoData(sequenceNumber: info.sequenceNumber, presentationTime: info.presentationTime,

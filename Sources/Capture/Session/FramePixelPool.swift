@@ -9,6 +9,10 @@ import SystemCalls
 /// The bytes are laid out as a single-planar frame of `format` at `width`×`height` with luma
 /// rows of `bytesPerLine` (`PixelFormat.planes(height:bytesPerLine:)`). The storage goes back to
 /// the pool when the last reference goes away. Equal only to itself.
+///
+/// A compressed frame (MJPEG) is copied as the grey plane it was decoded to (`format` is `grey`,
+/// `frame.format` `MJPG`); a copy of the whole of it also keeps the camera's own bytes
+/// (`cameraJPEG`), so a snapshot can be the camera's JPEG as it came.
 public final class FramePixels: @unchecked Sendable, Hashable {
     /// The frame the pixels were copied from.
     public let frame: FrameInfo
@@ -19,16 +23,20 @@ public final class FramePixels: @unchecked Sendable, Hashable {
     public var height: Int { region.height }
     /// Bytes per row of the copied luma plane.
     public let bytesPerLine: Int
+    /// The camera's own compressed frame (a JPEG), byte for byte, when the whole of a compressed
+    /// frame was copied; `nil` otherwise.
+    public let cameraJPEG: [UInt8]?
     private let storage: UnsafeMutableRawBufferPointer
     private let byteCount: Int
     private let pool: FramePixelPool
     private let delivered = Atomic<Bool>(false)
 
-    init(frame: FrameInfo, region: PixelRect, bytesPerLine: Int, storage: UnsafeMutableRawBufferPointer, byteCount: Int,
-         pool: FramePixelPool) {
+    init(frame: FrameInfo, format: PixelFormat, region: PixelRect, bytesPerLine: Int, storage: UnsafeMutableRawBufferPointer,
+         byteCount: Int, cameraJPEG: [UInt8]?, pool: FramePixelPool) {
         self.frame = frame
         self.region = region
-        self.format = frame.format
+        self.format = format
+        self.cameraJPEG = cameraJPEG
         self.bytesPerLine = bytesPerLine
         self.storage = storage
         self.byteCount = byteCount
@@ -96,8 +104,12 @@ public final class FramePixelPool: @unchecked Sendable {
 
     /// Copies `region` of `frame` (the whole frame when `nil`; widened to `format.cropAlignment`
     /// and clamped to the frame), or returns `nil` and counts a skip when no buffer is free.
-    /// - Parameter wait: wait for a delivered copy to come back rather than skip (a file source).
-    public func copy(_ frame: VideoFrame, region: PixelRect? = nil, wait: Bool = false) -> FramePixels? {
+    /// - Parameters:
+    ///   - wait: wait for a delivered copy to come back rather than skip (a file source).
+    ///   - decodedFrom: for `frame` decoded from a compressed frame, that frame's info and bytes:
+    ///     the copy is named after it, and a whole-frame copy keeps the bytes (`cameraJPEG`).
+    public func copy(_ frame: VideoFrame, region: PixelRect? = nil, wait: Bool = false,
+                     decodedFrom compressed: (info: FrameInfo, bytes: UnsafeRawBufferPointer)? = nil) -> FramePixels? {
         let rect = Self.aligned(region ?? PixelRect(x: 0, y: 0, width: frame.width, height: frame.height),
                                 format: frame.format, width: frame.width, height: frame.height)
         guard rect.width > 0, rect.height > 0 else { return nil }
@@ -117,8 +129,9 @@ public final class FramePixelPool: @unchecked Sendable {
                 }
             }
         }
-        return FramePixels(frame: frame.info, region: rect, bytesPerLine: bytesPerLine, storage: storage,
-                           byteCount: byteCount, pool: self)
+        let whole = rect.width == frame.width && rect.height == frame.height
+        return FramePixels(frame: compressed?.info ?? frame.info, format: frame.format, region: rect, bytesPerLine: bytesPerLine,
+                           storage: storage, byteCount: byteCount, cameraJPEG: whole ? compressed.map { Array($0.bytes) } : nil, pool: self)
     }
 
     /// `rect` widened outwards to `format`'s crop alignment and clamped to a `width`×`height` frame.

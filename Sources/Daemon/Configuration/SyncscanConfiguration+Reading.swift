@@ -53,6 +53,10 @@ extension SyncscanConfiguration {
             keys.problem(device.width == nil ? "device.height" : "device.width", "device.width and device.height must be given together")
         }
         device.framesPerSecond = keys.double("device.fps", in: V4L2CaptureSource.Configuration.frameRateRange, lowerOpen: true)
+        if let v = keys.double("device.min_fps", in: V4L2CaptureSource.Configuration.frameRateRange,
+                               " (the floor under which a smaller, faster size is chosen; 0: none)") {
+            device.minimumFramesPerSecond = v
+        }
         device.pixelFormat = keys.choice("device.fourcc", "pixel format")
         if let v = keys.int("device.max_width", in: sizes) { device.maximumWidth = v }
         if let v = keys.int("device.max_height", in: sizes) { device.maximumHeight = v }

@@ -393,7 +393,7 @@ public final class ScanService: Service, @unchecked Sendable {
     /// How often STATUS= is refreshed (when it changed) and a missing camera keeps the watchdog fed.
     static let statusInterval: Duration = .seconds(1)
 
-    /// The STATUS= line now: `scanning SOURCE: frames=N codes=N dropped=N` (all sessions), then
+    /// The STATUS= line now: `scanning SOURCE: frames=N codes=N dropped=N` (all sessions; `statusDropFields`), then
     /// once a code was read or a pass cut, ` by_pass=PASS:N,… cut=N` (codes by pass, passes cut by the budget),
     /// `waiting for SOURCE (gone N s)` while a lost camera is waited for, `opening SOURCE`
     /// between sessions, or `scan stuck: frame SEQ for N s (pass PASS)` while a scan has not
@@ -412,7 +412,7 @@ public final class ScanService: Service, @unchecked Sendable {
         }
         var s = totals
         s.add(running.synchronizer.statistics)
-        return "scanning \(input.uri): frames=\(s.frames) codes=\(s.codes) dropped=\(s.droppedTotal)" + ServiceLines.statusPassFields(s)
+        return "scanning \(input.uri): frames=\(s.frames) codes=\(s.codes) dropped=\(s.droppedTotal)" + ServiceLines.statusDropFields(s) + ServiceLines.statusPassFields(s)
     }
 
     /// Logs each scan newly past `scan_timeout_seconds`, tells `events` whether one is stuck,

@@ -76,7 +76,14 @@ enum ServiceLines {
         return " by_pass=\(byPass.isEmpty ? "-" : byPass) cut=\(s.passesCut.values.reduce(0, +))"
     }
 
-    /// `lateData=N outOfBuffers=N discontinuity=N`.
+    /// ` undecodable=N` for STATUS= once a frame did not decode (a camera sending damaged MJPEG
+    /// shows why frames are not scanned), else empty.
+    static func statusDropFields(_ s: CaptureStatistics) -> String {
+        let undecodable = s.dropped[.undecodable, default: 0]
+        return undecodable > 0 ? " undecodable=\(undecodable)" : ""
+    }
+
+    /// `lateData=N outOfBuffers=N discontinuity=N undecodable=N`.
     static func droppedBreakdown(_ s: CaptureStatistics) -> String {
         DroppedReason.allCases.map { "\($0.rawValue)=\(s.dropped[$0, default: 0])" }.joined(separator: " ")
     }

@@ -52,7 +52,7 @@ public final class SnapshotResultsHandler: ResultsHandler, @unchecked Sendable {
         worker = BoundedWorker(name: "syncscan-shots", capacity: settings.queueFrames, overflow: overflow,
                                onStart: { saver.prepare() }) { job, _ in
             switch saver.save(job.pixels, named: job.name) {
-            case .written(let seconds): counts.withLock { $0.written += 1; $0.encodeTimes.add(seconds) }
+            case .written(let seconds): counts.withLock { $0.written += 1; if let seconds { $0.encodeTimes.add(seconds) } }
             case .failed: counts.withLock { $0.failed += 1 }
             }
         }
@@ -127,7 +127,8 @@ public final class SnapshotResultsHandler: ResultsHandler, @unchecked Sendable {
 /// Encodes and writes snapshots; used only on the handler's thread (its store and encoder are
 /// that thread's alone).
 private final class SnapshotSaver: @unchecked Sendable {
-    enum Outcome { case written(encodeSeconds: Double), failed }
+    /// `encodeSeconds`: `nil` for a camera JPEG written as it came.
+    enum Outcome { case written(encodeSeconds: Double?), failed }
 
     private var store: SnapshotStore
     private let settings: SnapshotSettings
@@ -145,7 +146,11 @@ private final class SnapshotSaver: @unchecked Sendable {
     func prepare() { store.prepare() }
 
     /// Encodes and writes one frame; its pixels go back to the pool when the job is released.
+    /// The whole of a camera's MJPEG frame is written as the camera's JPEG, not re-encoded.
     func save(_ pixels: FramePixels, named name: String) -> Outcome {
+        if let cameraJPEG = pixels.cameraJPEG {
+            return store.save(cameraJPEG, named: name) ? .written(encodeSeconds: nil) : .failed
+        }
         if !encoderMade {
             encoderMade = true
             do { encoder = try JPEGEncoder() } catch {

@@ -22,8 +22,10 @@ public final class FakeV4L2Kernel: V4L2Kernel, @unchecked Sendable {
         public var compressed: Bool
         public var emulated: Bool
         public var sizes: [V4L2FrameSize]
-        /// Offered at every size.
+        /// Offered at every size not in `intervalsBySize`.
         public var intervals: [V4L2Fraction]
+        /// A UVC camera's table: the intervals (discrete or stepwise) at each size, by `"WxH"`.
+        public var intervalsBySize: [String: [V4L2FrameInterval]] = [:]
 
         public init(_ fourcc: FourCC, _ description: String = "", compressed: Bool = false, emulated: Bool = false,
                     sizes: [V4L2FrameSize], intervals: [V4L2Fraction] = [V4L2Fraction(numerator: 1, denominator: 30)]) {
@@ -60,6 +62,12 @@ public final class FakeV4L2Kernel: V4L2Kernel, @unchecked Sendable {
         public var timePerFrame: V4L2Fraction?
         /// VIDIOC_S_FMT: the format the driver sets for a request.
         public var adjustFormat: @Sendable (V4L2PixelFormat, [Format]) -> V4L2PixelFormat
+        /// VIDIOC_S_PARM takes the interval asked for (G_PARM then returns it), as UVC cameras do;
+        /// `false`: it always answers `timePerFrame`.
+        public var setsFrameInterval = false
+        /// The bytes of a compressed frame (an MJPEG camera's JPEG) by sequence number; `nil`: raw
+        /// frames filled with the sequence number's low byte.
+        public var compressedFrame: (@Sendable (UInt32) -> [UInt8])?
 
         public init(capability: V4L2Capability = FakeV4L2Kernel.cameraCapability, formats: [Format],
                     timePerFrame: V4L2Fraction? = V4L2Fraction(numerator: 1, denominator: 1000),
@@ -114,8 +122,10 @@ public final class FakeV4L2Kernel: V4L2Kernel, @unchecked Sendable {
         case errorFlagged
         /// A buffer with bytesused 0.
         case empty
-        /// A buffer with half the frame's bytes.
+        /// A buffer with half the frame's bytes (a truncated JPEG for a compressed frame).
         case short
+        /// A buffer of bytes that are no JPEG (and no picture): 4096 bytes of noise.
+        case garbage
         /// Skip `n` sequence numbers (frames the driver lost); takes no buffer.
         case skip(UInt32)
         /// No buffer completes until the device is opened again.
@@ -174,6 +184,8 @@ public final class FakeV4L2Kernel: V4L2Kernel, @unchecked Sendable {
     private var missingOpens = 0
     private var stepIndex = 0
     private var format: V4L2PixelFormat
+    /// What S_PARM set, for a driver that `setsFrameInterval`.
+    private var currentInterval: V4L2Fraction?
     private var injected: [Call: [Errno]] = [:]
     private var controlValues: [UInt32: Int64] = [:]
     private var _setControlRequests: [(id: UInt32, value: Int64)] = []
@@ -242,6 +254,12 @@ public final class FakeV4L2Kernel: V4L2Kernel, @unchecked Sendable {
     public static func completed(_ format: V4L2PixelFormat) -> V4L2PixelFormat {
         var f = format
         let layout = f.fourcc.pixelFormat
+        if layout?.isCompressed == true {
+            // uvcvideo: no bytesperline, sizeimage the largest frame the camera may send.
+            f.bytesPerLine = 0
+            f.sizeImage = f.width * f.height * 2
+            return f
+        }
         if f.bytesPerLine == 0 { f.bytesPerLine = layout?.minimumBytesPerLine(width: f.width) ?? f.width * 2 }
         f.sizeImage = layout?.frameSize(width: f.width, height: f.height, bytesPerLine: f.bytesPerLine) ?? f.bytesPerLine * f.height
         return f
@@ -415,9 +433,14 @@ public final class FakeV4L2Kernel: V4L2Kernel, @unchecked Sendable {
     public func enumerateFrameInterval(_ fd: CInt, fourcc: FourCC, width: Int, height: Int, index: Int) -> Result<V4L2FrameInterval, Errno> {
         locked {
             liveFile(fd, "VIDIOC_ENUM_FRAMEINTERVALS").flatMap { _ in
-                guard let f = driver.formats.first(where: { $0.fourcc == fourcc }), f.intervals.indices.contains(index) else {
-                    return .failure(.invalidArgument)
+                guard let f = driver.formats.first(where: { $0.fourcc == fourcc }) else { return .failure(.invalidArgument) }
+                if !f.intervalsBySize.isEmpty {
+                    guard let list = f.intervalsBySize["\(width)x\(height)"], list.indices.contains(index) else { return .failure(.invalidArgument) }
+                    // A stepwise entry is the only one (VIDIOC_ENUM_FRAMEINTERVALS index 0).
+                    if case .stepwise = list[index], index > 0 { return .failure(.invalidArgument) }
+                    return .success(list[index])
                 }
+                guard f.intervals.indices.contains(index) else { return .failure(.invalidArgument) }
                 return .success(.discrete(f.intervals[index]))
             }
         }
@@ -436,14 +459,16 @@ public final class FakeV4L2Kernel: V4L2Kernel, @unchecked Sendable {
     }
 
     public func getFrameInterval(_ fd: CInt) -> Result<V4L2Fraction?, Errno> {
-        locked { liveFile(fd, "VIDIOC_G_PARM").map { _ in driver.timePerFrame } }
+        locked { liveFile(fd, "VIDIOC_G_PARM").map { _ in currentInterval ?? driver.timePerFrame } }
     }
 
     public func setFrameInterval(_ fd: CInt, _ interval: V4L2Fraction) -> Result<V4L2Fraction?, Errno> {
         locked {
             liveFile(fd, "VIDIOC_S_PARM").map { _ in
                 _frameIntervalRequests.append(interval)
-                return driver.timePerFrame
+                guard driver.setsFrameInterval else { return driver.timePerFrame }
+                currentInterval = interval
+                return interval
             }
         }
     }
@@ -513,7 +538,7 @@ public final class FakeV4L2Kernel: V4L2Kernel, @unchecked Sendable {
                 let step = head
                 switch step {
                 case .stall, .unplug, .skip: return .failure(.resourceTemporarilyUnavailable)
-                case .frame, .errorFlagged, .empty, .short: break
+                case .frame, .errorFlagged, .empty, .short, .garbage: break
                 }
                 guard !file.order.isEmpty else { return .failure(.resourceTemporarilyUnavailable) }
                 stepIndex += 1
@@ -521,16 +546,26 @@ public final class FakeV4L2Kernel: V4L2Kernel, @unchecked Sendable {
                 file.buffers[index] = false
                 let sequence = file.sequence
                 file.sequence &+= 1
+                var payload: [UInt8]? = driver.compressedFrame?(sequence)
+                if step == .garbage {
+                    var noise = SystemRandomNumberGenerator()
+                    payload = (0..<4096).map { _ in UInt8.random(in: 0...255, using: &noise) }
+                }
+                let whole = min(payload?.count ?? format.sizeImage, file.bufferLength)
                 let bytesUsed = switch step {
                 case .empty: 0
-                case .short: format.sizeImage / 2
-                default: format.sizeImage
+                case .short: whole / 2
+                default: whole
                 }
                 if let address = file.mapped[index] {
-                    address.initializeMemory(as: UInt8.self, repeating: UInt8(truncatingIfNeeded: sequence), count: min(bytesUsed, file.bufferLength))
+                    if let payload {
+                        payload.withUnsafeBytes { address.copyMemory(from: $0.baseAddress!, byteCount: bytesUsed) }
+                    } else {
+                        address.initializeMemory(as: UInt8.self, repeating: UInt8(truncatingIfNeeded: sequence), count: min(bytesUsed, file.bufferLength))
+                    }
                 }
-                let interval = Int64((driver.timePerFrame?.duration ?? .milliseconds(1)).components.attoseconds / 1_000_000_000)
-                    + (driver.timePerFrame?.duration ?? .milliseconds(1)).components.seconds * 1_000_000_000
+                let period = currentInterval?.duration ?? driver.timePerFrame?.duration ?? .milliseconds(1)
+                let interval = Int64(period.components.attoseconds / 1_000_000_000) + period.components.seconds * 1_000_000_000
                 let timestamp = MediaTime(nanoseconds: Int64(file.generation) * 1_000_000_000_000 + Int64(sequence) * interval)
                 files[fd] = file
                 _delivered.append(Delivery(step: step, index: index, sequence: sequence, timestamp: timestamp,
