@@ -100,7 +100,7 @@ private var mjpegConfiguration: V4L2CaptureSource.Configuration {
         var plane = [UInt8](repeating: 0, count: 320 * 240)
         var undecodable = 0
         // The scanning thread's part, played here: each frame decoded through the decoder it carries.
-        let reopened = try waitUntil(timeout: .seconds(30), every: .milliseconds(1)) {
+        let reopened = try waitUntil(every: .milliseconds(1)) {
             switch try camera.next() {
             case .frame(let frame)?:
                 let result = frame.buffer.withUnsafeBytes { bytes in
