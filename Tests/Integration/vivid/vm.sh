@@ -23,7 +23,9 @@
 #   --no-loop         load vivid but configure nothing
 # Environment: SYNCSCAN_VIVID_CACHE (default /tmp/syncscan-vivid-cache),
 #   VIVID_KERNEL_PKG (pin e.g. linux-image-6.1.0-56-amd64), VM_MEM (MB, default 1024),
-#   VM_SMP (default 2), VM_ACCEL (auto|tcg|kvm), VM_VERBOSE=1 (print the guest console).
+#   VM_SMP (default 2), VM_ACCEL (auto|tcg|kvm), VM_VERBOSE=1 (print the guest console),
+#   VIVID_OPTS (vivid's module options instead of the loop's; with --no-loop, e.g. the webcam
+#   input: "n_devs=1 node_types=0x1 num_inputs=1 input_types=0x0 vid_cap_nr=0").
 # In the guest, COMMAND can `source "$VIVID_LOOP_SH"` (loop.sh next to this file) to
 # reconfigure the loop or start/stop a feeder; VIVID_CAPTURE_DEV, VIVID_OUTPUT_DEV,
 # VIVID_FORMAT, VIVID_WIDTH, VIVID_HEIGHT are exported.
@@ -201,7 +203,7 @@ if [ $PREPARE = 1 ]; then say "ready: $KDIR/vmlinux $INITRD"; exit 0; fi
 JOB=$(mktemp -d /tmp/syncscan-vm-job.XXXXXX)
 trap 'rm -rf "$JOB"' EXIT
 # video0 = capture (one HDMI input, type 3), video1 = output (one HDMI output, bit 0)
-VIVID_OPTS="n_devs=1 node_types=0x101 num_inputs=1 input_types=0x3 num_outputs=1 output_types=0x1 vid_cap_nr=0 vid_out_nr=1"
+VIVID_OPTS=${VIVID_OPTS:-"n_devs=1 node_types=0x101 num_inputs=1 input_types=0x3 num_outputs=1 output_types=0x1 vid_cap_nr=0 vid_out_nr=1"}
 printf 'VIVID_OPTS=%q\nSHARE_PATHS=%q\n' "$VIVID_OPTS" "$PROJECT ${SHARES[*]}" > "$JOB/config"
 GUEST_FEED=
 if [ -n "$FEED" ]; then cp "$FEED" "$JOB/feed.raw"; GUEST_FEED=/run/vm-job/feed.raw; fi
