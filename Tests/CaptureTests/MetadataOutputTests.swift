@@ -178,3 +178,21 @@ private func scan(_ frame: VideoFrame, with output: MetadataOutput = MetadataOut
         #expect(times.p50 > 0 && times.p50 <= times.p99)
     }
 }
+
+/// A compressed frame reaches the scanners decoded (the session decodes it first); handed to a
+/// scanner as it came, it has no pixels to read: no code, no pass run, no crash (the decoder
+/// fuzzer fed one).
+@Suite(.offThePool) struct MetadataOutputCompressedFrameTests {
+    @Test func anUndecodedMJPEGFrameGivesNoCodesAndRunsNoPass() throws {
+        let (jpeg, scene) = try CameraJPEG.make(width: 160, height: 120, text: "compressed", moduleSize: 3)
+        #expect(scan(scene.videoFrame(format: .grey)).map(\.text) == ["compressed"], "the scene itself is readable")
+        let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: jpeg.count, alignment: 16)
+        storage.copyBytes(from: jpeg)
+        let frame = VideoFrame(sequenceNumber: 1, presentationTime: .zero, width: 160, height: 120, bytesPerLine: 0, format: .mjpeg,
+                               buffer: PixelBuffer(bytes: UnsafeRawBufferPointer(storage), release: { storage.deallocate() }))
+        for engine in DecoderEngine.allCases {
+            let report = MetadataOutput(settings: MetadataOutput.Settings(engine: engine)).makeScanner().scanReport(frame)
+            #expect(report.codes.isEmpty && report.passesRun.isEmpty, "\(engine)")
+        }
+    }
+}

@@ -245,7 +245,11 @@ public final class MetadataOutput: @unchecked Sendable {
         /// interval × scanning threads × `EffortLedger.budgetShare`) and, with several scanners,
         /// while the others keep up with the frames on the cheapest passes
         /// (`EffortLedger.claimHarderPasses`); one that does not fit is cut.
+        ///
+        /// A compressed frame (MJPEG) is decoded to its grey plane before it is scanned
+        /// (`CaptureSession`); one given here as it came has no pixels to read: no codes.
         public func scanReport(_ frame: VideoFrame) -> ScanReport {
+            guard !frame.format.isCompressed else { return ScanReport(codes: [], passesRun: [], passesCut: []) }
             let settings = output.settings
             let region = settings.rectOfInterest == .full ? nil
                 : settings.rectOfInterest.pixels(width: frame.width, height: frame.height)
