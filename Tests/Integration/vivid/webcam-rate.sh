@@ -44,9 +44,12 @@ VIVID_OPTS="n_devs=1 node_types=0x1 num_inputs=1 input_types=0x0 vid_cap_nr=0" \
 vm_rc=$?
 PASSED=0 FAILED=0
 check() { local name=$1; shift; if "$@"; then PASSED=$((PASSED + 1)); echo "ok   $name"; else FAILED=$((FAILED + 1)); echo "FAIL $name"; fi; }
-# median of the differences between consecutive frame records' pts, in ms
+# The median frame interval in ms by the kernel's clock: between consecutive frame records that
+# carry a pts, the pts difference over the sequence difference (frames the kernel skipped while
+# no buffer was free, discontinuity records without a pts, count as frame periods).
 median_interval() {
-  jq -s '[.[] | select(.type == "frame") | .pts] as $p | [range(1; $p | length) | $p[.] - $p[. - 1]] | sort
+  jq -s '[.[] | select(.type == "frame" and .pts != null) | [.seq, .pts]] as $f
+         | [range(1; $f | length) | ($f[.][1] - $f[. - 1][1]) / ($f[.][0] - $f[. - 1][0])] | sort
          | if length == 0 then null else .[length / 2 | floor] * 1000 end' "$T/$1.jsonl" 2>/dev/null
 }
 near() { awk -v v="$1" -v e="$2" 'BEGIN {exit !(v != "null" && v != "" && v > e * 0.95 && v < e * 1.05)}'; }
