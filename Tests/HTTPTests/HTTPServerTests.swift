@@ -131,7 +131,14 @@ private final class RunningServer {
         connection.finishSending()
         let reply = HTTPReply(connection.receive())
         #expect(statuses.contains(reply?.status ?? 0), "\(name): got \(reply?.status ?? 0)")
-        #expect(try HTTPTestConnection.request("/after", port: running.port).text == "GET /after -", "\(name)")
+        // The server goes on: a request after it is answered (the event; on a loaded machine the
+        // library may still be closing the malformed connection and drop a new one unanswered).
+        var after: HTTPReply?
+        waitUntil(every: .milliseconds(100)) {
+            after = try? HTTPTestConnection.request("/after", port: running.port)
+            return after != nil
+        }
+        #expect(after?.text == "GET /after -", "\(name)")
     }
 
     @Test func aTakenPortIsAnErrorNamingTheCallAndWhatToDo() throws {
