@@ -51,7 +51,7 @@ done
 cat > "$T/guest.sh" <<'EOF'
 set -u
 BIN=$1 OUT=$2
-insmod "$OUT/v4l2loopback.ko" video_nr=5 exclusive_caps=0 card_label=mjpegcam > "$OUT/insmod.log" 2>&1 || { echo "insmod failed"; cat "$OUT/insmod.log"; exit 1; }
+busybox insmod "$OUT/v4l2loopback.ko" video_nr=5 exclusive_caps=0 card_label=mjpegcam > "$OUT/insmod.log" 2>&1 || { echo "insmod failed"; cat "$OUT/insmod.log"; exit 1; }
 ffmpeg -loglevel error -re -framerate 10 -stream_loop -1 -f mjpeg -i "$OUT/stream.mjpeg" -c:v copy -f v4l2 /dev/video5 \
   > "$OUT/ffmpeg.log" 2>&1 &
 feeder=$!
@@ -70,6 +70,7 @@ vm_rc=$?
 PASSED=0 FAILED=0
 check() { local name=$1; shift; if "$@"; then PASSED=$((PASSED + 1)); echo "ok   $name"; else FAILED=$((FAILED + 1)); echo "FAIL $name"; fi; }
 j() { jq -s "$@" "$T/run.jsonl" 2>/dev/null; }
+holds() { jq -se "$1" "$T/run.jsonl" >/dev/null 2>&1; }   # the JSON lines satisfy jq filter $1
 echo "  run: exit $(cat "$T/run.rc" 2>/dev/null); $(grep -m1 'camera streaming' "$T/run.err")"
 echo "  frames: $(j '[.[] | select(.type == "frame")] | length'), dropped by reason: $(j -c '[.[] | select(.type == "frame" and .dropped != null) | .dropped] | group_by(.) | map({(.[0]): length}) | add // {}')"
 echo "  codes: $(j -c '[.[] | select(.type == "code") | .text] | group_by(.) | map({(.[0]): length}) | add // {}')"
@@ -77,7 +78,7 @@ echo "  summary: $(grep 'syncscan: summary' "$T/run.err")"
 check "the VM ran the capture (vm.sh exit 0) and syncscan exited 0" sh -c '[ "$1" = 0 ] && [ "$(cat "$2/run.rc")" = 0 ]' _ "$vm_rc" "$T"
 every_payload() { for p in "${PAYLOADS[@]}"; do jq -se --arg p "$p" 'any(.[]; .type == "code" and .text == $p)' "$T/run.jsonl" >/dev/null || return 1; done; }
 check "every payload read from the MJPEG camera" every_payload
-check "every code's frame.format is MJPG" jq -se '[.[] | select(.type == "code")] | length > 0 and all(.[]; .frame.format == "MJPG")' "$T/run.jsonl"
+check "every code's frame.format is MJPG" holds '[.[] | select(.type == "code")] | length > 0 and all(.[]; .frame.format == "MJPG")'
 check "the truncated JPEG is a counted drop (undecodable), in the ledger and the summary" \
   sh -c 'jq -se "any(.[]; .type == \"frame\" and .dropped == \"undecodable\")" "$1/run.jsonl" >/dev/null && grep -q "undecodable=[1-9]" "$1/run.err"' _ "$T"
 after_drop() {
@@ -86,7 +87,7 @@ after_drop() {
 }
 check "frames after the truncated one are scanned (codes read)" after_drop
 check "the ledger: every sequence number once, in order" \
-  jq -se '[.[] | select(.type == "frame") | .seq] as $s | length > 0 and all(range(1; $s | length); $s[.] == $s[. - 1] + 1)' "$T/run.jsonl"
+  holds '[.[] | select(.type == "frame") | .seq] as $s | length > 0 and all(range(1; $s | length); $s[.] == $s[. - 1] + 1)'
 [ "$KEEP" = 1 ] || [ "$FAILED" != 0 ] || rm -rf "$T"
 [ "$FAILED" = 0 ] || say "results kept in $T"
 echo "$PASSED passed, $FAILED failed"
