@@ -84,13 +84,17 @@ private final class Finished: Sendable {
             return messages.contains { $0.hasPrefix("STATUS=scan stuck: frame 3 for ") } && log.contains("a scan did not return")
         }
         #expect(noticed, "messages: \(messages) log: \(log.all.map(\.line))")
+        // Frame 3's scan, held, is logged once. (On a machine loaded far enough, another scan may
+        // pass the 1 s too: each stuck scan is logged once and counted once.)
         let logged = log.all.filter { $0.message.contains("a scan did not return within scan_timeout_seconds") }
-        #expect(logged.count == 1 && logged.first?.level == .error && logged.first?.metadata["seq"] == "3"
-                && logged.first?.metadata["pass"] == "zxing-fast", "log: \(log.all.map(\.line))")
-        #expect(service.counters().scansStuck == 1)
-        #expect(service.statsLine().contains(" scans_stuck=1"))
+        let held = logged.filter { $0.metadata["seq"] == "3" }
+        #expect(held.count == 1 && held.first?.level == .error && held.first?.metadata["pass"] == "zxing-fast",
+                "log: \(log.all.map(\.line))")
+        let stuck = service.counters().scansStuck
+        #expect(stuck >= 1 && stuck == logged.count)
+        #expect(service.statsLine().contains(" scans_stuck=\(stuck)"))
         let metrics = String(decoding: service.metricsExposition(), as: UTF8.self)
-        #expect(metrics.contains("syncscan_scans_stuck_total{source=\"y4m:\(file.path)\"} 1"), "\(metrics)")
+        #expect(metrics.contains("syncscan_scans_stuck_total{source=\"y4m:\(file.path)\"} \(stuck)"), "\(metrics)")
         #expect(service.statusLine().hasPrefix("scan stuck: frame 3 for "))
         // The pings stay off while it is stuck (they came every 0.25 s while frames flowed).
         _ = listener.receivedMessages()
@@ -101,8 +105,10 @@ private final class Finished: Sendable {
         gate.open()
         try await task.value
         #expect(out.codeLines.count == 6, "\(out.codeLines)")
-        #expect(service.counters().scansStuck == 1)
-        #expect(log.all.filter { $0.message.contains("a scan did not return") }.count == 1)
+        // Frame 3 was not counted again when it returned.
+        let stuckAtEnd = log.all.filter { $0.message.contains("a scan did not return") }
+        #expect(stuckAtEnd.filter { $0.metadata["seq"] == "3" }.count == 1)
+        #expect(service.counters().scansStuck == stuckAtEnd.count)
     }
 
     /// Without a watchdog a stuck scan ends the run with `ScanStuckError` (the exit message), and
