@@ -160,7 +160,9 @@ private final class LiveViewDaemon: @unchecked Sendable {
         let rated = waitUntil(every: .milliseconds(200)) {
             let reply = try? live.get("/status")
             status = reply.flatMap { try? JSONSerialization.jsonObject(with: Data($0.body)) as? [String: Any] } ?? [:]
-            return status["rates"] is [String: Any]
+            // Rates over the last 2 s: a stopped machine's window may hold no frame; wait for one that does.
+            let rates = status["rates"] as? [String: Any]
+            return (rates?["frames_per_second"] as? Double ?? 0) > 0 && (rates?["scanned_per_second"] as? Double ?? 0) > 0
         }
         #expect(rated, "rates in /status: \(status)")
         let mode = status["mode"] as? [String: Any]
