@@ -33,9 +33,16 @@ public final class HTTPTestConnection: @unchecked Sendable {
 
     /// Connects to 127.0.0.1:`port`; `receiveBuffer` shrinks the socket's receive buffer (SO_RCVBUF).
     public init(port: Int, receiveBuffer: Int? = nil) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        fd = try Self.connected(port: port, receiveBuffer: receiveBuffer)
+    }
+
+    /// A socket connected to 127.0.0.1:`port`, closed here if the connect fails. Only a connected
+    /// descriptor becomes `fd`: `deinit` runs even when an initializer throws after `fd` is set, so
+    /// a close here and another there would close a number that another test may have been given
+    /// meanwhile (a spool's file, a pipe).
+    private static func connected(port: Int, receiveBuffer: Int?) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw FixtureError.toolFailed("socket failed: errno \(errno)") }
-        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         if var size = receiveBuffer.map(Int32.init) {
             setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
         }
@@ -53,6 +60,7 @@ public final class HTTPTestConnection: @unchecked Sendable {
             close(fd)
             throw FixtureError.toolFailed("connect 127.0.0.1:\(port) failed: errno \(error)")
         }
+        return fd
     }
 
     deinit { close(fd) }
