@@ -14,7 +14,7 @@
 # The third boot (Tests/Integration/vivid/mjpeg-loopback.sh, with the first boot's binary) is an
 # MJPEG camera: v4l2loopback built for the VM's kernel (apt: linux-headers-<kernel>, a 5 s module
 # build), fed ffmpeg's MJPEG of QR codes with a truncated JPEG; its checks count with the others.
-# It took 46 s in all on the 2-core machine at a load average of 12 to 22.
+# It took 46 s alone and 60 s as this third boot on the 2-core machine at a load average of 12 to 29.
 # Environment: SYNCSCAN_BIN (use this binary, skip the build), SYNCSCAN_SCRATCH (swift build
 # --scratch-path, default .build), UNPLUG_CYCLES (unplug/replug cycles in the systemd boot,
 # default 20; 100 by hand takes about 20 more minutes), SYNCSCAN_VIVID_TIMEOUT (seconds a boot
