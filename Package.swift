@@ -119,6 +119,10 @@ let package = Package(
 
         // bench/mjpeg.py's measure of syncscan's MJPEG→grey stage (JPEGLumaDecoder), against libv4l2's conversion.
         .executableTarget(name: "mjpeg-bench", dependencies: ["JPEG", "Media"], path: "bench/MJPEGBench"),
+        // bench/pipeline.py's whole pipeline on MJPEG frames at a camera's pace (session, outputs, synchronizer, decoder).
+        .executableTarget(name: "pipeline-bench", dependencies: [
+            "Capture", "JPEG", "Media", .product(name: "Logging", package: "swift-log"),
+        ], path: "bench/PipelineBench"),
 
         // Test support: fakes and fixture frames (real QR codes from qrencode).
         .target(name: "TestSupport", dependencies: [

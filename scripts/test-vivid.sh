@@ -5,11 +5,16 @@
 #   scripts/test-vivid.sh --stand-in      check the harness only (v4l2-ctl capture + host zbarimg)
 #   scripts/test-vivid.sh --check DIR     re-run only the host-side checks on a kept results DIR
 # Options: --frames N (per format, default 240), --formats "YUYV GREY", --keep (keep the results
-# directory even on success), --no-systemd (skip the second boot), --systemd-only (skip the first).
+# directory even on success), --no-systemd (skip the second boot), --systemd-only (skip the first),
+# --no-mjpeg (skip the MJPEG camera boot).
 # The second boot (Tests/Integration/vivid/systemd/) runs systemd as PID 1, installs the .deb of
 # scripts/package-deb.sh (release build on the host, checked by lintian; SYNCSCAN_DEB=FILE reuses
 # one) with dpkg, checks the syncscan@video0 unit, unplug under systemd and vivid's kernel fault
 # injection, and ends with apt-get purge.
+# The third boot (Tests/Integration/vivid/mjpeg-loopback.sh, with the first boot's binary) is an
+# MJPEG camera: v4l2loopback built for the VM's kernel (apt: linux-headers-<kernel>, a 5 s module
+# build), fed ffmpeg's MJPEG of QR codes with a truncated JPEG; its checks count with the others.
+# It took 46 s alone and 60 s as this third boot on the 2-core machine at a load average of 12 to 29.
 # Environment: SYNCSCAN_BIN (use this binary, skip the build), SYNCSCAN_SCRATCH (swift build
 # --scratch-path, default .build), UNPLUG_CYCLES (unplug/replug cycles in the systemd boot,
 # default 20; 100 by hand takes about 20 more minutes), SYNCSCAN_VIVID_TIMEOUT (seconds a boot
@@ -27,7 +32,7 @@ VIVID=$ROOT/Tests/Integration/vivid
 say() { echo "[test-vivid] $*" >&2; }
 die() { say "error: $*"; echo "0 passed, 1 failed"; exit 1; }
 
-MODE=syncscan FRAMES=240 FORMATS="YUYV GREY" KEEP=0 CHECK_DIR= W=640 H=480 CREATED=0 SYSTEMD=1 PLAIN=1
+MODE=syncscan FRAMES=240 FORMATS="YUYV GREY" KEEP=0 CHECK_DIR= W=640 H=480 CREATED=0 SYSTEMD=1 PLAIN=1 MJPEG=1
 PAYLOADS=(syncscan-vivid-A syncscan-vivid-B syncscan-vivid-C)
 # Frames per payload in the feed; different lengths so a steady scan rate cannot alias onto one.
 REPEATS=(10 12 14)
@@ -40,7 +45,8 @@ while [ $# -gt 0 ]; do
     --keep) KEEP=1; shift ;;
     --no-systemd) SYSTEMD=0; shift ;;
     --systemd-only) PLAIN=0; shift ;;
-    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --no-mjpeg) MJPEG=0; shift ;;
+    -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
 done
@@ -81,6 +87,7 @@ if [ -z "$CHECK_DIR" ]; then
       BIN=$("${build[@]}" --show-bin-path)/syncscan
     fi
     [ -x "$BIN" ] || die "no executable syncscan at $BIN"
+    HOST_BIN=$BIN  # mjpeg-loopback.sh shares its own directory with its VM: it gets the binary where it is
     # The guest sees fresh, empty /tmp /run /var/tmp: bring a binary from there along.
     case $BIN in /tmp/*|/run/*|/var/tmp/*|/dev/shm/*) cp "$BIN" "$T/syncscan"; BIN=$T/syncscan ;; esac
   fi
@@ -140,6 +147,13 @@ if [ -z "$CHECK_DIR" ]; then
       rm -rf "$T/sysvm/layer" "$T/sysvm/vmlinux" "$T/sysvm/initramfs.cpio"
     fi
     SYS_SECONDS=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+  fi
+  if [ $MODE = syncscan ] && [ $PLAIN = 1 ] && [ $MJPEG = 1 ]; then
+    say "Tests/Integration/vivid/mjpeg-loopback.sh (an MJPEG camera on v4l2loopback, its own VM boot)"
+    t0=$(date +%s.%N)
+    SYNCSCAN_BIN=$HOST_BIN "$VIVID/mjpeg-loopback.sh" > "$T/mjpeg-results.txt"
+    echo "exit $?" >> "$T/mjpeg-results.txt"
+    awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f\n", b - a }' > "$T/mjpeg.seconds"
   fi
   CHECK_DIR=$T
 else
@@ -293,6 +307,18 @@ if [ -f "$D/systemd-results.txt" ]; then
   grep -qE '^(ok   |FAIL )' "$D/systemd-results.txt" || { FAILED=$((FAILED + 1)); echo "FAIL systemd: the guest script reported no checks"; }
 elif [ "$MODE" = syncscan ] && [ "$SYSTEMD" = 1 ]; then
   FAILED=$((FAILED + 1)); echo "FAIL systemd: no results from the systemd boot"
+fi
+# the MJPEG camera boot's checks: mjpeg-loopback.sh printed its run's lines, then one "ok"/"FAIL" line each
+if [ -f "$D/mjpeg-results.txt" ]; then
+  echo "--- MJPEG camera boot (v4l2loopback, mjpeg-loopback.sh; $(cat "$D/mjpeg.seconds" 2>/dev/null || echo ?)s):"
+  while IFS= read -r l; do
+    case $l in
+      "ok   "*) PASSED=$((PASSED + 1)); echo "ok   mjpeg: ${l#ok   }" ;;
+      "FAIL "*) FAILED=$((FAILED + 1)); echo "FAIL mjpeg: ${l#FAIL }" ;;
+      "  "*) echo "$l" ;;
+    esac
+  done < "$D/mjpeg-results.txt"
+  grep -q '^ok   ' "$D/mjpeg-results.txt" || { FAILED=$((FAILED + 1)); echo "FAIL mjpeg: mjpeg-loopback.sh reported no checks ($(tail -1 "$D/mjpeg-results.txt"))"; }
 fi
 echo "--- summary ($MODE): VM run ${VM_SECONDS}s (boot + setup + captures + power-off), results in $D"
 for s in "${SUMMARY[@]}"; do echo "  $s"; done

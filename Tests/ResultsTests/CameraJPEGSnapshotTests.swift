@@ -7,7 +7,7 @@ import TestSupport
 
 /// A camera's MJPEG frame as the session hands it to the handlers: decoded to grey by TurboJPEG,
 /// the copy of its pixels taken from the grey plane and, for the whole frame, the camera's bytes.
-private func mjpegFramePixels(_ jpeg: [UInt8], width: Int, height: Int, seq: UInt64, region: PixelRect?,
+func mjpegFramePixels(_ jpeg: [UInt8], width: Int, height: Int, seq: UInt64, region: PixelRect?,
                               pool: FramePixelPool) throws -> (pixels: FramePixels, info: FrameInfo) {
     let info = FrameInfo(sequenceNumber: seq, presentationTime: MediaTime(nanoseconds: Int64(seq) * 33_333_333),
                          width: width, height: height, format: .mjpeg)

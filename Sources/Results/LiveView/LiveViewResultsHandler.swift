@@ -9,13 +9,14 @@ import SystemCalls
 /// Every emitted code's JSON line (as on stdout); while an events viewer is connected, what
 /// scanned frames held (every code read, before duplicate suppression, and every code detected
 /// but not decoded: `LiveViewSightings`) at most `settings.outlinesPerSecond` times a second
-/// (`SightingsPacer`); and, while someone wants pictures, a small grey JPEG of the scene at most
-/// `settings.previewFPS` times a second.
+/// (`SightingsPacer`); and, while someone wants pictures, a picture of the scene at most
+/// `settings.previewFPS` times a second: the camera's own JPEG of an MJPEG frame no wider than
+/// `settings.previewWidth`, as it came (colour; no decode, no encode), else a small grey JPEG.
 ///
 /// It costs the scanner nothing while nobody watches: as the session's `FramePixelsSampler` it
 /// picks no frame then, and a frame's pixels it does pick are copied through the session's one
 /// pool of copies (never a source's buffer); no outline is encoded without an events viewer.
-/// Scaling (`PreviewScaler`) and TurboJPEG encoding run on the handler's own thread behind a
+/// Choosing, scaling (`PreviewScaler`) and TurboJPEG encoding run on the handler's own thread behind a
 /// queue of one frame that drops when busy; viewers read from the `hub` at their own pace.
 public final class LiveViewResultsHandler: ResultsHandler, FramePixelsSampler, @unchecked Sendable {
     private struct Sampling {
@@ -54,7 +55,7 @@ public final class LiveViewResultsHandler: ResultsHandler, FramePixelsSampler, @
         let sampling = LockedValue(Sampling(settings: settings))
         self.sampling = sampling
         worker = BoundedWorker(name: "syncscan-prevw", capacity: 1, overflow: .drop) { job, _ in
-            guard let jpeg = encoder.encode(job.pixels, settings: job.settings) else { return }
+            guard let jpeg = encoder.preview(job.pixels, settings: job.settings) else { return }
             sampling.withLock { $0.encoded += 1 }
             hub.publishPicture(jpeg)
         }
@@ -113,7 +114,7 @@ public final class LiveViewResultsHandler: ResultsHandler, FramePixelsSampler, @
         [
             ResultsCounter(name: "live_view_viewers", help: "Live view viewers connected (pictures and events).", kind: .gauge,
                            value: hub.viewers, inLines: false),
-            ResultsCounter(name: "live_view_previews", help: "Preview pictures encoded for the live view.",
+            ResultsCounter(name: "live_view_previews", help: "Preview pictures made for the live view (encoded, or the camera's own JPEG).",
                            value: sampling.withLock { $0.encoded }, inLines: false),
             ResultsCounter(name: "live_view_viewers_dropped", help: "Live view event viewers dropped because they stopped reading.",
                            value: hub.viewersDropped, inLines: false),
@@ -129,7 +130,7 @@ public final class LiveViewResultsHandler: ResultsHandler, FramePixelsSampler, @
     }
 }
 
-/// Scales and encodes previews; used only on the handler's thread.
+/// Makes previews: the camera's JPEG when it fits, else scaled and encoded; used only on the handler's thread.
 private final class PreviewEncoder: @unchecked Sendable {
     private let logger: Logger
     private var encoder: JPEGEncoder?
@@ -138,7 +139,8 @@ private final class PreviewEncoder: @unchecked Sendable {
     init(logger: Logger) { self.logger = logger }
 
     /// The preview JPEG of `pixels`; `nil` when TurboJPEG failed (logged once).
-    func encode(_ pixels: FramePixels, settings: LiveViewSettings) -> [UInt8]? {
+    func preview(_ pixels: FramePixels, settings: LiveViewSettings) -> [UInt8]? {
+        if let jpeg = PreviewScaler.cameraJPEG(of: pixels, maximumWidth: settings.previewWidth) { return jpeg }
         let grey = PreviewScaler.scale(pixels, maximumWidth: settings.previewWidth)
         do {
             let encoder = try self.encoder ?? JPEGEncoder()

@@ -58,7 +58,7 @@ feeder=$!
 end=$(( $(cut -d. -f1 /proc/uptime) + 120 ))
 until v4l2-ctl -d /dev/video5 --get-fmt-video 2>/dev/null | grep -q "'MJPG'" || [ "$(cut -d. -f1 /proc/uptime)" -ge $end ]; do sleep 0.5; done
 v4l2-ctl -d /dev/video5 --get-fmt-video --list-formats-ext > "$OUT/format.txt" 2>&1
-# two loops of the stream (62 frames): every payload and the truncated frame twice
+# four passes of the 31-frame stream (124 frames): every payload and the truncated frame four times
 timeout -k 5 600 "$BIN" run --source /dev/video5 --max-frames 124 --emit-frames --duplicate-window 0 --scanning-threads 1 \
   > "$OUT/run.jsonl" 2> "$OUT/run.err"
 echo $? > "$OUT/run.rc"
