@@ -108,6 +108,8 @@ public final class MetadataOutput: @unchecked Sendable {
     }
 
     private let shared: LockedValue<Shared>
+    /// `hybrid`'s zbar-only 1-D readings waiting for another frame (live sources; `LinearReadingCheck`).
+    let heldReadings = LockedValue(HeldReadings())
     /// Threads scanning in parallel; each holds one `Scanner`.
     public let scanningThreads: Int
     /// Told every frame's scan duration, from the scanning thread (a metrics histogram).
@@ -207,6 +209,8 @@ public final class MetadataOutput: @unchecked Sendable {
         /// The codes the cheapest zxing-cpp pass detected but could not decode and no pass read
         /// (asked for with `effort: auto` on a live source, or `Settings.reportsUndecoded`).
         public var undecoded: [UndecodedCodeObject] = []
+        /// What `hybrid`'s check of zbar's 1-D readings did on this frame (`LinearReadingCheck`).
+        public var readingCheck = ReadingCheckCounts()
     }
 
     /// One thread's decoders: a zbar scanner with its luma scratch plane (for packed formats),
@@ -218,6 +222,7 @@ public final class MetadataOutput: @unchecked Sendable {
         private let id: Int
         private let zbar: ImageScanner
         private var zxing: [DecoderPass: BarcodeReader] = [:]
+        private let readingCheck = LinearReadingCheck(secondLook: BandSecondLook())
         private var scratch: UnsafeMutableRawBufferPointer = UnsafeMutableRawBufferPointer(start: nil, count: 0)
 
         init(output: MetadataOutput, live: Bool) {
@@ -303,6 +308,10 @@ public final class MetadataOutput: @unchecked Sendable {
             }
             output.record(scanTime: ContinuousClock.now - start)
             if adaptive { output.withEffortLedger { $0.noteRead(read, seq: info.sequenceNumber) } }
+            if settings.engine == .hybrid {
+                (codes, report.readingCheck) = readingCheck.check(codes, frame: frame, zxingReads: settings.engine.zxingPart(of: settings.scanner.symbologies),
+                                                                  held: live ? output.heldReadings : nil)
+            }
             var kept: [CodeIdentity: Int] = [:]
             for code in codes {
                 let identity = CodeIdentity(code)

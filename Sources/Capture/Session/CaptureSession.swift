@@ -245,7 +245,8 @@ public final class CaptureSession: @unchecked Sendable {
             video: SynchronizedVideoData(sequenceNumber: info.sequenceNumber, presentationTime: info.presentationTime,
                                          frame: info, droppedReason: nil, pixels: pixels),
             metadata: SynchronizedMetadataObjectData(presentationTime: info.presentationTime, metadataObjects: codes,
-                                                     passesCut: report.passesCut, undecoded: report.undecoded))
+                                                     passesCut: report.passesCut, undecoded: report.undecoded,
+                                                     readingCheck: report.readingCheck))
     }
 }
 

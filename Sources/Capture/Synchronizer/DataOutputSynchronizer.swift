@@ -147,6 +147,8 @@ public struct CaptureStatistics: Sendable, Hashable {
     public var codesByPass: [DecoderPass: Int] = [:]
     /// Harder passes cut by the frame's time budget (`effort: auto` on a live source), by pass.
     public var passesCut: [DecoderPass: Int] = [:]
+    /// zbar-only 1-D readings `hybrid` confirmed, settled, held back and dropped (`LinearReadingCheck`).
+    public var readingCheck = ReadingCheckCounts()
     /// Frames the source delivered under an already used sequence number (left out of the ledger).
     public var repeatedSequenceNumbers = 0
 
@@ -164,6 +166,7 @@ public struct CaptureStatistics: Sendable, Hashable {
         for (symbology, n) in other.codesBySymbology { codesBySymbology[symbology, default: 0] += n }
         for (pass, n) in other.codesByPass { codesByPass[pass, default: 0] += n }
         for (pass, n) in other.passesCut { passesCut[pass, default: 0] += n }
+        readingCheck.add(other.readingCheck)
     }
 
     mutating func record(_ c: SynchronizedDataCollection) {
@@ -178,6 +181,7 @@ public struct CaptureStatistics: Sendable, Hashable {
                 codesByPass[code.pass, default: 0] += 1
             }
             for pass in c.metadata?.passesCut ?? [] { passesCut[pass, default: 0] += 1 }
+            if let check = c.metadata?.readingCheck { readingCheck.add(check) }
         }
     }
 }

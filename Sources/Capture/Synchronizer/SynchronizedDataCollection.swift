@@ -35,13 +35,16 @@ public struct SynchronizedMetadataObjectData: Sendable, Hashable {
     /// Codes zxing-cpp detected in the frame and no pass read (`MetadataOutput.ScanReport.undecoded`):
     /// for the live view's outlines, never code lines.
     public var undecoded: [UndecodedCodeObject]
+    /// What `hybrid`'s check of zbar's 1-D readings did on this frame (`MetadataOutput.ScanReport.readingCheck`).
+    public var readingCheck: ReadingCheckCounts
 
     public init(presentationTime: MediaTime, metadataObjects: [MachineReadableCodeObject], passesCut: [DecoderPass] = [],
-                undecoded: [UndecodedCodeObject] = []) {
+                undecoded: [UndecodedCodeObject] = [], readingCheck: ReadingCheckCounts = ReadingCheckCounts()) {
         self.presentationTime = presentationTime
         self.metadataObjects = metadataObjects
         self.passesCut = passesCut
         self.undecoded = undecoded
+        self.readingCheck = readingCheck
     }
 }
 

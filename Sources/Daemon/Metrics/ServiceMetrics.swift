@@ -59,6 +59,8 @@ public final class ServiceMetrics: Sendable {
     private let frames: [(outcome: DroppedReason?, counter: Counter)]
     private let codesEmitted: Counter, outputLinesDropped: Counter, deviceReopens: Counter, controlFailures: Counter, scansStuck: Counter, textfileWriteFailures: Counter
     private let up: Gauge
+    /// `syncscan_checked_readings_total{check=…}`: `hybrid`'s zbar-only 1-D readings by what the check did.
+    private let checkedReadings: [(count: @Sendable (ReadingCheckCounts) -> Int, counter: Counter)]
     private let scanDuration: DurationHistogram
     /// `syncscan_pass_duration_seconds{pass=…}`, made on a pass's first duration.
     private let passDurations: LockedValue<[DecoderPass: DurationHistogram]>
@@ -83,6 +85,11 @@ public final class ServiceMetrics: Sendable {
         controlFailures = counter("control_failures", "Camera controls (device.controls) that failed to apply at a reopen or a reload.")
         scansStuck = counter("scans_stuck", "Scans of one frame that did not return within scan_timeout_seconds.")
         textfileWriteFailures = counter("metrics_textfile_write_failures", "Failed replacements of this metrics file.")
+        let checked = MetricNameDescriptor(namespace: "syncscan", metricName: "checked_readings", unitName: "total",
+                                           helpText: "zbar-only 1-D readings of engine hybrid, by what their check did: confirmed, settled, held, dropped.")
+        let checks: [(@Sendable (ReadingCheckCounts) -> Int, String)] = [({ $0.confirmed }, "confirmed"), ({ $0.settled }, "settled"),
+                                                                          ({ $0.held }, "held"), ({ $0.dropped }, "dropped")]
+        checkedReadings = checks.map { [registry] count, name in (count, registry.makeCounter(descriptor: checked, labels: [label, ("check", name)])) }
         up = registry.makeGauge(descriptor: .init(namespace: "syncscan", metricName: "up", unitName: "", helpText: "1 while the source is streaming, else 0."),
                                 labels: [label])
         scanDuration = registry.makeDurationHistogram(
@@ -142,7 +149,7 @@ public final class ServiceMetrics: Sendable {
                 (controlFailures, counters.controlFailures - last.counters.controlFailures),
                 (scansStuck, counters.scansStuck - last.counters.scansStuck),
                 (textfileWriteFailures, failures - last.writeFailures),
-            ] + handlerMetrics.compactMap { counter, metric, _ in
+            ] + checkedReadings.map { count, counter in (counter, count(new.readingCheck) - count(old.readingCheck)) } + handlerMetrics.compactMap { counter, metric, _ in
                 metric.map { ($0, counter.value - (last.counters.handlerCounter(counter.name) ?? 0)) }
             }
         }

@@ -395,6 +395,7 @@ public final class ScanService: Service, @unchecked Sendable {
 
     /// The STATUS= line now: `scanning SOURCE: frames=N codes=N dropped=N` (all sessions; `statusDropFields`), then
     /// once a code was read or a pass cut, ` by_pass=PASS:N,… cut=N` (codes by pass, passes cut by the budget),
+    /// once `hybrid` checked a zbar reading, ` readings_confirmed=N …` (`ServiceLines.readingCheckFields`),
     /// `waiting for SOURCE (gone N s)` while a lost camera is waited for, `opening SOURCE`
     /// between sessions, or `scan stuck: frame SEQ for N s (pass PASS)` while a scan has not
     /// returned within `scan_timeout_seconds`.
@@ -413,6 +414,7 @@ public final class ScanService: Service, @unchecked Sendable {
         var s = totals
         s.add(running.synchronizer.statistics)
         return "scanning \(input.uri): frames=\(s.frames) codes=\(s.codes) dropped=\(s.droppedTotal)" + ServiceLines.statusDropFields(s) + ServiceLines.statusPassFields(s)
+            + ServiceLines.readingCheckFields(s.readingCheck)
     }
 
     /// Logs each scan newly past `scan_timeout_seconds`, tells `events` whether one is stuck,

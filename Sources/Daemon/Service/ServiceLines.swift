@@ -17,7 +17,7 @@ enum ServiceLines {
             + "repeated_seq=\(s.repeatedSequenceNumbers) codes=\(s.codes) \(scan) \(passFields(s, passTimes: passTimes))"
             + " output_lines_dropped=\(c.outputLinesDropped)"
             + " decoder_failures=\(decoderFailures?.count ?? 0)" + (decoderFailures?.last.map { " (last: \($0))" } ?? "")
-            + " scans_stuck=\(c.scansStuck)"
+            + " scans_stuck=\(c.scansStuck)" + readingCheckFields(s.readingCheck)
             + (c.controlFailures > 0 ? " control_failures=\(c.controlFailures)" : "")
             + handlerFields(c.handlers, summary: [])
     }
@@ -42,6 +42,11 @@ enum ServiceLines {
         fields += DroppedReason.allCases.map { "\"dropped_\($0.rawValue)\":\(s.dropped[$0, default: 0])" }
         fields += DecoderPass.allCases.filter { s.codesByPass[$0] != nil }.map { "\"codes_\($0.rawValue)\":\(s.codesByPass[$0]!)" }
         fields += ["\"passes_cut\":\(s.passesCut.values.reduce(0, +))"]
+        if !s.readingCheck.isEmpty {
+            let r = s.readingCheck
+            fields += ["\"readings_confirmed\":\(r.confirmed)", "\"readings_settled\":\(r.settled)", "\"readings_held\":\(r.held)",
+                       "\"readings_dropped\":\(r.dropped)"]
+        }
         fields += ["\"codes_found\":\(s.codes)", "\"codes_emitted\":\(c.codesEmitted)", "\"output_lines_dropped\":\(c.outputLinesDropped)",
                    "\"device_reopens\":\(c.deviceReopens)", "\"control_failures\":\(c.controlFailures)", "\"scans_stuck\":\(c.scansStuck)",
                    "\"streaming\":\(c.streaming)"]
@@ -74,6 +79,12 @@ enum ServiceLines {
         guard !s.codesByPass.isEmpty || !s.passesCut.isEmpty else { return "" }
         let byPass = s.codesByPass.keys.sorted().map { "\($0):\(s.codesByPass[$0]!)" }.joined(separator: ",")
         return " by_pass=\(byPass.isEmpty ? "-" : byPass) cut=\(s.passesCut.values.reduce(0, +))"
+    }
+
+    /// ` readings_confirmed=N readings_settled=N readings_held=N readings_dropped=N` once `hybrid`'s
+    /// check of zbar's 1-D readings (`LinearReadingCheck`) did anything, else empty: the stats line and STATUS=.
+    static func readingCheckFields(_ r: ReadingCheckCounts) -> String {
+        r.isEmpty ? "" : " readings_confirmed=\(r.confirmed) readings_settled=\(r.settled) readings_held=\(r.held) readings_dropped=\(r.dropped)"
     }
 
     /// ` undecodable=N` for STATUS= once a frame did not decode (a camera sending damaged MJPEG

@@ -1,0 +1,229 @@
+import Media
+import SystemCalls
+import ZBar
+import ZXing
+
+/// What `hybrid`'s checks of 1-D readings did: readings confirmed, settled, held back and dropped.
+///
+/// Counted per frame (`MetadataOutput.ScanReport.readingCheck`), added up in `CaptureStatistics`;
+/// the stats line, STATUS= and the metrics show them.
+public struct ReadingCheckCounts: Sendable, Hashable {
+    /// zbar-only readings emitted after a check: zxing-cpp read the same payload in a second look,
+    /// or (live source) zbar read it again in another frame.
+    public var confirmed = 0
+    /// zbar readings of a code zxing-cpp read differently: zbar's dropped, zxing-cpp's emitted.
+    public var settled = 0
+    /// zbar-only readings held back on a live source, waiting for another frame.
+    public var held = 0
+    /// zbar-only readings never emitted: unconfirmed on a file, or held and not read again in time.
+    public var dropped = 0
+
+    public init(confirmed: Int = 0, settled: Int = 0, held: Int = 0, dropped: Int = 0) {
+        (self.confirmed, self.settled, self.held, self.dropped) = (confirmed, settled, held, dropped)
+    }
+
+    public var isEmpty: Bool { self == ReadingCheckCounts() }
+
+    public mutating func add(_ other: ReadingCheckCounts) {
+        confirmed += other.confirmed; settled += other.settled; held += other.held; dropped += other.dropped
+    }
+}
+
+/// zbar-only readings held back on a live source until zbar reads them again in another frame
+/// (shared by the scanning threads under `MetadataOutput`'s lock for it).
+public struct HeldReadings: Sendable {
+    /// How long (frame time, seconds) a held reading waits for a second sighting: the default
+    /// duplicate window.
+    static let window = 1.0
+
+    /// Each held reading: when (frame time) and in which frame it was read.
+    private var held: [CodeIdentity: (seconds: Double, seq: UInt64)] = [:]
+
+    public init() {}
+
+    /// Whether `code`, read in a frame at `seconds`, confirms a reading held from another frame
+    /// within the window (it is then forgotten); if not, it is held (`counts.held`). Readings
+    /// held longer than the window before `seconds` are forgotten and counted as dropped.
+    mutating func confirms(_ code: CodeIdentity, seq: UInt64, seconds: Double, counts: inout ReadingCheckCounts) -> Bool {
+        let expired = held.filter { abs(seconds - $0.value.seconds) > Self.window }
+        counts.dropped += expired.count
+        for key in expired.keys { held[key] = nil }
+        if let earlier = held[code], earlier.seq != seq {
+            held[code] = nil
+            return true
+        }
+        if held[code] == nil { counts.held += 1 }
+        held[code] = (seconds, seq)
+        return false
+    }
+}
+
+/// A second look at a 1-D code zbar read: zxing-cpp, then zbar, on a band of the frame around it,
+/// turned upright and stretched 3 times along the bars' axis.
+///
+/// zbar reports a 1-D code as the points where its scan lines crossed it, which bound the code
+/// across the bars but not always along them; the band is therefore the rows (or, for a code on
+/// its side, the columns) zbar's points span, with a margin, across the whole frame. Stretching
+/// gives zxing-cpp's row reader several pixels per module where the frame has about one, and
+/// gives zbar samples at other places than the frame's.
+public protocol SecondLook {
+    /// The 1-D codes of `symbologies` read in the band around `code` in `frame`, in frame pixels,
+    /// each with the library that read it (`engine`).
+    func read(around code: MachineReadableCodeObject, in frame: VideoFrame, symbologies: Set<Symbology>) -> [MachineReadableCodeObject]
+}
+
+/// `SecondLook` with zxing-cpp (try-harder on; rotate, invert and downscale off: the band is
+/// upright), then, when zxing-cpp reads nothing there, zbar (the code's symbology only).
+public final class BandSecondLook: SecondLook {
+    /// How many times the band is stretched along the bars' axis.
+    public static let scale = 3
+    private let reader = BarcodeReader(hints: ZXingHints(symbologies: [], tryHarder: true, tryRotate: false, tryDownscale: false, tryInvert: false))
+    private let zbar = ImageScanner(settings: ScannerSettings(symbologies: []))
+    private var band: [UInt8] = []
+
+    public init() {}
+
+    public func read(around code: MachineReadableCodeObject, in frame: VideoFrame, symbologies: Set<Symbology>) -> [MachineReadableCodeObject] {
+        let sideways = code.orientation == .left || code.orientation == .right
+        // Across the bars: zbar's span plus a margin; along them: the whole frame.
+        let (across, acrossLimit, along) = sideways ? (code.bounds.x, frame.width, frame.height) : (code.bounds.y, frame.height, frame.width)
+        let extent = sideways ? code.bounds.width : code.bounds.height
+        let margin = max(12, extent / 2)
+        let first = max(0, across - margin), last = min(acrossLimit, across + extent + margin)
+        let rows = last - first, width = along * Self.scale
+        guard rows > 0, along > 1 else { return [] }
+        if band.count < rows * width { band = [UInt8](repeating: 0, count: rows * width) }
+        let (offset, step) = frame.format.lumaLayout
+        frame.buffer.withUnsafeBytes { bytes in
+            for r in 0..<rows {
+                // Sample i along the bars of band row r; linear interpolation between frame samples.
+                func sample(_ i: Int) -> Int {
+                    let (x, y) = sideways ? (first + r, i) : (i, first + r)
+                    return Int(bytes[offset + y * frame.bytesPerLine + x * step])
+                }
+                for i in 0..<width {
+                    let position = min(Double(i) / Double(Self.scale), Double(along - 1)), left = min(Int(position), along - 2)
+                    let t = position - Double(left)
+                    band[r * width + i] = UInt8((Double(sample(left)) * (1 - t) + Double(sample(left + 1)) * t).rounded())
+                }
+            }
+        }
+        // Band pixels back to frame pixels: along / scale, across + first.
+        func inFrame(_ object: MachineReadableCodeObject) -> MachineReadableCodeObject {
+            var object = object
+            object.corners = object.corners.map { p in
+                sideways ? PixelPoint(x: first + p.y, y: p.x / Self.scale) : PixelPoint(x: p.x / Self.scale, y: first + p.y)
+            }
+            let xs = object.corners.map(\.x), ys = object.corners.map(\.y)
+            object.bounds = PixelRect(x: xs.min() ?? 0, y: ys.min() ?? 0, width: (xs.max() ?? 0) - (xs.min() ?? 0),
+                                      height: (ys.max() ?? 0) - (ys.min() ?? 0))
+            object.orientation = code.orientation
+            return object
+        }
+        var hints = reader.configuration
+        hints.symbologies = symbologies.filter { !$0.isTwoDimensional }
+        reader.reconfigure(hints)
+        let byZXing = band.withUnsafeBytes { bytes in
+            (try? reader.read(luma: UnsafeRawBufferPointer(rebasing: bytes[0..<(rows * width)]), width: width, height: rows, rowStride: width)) ?? []
+        }
+        if !byZXing.isEmpty { return byZXing.map { inFrame(MachineReadableCodeObject($0, frame: frame.info, pass: .zxingFull)) } }
+        zbar.reconfigure(ScannerSettings(symbologies: [code.symbology]))
+        let byZBar = band.withUnsafeBytes { bytes in
+            zbar.scan(luma: UnsafeRawBufferPointer(rebasing: bytes[0..<(rows * width)]), width: width, height: rows, bytesPerLine: width)
+        }
+        return byZBar.map { inFrame(MachineReadableCodeObject($0, frame: frame.info)) }
+    }
+}
+
+/// `hybrid`'s check of its 1-D readings: a payload only zbar read is not emitted unchecked.
+///
+/// On photographed 1-D codes zbar misreads where zxing-cpp does not (`bench/misread.py`): EAN and
+/// UPC digits swapped for others that still satisfy the check digit, ITF read short, Code 39 Full
+/// ASCII given as its plain characters (`C39X+A+B` for `c39xab`). A zbar reading of a 1-D
+/// symbology zxing-cpp reads is therefore
+/// - emitted as before when a zxing-cpp pass of the frame read the same payload;
+/// - *settled* when a zxing-cpp pass, or the second look, read a different payload where zbar's
+///   lies: zbar's reading is dropped, zxing-cpp's stands (and is emitted);
+/// - *confirmed* when the second look (`SecondLook`) read the same payload;
+/// - otherwise, on a file, *dropped*; on a live source *held* until zbar reads the same payload in
+///   another frame within `HeldReadings.window` of frame time (then emitted with that frame:
+///   *confirmed*), else dropped. A held reading costs at least one frame interval of latency.
+///
+/// zbar's Code 39 readings are first given Full ASCII's text where they are Full ASCII
+/// (`fullASCII`), as zxing-cpp gives it, so both libraries' readings of one code are one payload.
+///
+/// zbar's readings of symbologies zxing-cpp does not read, and 2-D ones, pass unchecked.
+public struct LinearReadingCheck {
+    let secondLook: any SecondLook
+
+    public init(secondLook: any SecondLook) { self.secondLook = secondLook }
+
+    /// `codes`, every reading of one frame by every pass, with the unconfirmed zbar readings
+    /// taken out and zxing-cpp's readings of second looks added; and what was done.
+    public func check(_ codes: [MachineReadableCodeObject], frame: VideoFrame, zxingReads: Set<Symbology>,
+               held: LockedValue<HeldReadings>?) -> (codes: [MachineReadableCodeObject], counts: ReadingCheckCounts) {
+        var counts = ReadingCheckCounts(), kept: [MachineReadableCodeObject] = [], added: [MachineReadableCodeObject] = []
+        let byZXing = codes.filter { $0.engine == .zxing }
+        let zxingPayloads = Set(byZXing.map(CodeIdentity.init))
+        for var code in codes {
+            guard code.engine == .zbar, !code.symbology.isTwoDimensional, zxingReads.contains(code.symbology) else { kept.append(code); continue }
+            if code.symbology == .code39 { code = Self.fullASCII(code) }
+            guard !zxingPayloads.contains(CodeIdentity(code)) else { kept.append(code); continue }
+            if byZXing.contains(where: { Self.covers($0, code) }) { counts.settled += 1; continue }
+            let second = secondLook.read(around: code, in: frame, symbologies: zxingReads)
+                .map { $0.engine == .zbar && $0.symbology == .code39 ? Self.fullASCII($0) : $0 }
+            if second.contains(where: { CodeIdentity($0) == CodeIdentity(code) }) {
+                counts.confirmed += 1
+                kept.append(code)
+            } else if let other = second.first(where: { $0.engine == .zxing && Self.covers($0, code) }) {
+                counts.settled += 1
+                if !added.contains(where: { CodeIdentity($0) == CodeIdentity(other) }) { added.append(other) }
+            } else if let held {
+                let seconds = Double(frame.info.presentationTime.nanoseconds) / 1e9
+                if held.withLock({ $0.confirms(CodeIdentity(code), seq: frame.info.sequenceNumber, seconds: seconds, counts: &counts) }) {
+                    counts.confirmed += 1
+                    kept.append(code)
+                }
+            } else {
+                counts.dropped += 1
+            }
+        }
+        return (kept + added.filter { !zxingPayloads.contains(CodeIdentity($0)) }, counts)
+    }
+
+    /// A Code 39 reading of zbar's with its Full ASCII pairs decoded, as zxing-cpp gives them (`+A`
+    /// is `a`, `$A` is 0x01, `/A` is `!`, `%U` is NUL, …); as it is when a pair is not one of
+    /// Full ASCII's (it is then plain Code 39) or there is none.
+    static func fullASCII(_ code: MachineReadableCodeObject) -> MachineReadableCodeObject {
+        var decoded: [UInt8] = [], bytes = code.data.makeIterator()
+        let percent: [UInt8] = Array(0x1B...0x1F) + Array(";<=>?".utf8) + Array("[\\]^_".utf8) + Array("{|}~".utf8) + [0x7F, 0x00, 0x40, 0x60, 0x7F, 0x7F, 0x7F]
+        while let byte = bytes.next() {
+            guard "$%/+".utf8.contains(byte) else { decoded.append(byte); continue }
+            guard let next = bytes.next(), (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(next) else { return code }
+            let letter = Int(next - UInt8(ascii: "A"))
+            switch byte {
+            case UInt8(ascii: "$"): decoded.append(UInt8(letter + 1))
+            case UInt8(ascii: "%"): decoded.append(percent[letter])
+            case UInt8(ascii: "/"):
+                guard letter < 15 || next == UInt8(ascii: "Z") else { return code }
+                decoded.append(next == UInt8(ascii: "Z") ? UInt8(ascii: ":") : UInt8(letter + 0x21))
+            default: decoded.append(next + 32)
+            }
+        }
+        guard decoded != code.data else { return code }
+        var converted = code
+        converted.data = decoded
+        converted.text = String(decoding: decoded, as: UTF8.self)
+        return converted
+    }
+
+    /// Whether zxing-cpp's 1-D `reading` lies where zbar's `code` does: the centre of zbar's
+    /// points within zxing-cpp's bounds, a few pixels of slack around them.
+    static func covers(_ reading: MachineReadableCodeObject, _ code: MachineReadableCodeObject) -> Bool {
+        guard !reading.symbology.isTwoDimensional else { return false }
+        let slack = 4
+        let (cx, cy) = (code.bounds.x + code.bounds.width / 2, code.bounds.y + code.bounds.height / 2)
+        return cx >= reading.bounds.x - slack && cx <= reading.bounds.x + reading.bounds.width + slack
+            && cy >= reading.bounds.y - slack && cy <= reading.bounds.y + reading.bounds.height + slack
+    }
+}

@@ -1,0 +1,132 @@
+@testable import Capture
+import Media
+import SystemCalls
+import Testing
+import TestSupport
+import ZBar
+
+/// A 320x160 frame with one 1-D code across its middle (zint's modules 2 px wide), as frame `seq` at `seq` × 100 ms.
+private func linearFrame(_ zint: String, _ data: String, seq: UInt64 = 0) throws -> VideoFrame {
+    var grey = GreyFrame(width: 320, height: 160)
+    grey.draw(try ModuleMatrix.linearBarcode(zintSymbology: zint, data: data).stretched(toRows: 40), centerX: 160, centerY: 80, moduleSize: 2)
+    return grey.videoFrame(sequenceNumber: seq, presentationTime: MediaTime(nanoseconds: Int64(seq) * 100_000_000))
+}
+
+/// zbar's own reading of `frame` (the one 1-D code in it).
+private func zbarReading(of frame: VideoFrame) throws -> MachineReadableCodeObject {
+    let settings = MetadataOutput.Settings(engine: .zbar, scanner: ScannerSettings(symbologies: [.ean13, .code39, .code128]))
+    return try #require(MetadataOutput(settings: settings).makeScanner().scan(frame).first)
+}
+
+/// `code` with another payload: what a misreading looks like (same place, same symbology).
+private func misread(_ code: MachineReadableCodeObject, as payload: String) -> MachineReadableCodeObject {
+    var wrong = code
+    (wrong.data, wrong.text) = (Array(payload.utf8), payload)
+    return wrong
+}
+
+private let linear: Set<Symbology> = [.ean13, .upca, .upce, .code39, .code128, .i25]
+
+@Suite(.offThePool) struct LinearReadingCheckTests {
+    @Test("on a file, a zbar-only reading the second look does not confirm is not emitted, and is counted dropped")
+    func unconfirmedIsDropped() throws {
+        let frame = try linearFrame("EANX", "590123412345")
+        let wrong = misread(try zbarReading(of: frame), as: "5901234123464")
+        let look = ScriptedSecondLook(reading: [])
+        let checked = LinearReadingCheck(secondLook: look).check([wrong], frame: frame, zxingReads: linear, held: nil)
+        #expect(checked.codes.isEmpty)
+        #expect(checked.counts == ReadingCheckCounts(dropped: 1))
+        #expect(look.lookedAt.map(\.data) == [wrong.data])
+    }
+
+    @Test("a zbar-only reading zxing-cpp reads the same in the second look (real libraries, stretched band) is emitted, counted confirmed")
+    func secondLookConfirms() throws {
+        let frame = try linearFrame("EANX", "590123412345")
+        let reading = try zbarReading(of: frame)
+        let checked = LinearReadingCheck(secondLook: BandSecondLook()).check([reading], frame: frame, zxingReads: linear, held: nil)
+        #expect(checked.codes.map(\.text) == ["5901234123457"])
+        #expect(checked.codes.first?.engine == .zbar)
+        #expect(checked.counts == ReadingCheckCounts(confirmed: 1))
+    }
+
+    @Test("the real second look puts zxing-cpp's reading back in frame pixels, over the code")
+    func secondLookIsInFramePixels() throws {
+        let frame = try linearFrame("CODE128", "BAND-128")
+        let reading = try zbarReading(of: frame)
+        let found = BandSecondLook().read(around: reading, in: frame, symbologies: linear)
+        let code = try #require(found.first)
+        #expect(code.engine == .zxing && code.text == "BAND-128")
+        #expect(LinearReadingCheck.covers(code, reading), "\(code.bounds) vs zbar's \(reading.bounds)")
+        #expect(code.bounds.x >= 0 && code.bounds.x + code.bounds.width <= 320 && code.bounds.y >= 40 && code.bounds.y <= 120, "\(code.bounds)")
+    }
+
+    @Test("a zbar reading zxing-cpp read differently in the same place is settled: zxing-cpp's is emitted, zbar's is not")
+    func disagreementIsSettled() throws {
+        let frame = try linearFrame("EANX", "590123412345")
+        let right = try zbarReading(of: frame)
+        let wrong = misread(right, as: "5901234123464")
+        var zxing = right
+        (zxing.engine, zxing.pass) = (.zxing, .zxingFull)
+        // In the frame's own passes…
+        let inFrame = LinearReadingCheck(secondLook: ScriptedSecondLook(reading: [])).check([wrong, zxing], frame: frame, zxingReads: linear, held: nil)
+        #expect(inFrame.codes.map(\.text) == ["5901234123457"] && inFrame.codes.first?.engine == .zxing)
+        #expect(inFrame.counts == ReadingCheckCounts(settled: 1))
+        // …and in the second look.
+        let second = LinearReadingCheck(secondLook: ScriptedSecondLook(reading: [zxing])).check([wrong], frame: frame, zxingReads: linear, held: nil)
+        #expect(second.codes.map(\.text) == ["5901234123457"] && second.codes.first?.engine == .zxing)
+        #expect(second.counts == ReadingCheckCounts(settled: 1))
+    }
+
+    @Test("on a live source an unconfirmed reading is held, emitted when zbar reads it in another frame, dropped when the window passes")
+    func liveHoldsUntilAnotherFrame() throws {
+        let check = LinearReadingCheck(secondLook: ScriptedSecondLook(reading: []))
+        let held = LockedValue(HeldReadings())
+        let first = try linearFrame("EANX", "590123412345", seq: 1), second = try linearFrame("EANX", "590123412345", seq: 2)
+        let reading = try zbarReading(of: first)
+        let a = check.check([reading], frame: first, zxingReads: linear, held: held)
+        #expect(a.codes.isEmpty && a.counts == ReadingCheckCounts(held: 1))
+        let again = check.check([reading], frame: first, zxingReads: linear, held: held)
+        #expect(again.codes.isEmpty && again.counts == ReadingCheckCounts(), "the same frame is no confirmation")
+        let b = check.check([reading], frame: second, zxingReads: linear, held: held)
+        #expect(b.codes.count == 1 && b.counts == ReadingCheckCounts(confirmed: 1))
+
+        let other = misread(reading, as: "5901234123464")
+        _ = check.check([other], frame: second, zxingReads: linear, held: held)
+        let late = try linearFrame("EANX", "590123412345", seq: 2 + 11)  // 1.1 s later
+        let d = check.check([reading], frame: late, zxingReads: linear, held: held)
+        #expect(d.codes.isEmpty && d.counts == ReadingCheckCounts(held: 1, dropped: 1), "\(d.counts)")
+    }
+
+    @Test("zbar's Code 39 Full ASCII pairs are decoded as zxing-cpp decodes them; plain Code 39 is left alone")
+    func fullASCII() throws {
+        let frame = try linearFrame("CODE39", "X")
+        let code = try zbarReading(of: frame)
+        func decoded(_ raw: String) -> String? { LinearReadingCheck.fullASCII(misread(code, as: raw)).text }
+        #expect(decoded("+C39+X912+A+B") == "c39x912ab")
+        #expect(decoded("A$MB/C%V/Z") == "A\rB#@:")
+        #expect(decoded("C39-1+") == "C39-1+" && decoded("A+1") == "A+1" && decoded("/P") == "/P")
+    }
+
+    @Test("hybrid on a real Extended Code 39 gives zxing-cpp's Full ASCII text once, and counts no check")
+    func hybridReadsFullASCIIOnce() throws {
+        let frame = try linearFrame("EXCODE39", "c39xab")
+        let settings = MetadataOutput.Settings(engine: .hybrid, scanner: ScannerSettings(symbologies: [.code39]), effort: .max)
+        let report = MetadataOutput(settings: settings).makeScanner().scanReport(frame)
+        #expect(report.readings[.zbar]?.map(\.text) == ["+C39+X+A+B"], "zbar alone gives the plain characters")
+        #expect(report.codes.map(\.text) == ["c39xab"])
+        #expect(report.readingCheck == ReadingCheckCounts())
+    }
+
+    @Test("a frame's check counts reach CaptureStatistics, and add up across runs")
+    func countersAddUp() {
+        var statistics = CaptureStatistics()
+        let metadata = SynchronizedMetadataObjectData(presentationTime: .zero, metadataObjects: [],
+                                                      readingCheck: ReadingCheckCounts(confirmed: 1, settled: 2, held: 3, dropped: 4))
+        statistics.record(SynchronizedDataCollection(
+            video: SynchronizedVideoData(sequenceNumber: 0, presentationTime: .zero, frame: nil, droppedReason: nil), metadata: metadata))
+        #expect(statistics.readingCheck == ReadingCheckCounts(confirmed: 1, settled: 2, held: 3, dropped: 4))
+        var total = statistics
+        total.add(statistics)
+        #expect(total.readingCheck == ReadingCheckCounts(confirmed: 2, settled: 4, held: 6, dropped: 8))
+    }
+}
