@@ -13,11 +13,14 @@ import Testing
         let line = ServiceLines.stats(counters, scanTimes: nil, decoderFailures: nil)
         #expect(line.contains(" scans_stuck=0" + fields), "\(line)")
         #expect(ServiceLines.readingCheckFields(counters.statistics.readingCheck) == fields)
+        let summary = ServiceLines.summary(counters, handlerSummaryFields: [])
+        #expect(summary.hasSuffix(" scans_stuck=0" + fields), "\(summary)")
         let json = String(decoding: ServiceLines.statsJSON(counters), as: UTF8.self)
         #expect(json.contains("\"readings_confirmed\":4,\"readings_settled\":3,\"readings_held\":2,\"readings_dropped\":1"), "\(json)")
 
         let fresh = ServiceCounters()
         #expect(!ServiceLines.stats(fresh, scanTimes: nil, decoderFailures: nil).contains("readings_"))
+        #expect(!ServiceLines.summary(fresh, handlerSummaryFields: []).contains("readings_"))
         #expect(!String(decoding: ServiceLines.statsJSON(fresh), as: UTF8.self).contains("readings_"))
 
         let metrics = ServiceMetrics(source: "y4m:-")

@@ -23,12 +23,13 @@ enum ServiceLines {
     }
 
     /// `syncscan: summary: frames=N scanned=N dropped=N (…) repeated_seq=N codes_found=N
-    /// codes_emitted=N output_lines_dropped=N scans_stuck=N` then each handler's counters and summary fields.
+    /// codes_emitted=N output_lines_dropped=N scans_stuck=N` (then `readingCheckFields`) then each handler's
+    /// counters and summary fields.
     static func summary(_ c: ServiceCounters, handlerSummaryFields: [[String]]) -> String {
         let s = c.statistics
         return "syncscan: summary: frames=\(s.frames) scanned=\(s.scanned) dropped=\(s.droppedTotal) (\(droppedBreakdown(s))) "
             + "repeated_seq=\(s.repeatedSequenceNumbers) codes_found=\(s.codes) codes_emitted=\(c.codesEmitted) "
-            + "output_lines_dropped=\(c.outputLinesDropped) scans_stuck=\(c.scansStuck)"
+            + "output_lines_dropped=\(c.outputLinesDropped) scans_stuck=\(c.scansStuck)" + readingCheckFields(s.readingCheck)
             + handlerFields(c.handlers, summary: handlerSummaryFields)
     }
 
@@ -82,7 +83,8 @@ enum ServiceLines {
     }
 
     /// ` readings_confirmed=N readings_settled=N readings_held=N readings_dropped=N` once `hybrid`'s
-    /// check of zbar's 1-D readings (`LinearReadingCheck`) did anything, else empty: the stats line and STATUS=.
+    /// check of zbar's 1-D readings (`LinearReadingCheck`) did anything, else empty: the stats and
+    /// summary lines and STATUS=.
     static func readingCheckFields(_ r: ReadingCheckCounts) -> String {
         r.isEmpty ? "" : " readings_confirmed=\(r.confirmed) readings_settled=\(r.settled) readings_held=\(r.held) readings_dropped=\(r.dropped)"
     }
