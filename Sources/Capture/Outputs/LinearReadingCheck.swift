@@ -63,7 +63,8 @@ public struct HeldReadings: Sendable {
 ///
 /// zbar reports a 1-D code as the points where its scan lines crossed it, which bound the code
 /// across the bars but not always along them; the band is therefore the rows (or, for a code on
-/// its side, the columns) zbar's points span, with a margin, across the whole frame. Stretching
+/// its side, the columns) zbar's points span, with a margin (at most `BandSecondLook.maxRows`
+/// about their middle), across the whole frame. Stretching
 /// gives zxing-cpp's row reader several pixels per module where the frame has about one, and
 /// gives zbar samples at other places than the frame's.
 public protocol SecondLook {
@@ -77,6 +78,8 @@ public protocol SecondLook {
 public final class BandSecondLook: SecondLook {
     /// How many times the band is stretched along the bars' axis.
     public static let scale = 3
+    /// The most rows (across the bars) a band has.
+    public static let maxRows = 96
     private let reader = BarcodeReader(hints: ZXingHints(symbologies: [], tryHarder: true, tryRotate: false, tryDownscale: false, tryInvert: false))
     private let zbar = ImageScanner(settings: ScannerSettings(symbologies: []))
     private var band: [UInt8] = []
@@ -89,7 +92,9 @@ public final class BandSecondLook: SecondLook {
         let (across, acrossLimit, along) = sideways ? (code.bounds.x, frame.width, frame.height) : (code.bounds.y, frame.height, frame.width)
         let extent = sideways ? code.bounds.width : code.bounds.height
         let margin = max(12, extent / 2)
-        let first = max(0, across - margin), last = min(acrossLimit, across + extent + margin)
+        // At most `maxRows` rows, about the middle of zbar's span: what the stretched band costs stays bounded.
+        let middle = across + extent / 2, half = min(extent / 2 + margin, Self.maxRows / 2)
+        let first = max(0, middle - half), last = min(acrossLimit, middle + half)
         let rows = last - first, width = along * Self.scale
         guard rows > 0, along > 1 else { return [] }
         if band.count < rows * width { band = [UInt8](repeating: 0, count: rows * width) }
