@@ -44,7 +44,7 @@ extension SyncscanConfiguration {
     /// Reads every key: this initializer is the schema. Each value is checked where it is read.
     init(reading keys: inout ConfigurationKeyReader) {
         if let source = keys.string("source") {
-            do { _ = try SourceURI(parsing: source); self.source = source } catch { keys.problem("source", "\(error)") }
+            do { _ = try InputRegistry.validate(source); self.source = source } catch { keys.problem("source", "\(error)") }
         }
         let sizes = V4L2CaptureSource.Configuration.sizeRange
         device.width = keys.int("device.width", in: sizes)

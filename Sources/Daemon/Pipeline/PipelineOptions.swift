@@ -21,6 +21,9 @@ public struct PipelineOptions: Sendable, Hashable {
 
     public var source: String { configuration.source }
 
+    /// `source` for logs, `/status` and STATUS=: its credentials redacted (`SourceURI.redactingCredentials`).
+    public var sourceShown: String { SourceURI.redactingCredentials(configuration.source) }
+
     /// Frame-time window for duplicate suppression, seconds; 0 when suppression is off.
     public var duplicateWindow: Double {
         configuration.duplicateSuppression.enabled ? configuration.duplicateSuppression.windowSeconds : 0
