@@ -60,6 +60,7 @@ public enum InputRegistry {
     public static let families: [InputFamily] = [
         .y4m,
         .v4l2,
+        .gstreamer,
     ]
 
     /// Every family's forms, for messages.
