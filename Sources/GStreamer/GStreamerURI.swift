@@ -76,7 +76,8 @@ public enum GStreamerURI {
     static func pipelineDescription(_ uri: SourceURI, latencyMilliseconds: Int) -> String {
         switch kind(of: uri) {
         case .network(let scheme) where scheme.hasPrefix("rtsp"):
-            return "rtspsrc location=\(quoted(uri.location)) latency=\(latencyMilliseconds) ! decodebin ! " + sinkTail
+            // Interleaved on the RTSP connection (TCP): a lost server is noticed at once, not after a UDP timeout.
+            return "rtspsrc location=\(quoted(uri.location)) latency=\(latencyMilliseconds) protocols=tcp ! decodebin ! " + sinkTail
         case .network:
             return "souphttpsrc location=\(quoted(uri.location)) is-live=true ! decodebin ! " + sinkTail
         case .file(let path):
