@@ -149,6 +149,7 @@ public final class GStreamerSource: FrameSource, @unchecked Sendable {
                 lose(shown(message))
             }
         }
+        pipeline = nil  // stopped or ended: the connection or file is closed now, not when the source goes
         return nil
     }
 
