@@ -44,12 +44,13 @@ public final class GStreamerSource: FrameSource, @unchecked Sendable {
     /// A source for `uri` (parsed by `GStreamerURI.parse`); nothing is opened yet.
     /// - Parameters:
     ///   - missingTimeout: how long a live stream is reopened before `next()` throws (`nil`: forever).
-    ///   - latencyMilliseconds: RTSP's jitter buffer (`rtspsrc latency`).
-    public init(uri: SourceURI, missingTimeout: Duration?, latencyMilliseconds: Int = 200, logger: Logger) throws(IOError) {
+    ///   - transport, latencyMilliseconds: RTSP's transport and jitter buffer (`rtspsrc protocols`, `latency`).
+    public init(uri: SourceURI, missingTimeout: Duration?, transport: GStreamerURI.RTSPTransport = .tcp,
+                latencyMilliseconds: Int = 200, logger: Logger) throws(IOError) {
         source = uri
         self.uri = uri.description
         isLive = GStreamerURI.isLive(uri)
-        description = GStreamerURI.pipelineDescription(uri, latencyMilliseconds: latencyMilliseconds)
+        description = GStreamerURI.pipelineDescription(uri, transport: transport, latencyMilliseconds: latencyMilliseconds)
         self.missingTimeout = missingTimeout
         self.logger = logger
         password = Self.password(in: uri.location)

@@ -68,16 +68,26 @@ public enum GStreamerURI {
         return true
     }
 
+    /// How RTSP's media packets travel (`rtspsrc protocols`).
+    public enum RTSPTransport: String, CaseIterable, Sendable, Hashable {
+        /// Interleaved on the RTSP connection: through NAT and firewalls, and a lost server is
+        /// noticed at once.
+        case tcp
+        /// RTP over UDP: no head-of-line blocking, but a lost server is noticed only by its
+        /// silence (rtspsrc's 5 s timeout).
+        case udp
+    }
+
     /// The appsink every pipeline ends in: 8-bit luma-first formats only, so a decoder giving one
     /// of them passes through `videoconvert` untouched (no colour conversion).
     static let sinkTail = "videoconvert ! appsink name=syncscan sync=false caps=\"video/x-raw,format=(string){GRAY8,I420,YV12,NV12,NV21,Y42B,Y444}\""
 
-    /// The `gst_parse_launch` description for `uri`, with `latencyMilliseconds` for RTSP's jitter buffer.
-    static func pipelineDescription(_ uri: SourceURI, latencyMilliseconds: Int) -> String {
+    /// The `gst_parse_launch` description for `uri` (credentials included: never log it), with
+    /// RTSP's `transport` and jitter buffer (`latencyMilliseconds`).
+    public static func pipelineDescription(_ uri: SourceURI, transport: RTSPTransport = .tcp, latencyMilliseconds: Int = 200) -> String {
         switch kind(of: uri) {
         case .network(let scheme) where scheme.hasPrefix("rtsp"):
-            // Interleaved on the RTSP connection (TCP): a lost server is noticed at once, not after a UDP timeout.
-            return "rtspsrc location=\(quoted(uri.location)) latency=\(latencyMilliseconds) protocols=tcp ! decodebin ! " + sinkTail
+            return "rtspsrc location=\(quoted(uri.location)) latency=\(latencyMilliseconds) protocols=\(transport.rawValue) ! decodebin ! " + sinkTail
         case .network:
             return "souphttpsrc location=\(quoted(uri.location)) is-live=true ! decodebin ! " + sinkTail
         case .file(let path):

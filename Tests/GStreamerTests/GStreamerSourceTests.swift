@@ -132,6 +132,16 @@ func readAll(_ source: GStreamerSource) throws -> [(event: SourceEvent, codes: [
         #expect(throws: SourceURIError.self) { try GStreamerURI.parse("gst: ") }
     }
 
+    @Test func rtspGetsItsTransportAndJitterBufferAndEveryPipelineEndsInTheLumaSink() throws {
+        let rtsp = try #require(try GStreamerURI.parse("rtsp://u:p@cam/live"))
+        #expect(GStreamerURI.pipelineDescription(rtsp, transport: .udp, latencyMilliseconds: 50)
+                .hasPrefix("rtspsrc location=\"rtsp://u:p@cam/live\" latency=50 protocols=udp ! decodebin ! videoconvert ! appsink name=syncscan"))
+        let file = try #require(try GStreamerURI.parse("a \"b\".mkv"))
+        #expect(GStreamerURI.pipelineDescription(file).hasPrefix("filesrc location=\"a \\\"b\\\".mkv\" ! decodebin ! "))
+        let custom = try #require(try GStreamerURI.parse("gst:videotestsrc"))
+        #expect(GStreamerURI.pipelineDescription(custom).hasPrefix("videotestsrc ! videoconvert ! appsink name=syncscan"))
+    }
+
     @Test func installedPluginsAreCheckedWithoutOpening() throws {
         // This machine has the plugins the tests need (scripts/setup.sh): the check passes.
         try GStreamerURI.checkInstalled(try #require(try GStreamerURI.parse("rtsp://cam/live")))

@@ -68,6 +68,16 @@ import ZBar
         #expect(log.all.contains { $0.line.contains("rtsp://viewer:***@127.0.0.1:\(server.port)/test") })
     }
 
+    @Test func overUDPEveryCodeIsReadToo() throws {
+        let server = try RTSPTestServer(frames: try Self.codes.map { try GreyFrame.withQRCode($0).frame })
+        let uri = try #require(try GStreamerURI.parse(server.url()))
+        let source = try GStreamerSource(uri: uri, missingTimeout: .seconds(30), transport: .udp, latencyMilliseconds: 100, logger: LogRecorder().logger)
+        try source.start()
+        let read = try Self.readUntilEveryCode(source, scanner: ImageScanner())
+        source.stop()
+        #expect(read.codes == Set(Self.codes))
+    }
+
     @Test func aWrongPathAndARefusedPortAreClearErrorsWithoutThePassword() throws {
         let server = try RTSPTestServer(frames: [try GreyFrame.withQRCode("frame-0").frame])
         let wrongPath = try #require(try GStreamerURI.parse(server.url(credentials: "viewer:hunter2", path: "nothing")))

@@ -69,6 +69,9 @@ extension SyncscanConfiguration {
             return setting
         }
 
+        if let v: RTSPSettings.Transport = keys.choice("rtsp.transport", "RTSP transport") { rtsp.transport = v }
+        if let v = keys.int("rtsp.latency_ms", in: RTSPSettings.latencyRange, " (milliseconds of RTSP jitter buffer)") { rtsp.latencyMilliseconds = v }
+
         alwaysDiscardLateVideoFrames = keys.bool("always_discard_late_video_frames")
         let threads = "auto or an integer from 1 to 64"
         if let text = keys.string("scanning_threads", threads), text.lowercased() != "auto" {

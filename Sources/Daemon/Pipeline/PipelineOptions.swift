@@ -33,7 +33,7 @@ public struct PipelineOptions: Sendable, Hashable {
     func needsRestart(for new: PipelineOptions) -> Bool {
         var (a, b) = (configuration, new.configuration)
         (a.device.controls, b.device.controls) = ([], [])  // set in place on the streaming camera
-        return a.source != b.source || a.device != b.device || a.alwaysDiscardLateVideoFrames != b.alwaysDiscardLateVideoFrames
+        return a.source != b.source || a.device != b.device || a.rtsp != b.rtsp || a.alwaysDiscardLateVideoFrames != b.alwaysDiscardLateVideoFrames
             || a.scanningThreads != b.scanningThreads
     }
 }

@@ -9,7 +9,9 @@ extension InputFamily {
         name: "gst", schemes: GStreamerURI.schemes, forms: GStreamerURI.forms,
         parse: { text throws(SourceURIError) in try GStreamerURI.parse(text) },
         open: { uri, options, logger in
-            (try GStreamerSource(uri: uri, missingTimeout: options.configuration.device.missingTimeout, logger: logger), { _ in })
+            let rtsp = options.configuration.rtsp
+            return (try GStreamerSource(uri: uri, missingTimeout: options.configuration.device.missingTimeout, transport: rtsp.transport,
+                                        latencyMilliseconds: rtsp.latencyMilliseconds, logger: logger), { _ in })
         },
         checkInstalled: { uri throws(SourceURIError) in try GStreamerURI.checkInstalled(uri) },
         checkOpenable: { _, _ in },
