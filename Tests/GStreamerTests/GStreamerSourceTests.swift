@@ -67,6 +67,44 @@ func readAll(_ source: GStreamerSource) throws -> [(event: SourceEvent, codes: [
         }
     }
 
+    @Test func anMJPEGStreamOverHTTPGivesEveryCodeInOrder() throws {
+        // ffmpeg serves the frames once as multipart JPEG (the MJPEG of IP cameras) to the first client.
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("syncscan-mjpeg-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var raw: [UInt8] = []
+        for n in 0..<CodedVideoFile.frameCount { raw += try GreyFrame.withQRCode("frame-\(n)").frame.packedPixels }
+        let rawPath = directory.appendingPathComponent("frames.gray").path
+        try Data(raw).write(to: URL(fileURLWithPath: rawPath))
+        let port = try MosquittoBroker.freePort()
+        let server = try ChildProcess(["ffmpeg", "-nostdin", "-loglevel", "error", "-f", "rawvideo", "-pix_fmt", "gray", "-s", "320x240", "-r", "10",
+                                       "-i", rawPath, "-c:v", "mjpeg", "-q:v", "2", "-pix_fmt", "yuvj420p", "-f", "mpjpeg", "-listen", "1",
+                                       "http://127.0.0.1:\(port)/stream.mjpg"])
+        defer { if server.isRunning { server.signal(SIGKILL) } }
+        let uri = try #require(try GStreamerURI.parse("http://viewer:hunter2@127.0.0.1:\(port)/stream.mjpg"))
+        #expect(GStreamerURI.isLive(uri))
+        let log = LogRecorder()
+        // Until ffmpeg listens, a start is refused: each attempt a new source.
+        var source: GStreamerSource?
+        #expect(waitUntil(every: .milliseconds(50)) {
+            let attempt = try? GStreamerSource(uri: uri, missingTimeout: .seconds(30), logger: log.logger)
+            guard (try? attempt?.start()) != nil else { return false }
+            source = attempt
+            return true
+        })
+        let started = try #require(source)
+        let scanner = ImageScanner()
+        var codes: [String] = []
+        while codes.count < CodedVideoFile.frameCount, let event = try started.next() {
+            guard case .frame(let frame) = event else { Issue.record("\(event)"); break }
+            codes += frame.buffer.withUnsafeBytes { scanner.scan(luma: $0, width: frame.width, height: frame.height, bytesPerLine: frame.bytesPerLine) }
+                .compactMap(\.text)
+        }
+        started.stop()
+        #expect(codes == (0..<CodedVideoFile.frameCount).map { "frame-\($0)" })
+        #expect(!log.all.contains { $0.line.contains("hunter2") })
+    }
+
     @Test func aLivePipelineThatEndsIsReopenedWithADiscontinuityAndIncreasingTimes() throws {
         // gst: is live; videotestsrc ends after 3 buffers each time, so the source reopens it.
         let uri = try #require(try GStreamerURI.parse("gst:videotestsrc num-buffers=3 pattern=black ! video/x-raw,format=GRAY8,width=64,height=48,framerate=30/1"))
