@@ -14,7 +14,6 @@ import SystemPackage
 public final class GStreamerSource: FrameSource, @unchecked Sendable {
     public let uri: String
     public let isLive: Bool
-    private let source: SourceURI
     private let description: String
     private let missingTimeout: Duration?
     private let logger: Logger
@@ -47,7 +46,6 @@ public final class GStreamerSource: FrameSource, @unchecked Sendable {
     ///   - transport, latencyMilliseconds: RTSP's transport and jitter buffer (`rtspsrc protocols`, `latency`).
     public init(uri: SourceURI, missingTimeout: Duration?, transport: GStreamerURI.RTSPTransport = .tcp,
                 latencyMilliseconds: Int = 200, logger: Logger) throws(IOError) {
-        source = uri
         self.uri = uri.description
         isLive = GStreamerURI.isLive(uri)
         description = GStreamerURI.pipelineDescription(uri, transport: transport, latencyMilliseconds: latencyMilliseconds)
