@@ -2,7 +2,7 @@
 import PackageDescription
 
 // The folder layout follows one frame through the pipeline:
-// CV4L2/CZBar/CZXing/CTurboJPEG (C) → V4L2 (camera) / Y4M (file, pipe) → Capture/Outputs (video; metadata via ZBar, ZXing)
+// CV4L2/CGStreamer/CZBar/CZXing/CTurboJPEG (C) → V4L2 (camera) / Y4M (file, pipe) / GStreamer (network, video files) → Capture/Outputs (video; metadata via ZBar, ZXing)
 // → Capture/Synchronizer → Results (JSON lines) ; Daemon wires it as a service ; syncscan is `main`.
 let package = Package(
     name: "syncscan",
@@ -26,6 +26,9 @@ let package = Package(
         .systemLibrary(name: "CZBar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
         .systemLibrary(name: "CV4L2", pkgConfig: "libv4l2", providers: [.apt(["libv4l-dev"])]),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+        // GStreamer 1.22 (core, app, video): pkg-config's video module brings the core's and GLib's include paths.
+        .systemLibrary(name: "CGStreamer", pkgConfig: "gstreamer-video-1.0",
+                       providers: [.apt(["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev"])]),
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
         // zxing-cpp 3.1.1 through its own C API (ZXing/ZXingC.h), a static library that
         // scripts/setup.sh builds into /usr/local (Debian 12's libzxing-dev is 1.4, without it).
@@ -82,6 +85,13 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
 
+        // Network streams (RTSP, HTTP), video files and gst: pipelines through GStreamer's appsink.
+        .target(name: "GStreamer", dependencies: [
+            "CGStreamer", "Media", "SystemCalls",
+            .product(name: "SystemPackage", package: "swift-system"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+
         // The AVFoundation-shaped pipeline: session, outputs, synchronizer (any FrameSource in).
         .target(name: "Capture", dependencies: [
             "Media", "ZBar", "ZXing", "SystemCalls",
@@ -97,7 +107,7 @@ let package = Package(
 
         // The service: configuration, systemd notify, signals, stats.
         .target(name: "Daemon", dependencies: [
-            "Capture", "Results", "V4L2", "Y4M", "Media", "ZBar", "ZXing", "SystemCalls", "MQTT", "HTTP", "JPEG",
+            "Capture", "Results", "V4L2", "Y4M", "GStreamer", "Media", "ZBar", "ZXing", "SystemCalls", "MQTT", "HTTP", "JPEG",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -143,6 +153,7 @@ let package = Package(
             "HTTP", "SystemCalls", "TestSupport", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "V4L2Tests", dependencies: ["V4L2", "SystemCalls", "TestSupport", "Capture", "JPEG"]),
+        .testTarget(name: "GStreamerTests", dependencies: ["GStreamer", "Media", "SystemCalls", "TestSupport", "ZBar"]),
         .testTarget(name: "Y4MTests", dependencies: ["Y4M", "Capture", "SystemCalls", "TestSupport"]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "SystemCalls", "TestSupport"]),
         .testTarget(name: "ResultsTests", dependencies: [

@@ -12,6 +12,9 @@ PKGS=(
   systemd make                        # tests: systemd-analyze verify/security; make install
   python3-prometheus-client           # tests: the metrics textfile through the Python client's parser
   mosquitto mosquitto-clients         # tests: a real MQTT broker (started by the tests on a free port) and mosquitto_sub
+  libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev  # build: the GStreamer input (1.22)
+  gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-libav gstreamer1.0-rtsp gstreamer1.0-tools  # run and tests: decoders, rtspsrc, gst-launch-1.0
+  python3-gi gir1.2-gst-rtsp-server-1.0  # tests: GStreamer's own RTSP server, started by the tests on a free port
   libmicrohttpd-dev chromium          # build: the live view's HTTP server; tests: a headless browser loads the live view
   openssl curl                        # tests: a self-signed certificate for HTTPS and a client that checks it
   dpkg-dev fakeroot lintian           # scripts/package-deb.sh: Depends from dpkg-shlibdeps, the .deb, its check

@@ -172,7 +172,7 @@ extension Syncscan {
         func run() async throws {
             switch await SyncscanConfiguration.checkConfig(path: file) {
             case .success(let c):
-                print("\(file): OK (source \(c.source), engine \(c.engine), effort \(c.effort), symbologies \(c.scanner.symbologies.map(\.rawValue).sorted().joined(separator: ",")), scanning threads \(c.scanningThreads))")
+                print("\(file): OK (source \(InputRegistry.shown(c.source))\(InputRegistry.isLive(c.source) == true ? ", live" : ""), engine \(c.engine), effort \(c.effort), symbologies \(c.scanner.symbologies.map(\.rawValue).sorted().joined(separator: ",")), scanning threads \(c.scanningThreads))")
             case .failure(let error):
                 Syncscan.report(error)
                 throw ExitCode(error.exitCode)

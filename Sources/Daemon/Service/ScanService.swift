@@ -103,7 +103,7 @@ public final class ScanService: Service, @unchecked Sendable {
         self.logger = logger
         self.events = events
         self.summary = summary
-        let sourceURI = (try? SourceURI(parsing: options.source))?.description ?? options.source
+        let sourceURI = (try? InputRegistry.parse(options.source))?.description ?? SourceURI.redactingCredentials(options.source)
         handlers = ResultsHandlerRegistry.make(options.configuration, context: .init(source: sourceURI, logger: logger,
                                                                                      snapshotDirectory: snapshotDirectory,
                                                                                      softwareVersion: options.softwareVersion))
@@ -176,7 +176,7 @@ public final class ScanService: Service, @unchecked Sendable {
             } catch let error as SessionError {
                 guard !error.streamed, let fallback, !Task.isShuttingDownGracefully else { return error.underlying }
                 logger.error("the reloaded source failed to open; returning to the previous configuration",
-                             metadata: ["source": "\(options.source)", "error": "\(error.underlying)"])
+                             metadata: ["source": "\(options.sourceShown)", "error": "\(error.underlying)"])
                 state.withLock { if !$0.restartRequested { $0.options = fallback } }
                 continue
             } catch {
@@ -275,7 +275,7 @@ public final class ScanService: Service, @unchecked Sendable {
                 try SourceFactory.checkOpenable(new, logger: logger)
             } catch {
                 logger.error("reloaded configuration not applied: its source cannot be opened; keeping the running configuration",
-                             metadata: ["source": "\(new.source)", "error": "\(error)"])
+                             metadata: ["source": "\(new.sourceShown)", "error": "\(error)"])
                 return
             }
         }
@@ -357,7 +357,7 @@ public final class ScanService: Service, @unchecked Sendable {
     /// `rect_of_interest` (normalized) and `counters` (as `<prefix>/stats`).
     public func statusJSON() -> [UInt8] {
         let line = statusLine()
-        let (source, roi) = state.withLock { ($0.options.source, $0.options.configuration.rectOfInterest) }
+        let (source, roi) = state.withLock { ($0.options.sourceShown, $0.options.configuration.rectOfInterest) }
         let stateName = line.hasPrefix("scanning ") ? "scanning" : line.hasPrefix("waiting for ") ? "waiting"
             : line.hasPrefix("scan stuck: ") ? "stuck" : "opening"
         func quoted(_ text: String) -> String {
@@ -400,7 +400,7 @@ public final class ScanService: Service, @unchecked Sendable {
     /// returned within `scan_timeout_seconds`.
     public func statusLine() -> String {
         let (running, totals, source, timeout) = state.withLock {
-            ($0.current, $0.totals, $0.options.source, $0.options.configuration.scanTimeoutSeconds)
+            ($0.current, $0.totals, $0.options.sourceShown, $0.options.configuration.scanTimeoutSeconds)
         }
         guard let running else { return "opening \(source)" }
         if let (stuck, elapsed) = stuckScans.oldestStuck(running.metadata, timeout: timeout) {
