@@ -1,6 +1,7 @@
 import ArgumentParser
 import Daemon
 import Foundation
+import HTTPClient
 import JPEG
 import Logging
 import MQTT
@@ -30,6 +31,7 @@ struct Syncscan: AsyncParsableCommand {
             ("libv4l2", V4L2Library.version, V4L2Library.versionOrigin),
             ("TurboJPEG", TurboJPEGLibrary.version, TurboJPEGLibrary.versionOrigin),
             ("libmosquitto", MosquittoLibrary.version, MosquittoLibrary.versionOrigin),
+            ("libcurl", CurlLibrary.version, CurlLibrary.versionOrigin),
         ]
         return (["syncscan \(syncscanVersion)"] + libraries.map { "\($0.0) \($0.1) (\($0.2))" }).joined(separator: "\n")
     }
