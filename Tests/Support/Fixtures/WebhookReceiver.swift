@@ -17,6 +17,8 @@ public final class WebhookReceiver: @unchecked Sendable {
         public var content_type: String?
         /// What the receiver answered.
         public var status: Int
+        /// When it arrived: the receiver's monotonic clock, in seconds.
+        public var time: Double
         public var body: String
     }
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """A webhook receiver for syncscan's tests: http.server on 127.0.0.1:PORT (https with --cert/--key).
 
-Each POST is recorded as one JSON line in DIR/requests.jsonl (path, Idempotency-Key, Authorization
-present or not, the status answered, the body), then answered as DIR/mode says now, so a test
+Each POST is recorded as one JSON line in DIR/requests.jsonl (path, Idempotency-Key, Authorization,
+Content-Type, the status answered, the monotonic clock's seconds, the body), then answered as DIR/mode says now, so a test
 changes the answer by writing that file: "200" (the default, no file), "503", "400", or
 "429 SECONDS" (with Retry-After: SECONDS). Usage: webhook-receiver.py PORT DIR [--cert C --key K]
 """
@@ -11,6 +11,7 @@ import json
 import os
 import ssl
 import sys
+import time
 
 
 def mode(directory):
@@ -34,6 +35,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             "authorization": self.headers.get("Authorization"),
             "content_type": self.headers.get("Content-Type"),
             "status": status,
+            "time": time.monotonic(),
             "body": body.decode("utf-8", "replace"),
         }
         with open(os.path.join(self.server.directory, "requests.jsonl"), "a") as f:
