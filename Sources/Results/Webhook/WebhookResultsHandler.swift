@@ -15,12 +15,10 @@ import MQTT
 public final class WebhookResultsHandler: ResultsHandler, @unchecked Sendable {
     public let settings: WebhookSettings
     private let endpoints: [WebhookEndpoint]
-    private let encoder = JSONLineEncoder()
     private let source: String
-    private let keyPrefix: String
     private let clock: @Sendable () -> WallClockTime
-    /// Frame of the last code `handle` saw and the codes of it so far (for ids); `handle` only.
-    private var lastFrame: (sequence: UInt64, index: Int)?
+    /// The codes' objects with their ids (`<source>-<run>-<frame seq>-<index>`); `handle` only.
+    private var codeEncoder: IdentifiedCodeEncoder
 
     /// - Parameters:
     ///   - source: the source URI (the `source` field, and the ids' first part).
@@ -32,7 +30,7 @@ public final class WebhookResultsHandler: ResultsHandler, @unchecked Sendable {
         self.settings = settings
         self.source = source
         self.clock = clock
-        keyPrefix = MQTTSettings.sourceName(source) + "-" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
+        codeEncoder = IdentifiedCodeEncoder(prefix: MQTTSettings.sourceName(source) + "-" + String(UInt32.random(in: 0...UInt32.max), radix: 16))
         let headers = ["Content-Type: application/json"] + settings.headers + (token.map { ["Authorization: Bearer \($0)"] } ?? [])
         endpoints = settings.urls.map {
             WebhookEndpoint(url: $0, settings: settings, headers: headers, drainTimeoutSeconds: drainTimeoutSeconds,
@@ -43,12 +41,7 @@ public final class WebhookResultsHandler: ResultsHandler, @unchecked Sendable {
     public func start() { endpoints.forEach { $0.start() } }
 
     public func handle(_ code: inout DeliveredCode) throws {
-        let frame = code.code.frame.sequenceNumber
-        let index = lastFrame.map { $0.sequence == frame ? $0.index + 1 : 0 } ?? 0
-        lastFrame = (frame, index)
-        let id = "\(keyPrefix)-\(frame)-\(index)"
-        var payload = encoder.encode(code.code, source: source, time: clock(), fields: code.fields + [(name: "id", value: id)])
-        payload.removeLast()  // the newline
+        let (id, payload) = codeEncoder.encode(code, source: source, time: clock())
         let entry = MQTTOutbox.Entry(message: MQTTConnection.Message(topic: id, payload: payload, qos: 1), isCode: true)
         for endpoint in endpoints { endpoint.add(entry) }
     }
