@@ -2,8 +2,13 @@ import CCurl
 
 /// The libcurl library syncscan runs with.
 public enum CurlLibrary {
-    /// The running library's version line (`curl_version`): `libcurl/7.88.1 OpenSSL/3.0.15 …`.
-    public static var version: String { String(cString: ccurl_version()) }
+    /// The running library's version and its TLS library, from `curl_version`'s line
+    /// (`libcurl/7.88.1 OpenSSL/3.0.15 zlib/… …`): `7.88.1 OpenSSL/3.0.15`.
+    public static var version: String {
+        let words = String(cString: ccurl_version()).split(separator: " ")
+        let own = words.first.map { $0.hasPrefix("libcurl/") ? $0.dropFirst("libcurl/".count) : $0 } ?? ""
+        return ([own] + words.dropFirst().prefix(1)).joined(separator: " ")
+    }
 
     /// Where `version` comes from, for `syncscan --version`.
     public static let versionOrigin = "curl_version"

@@ -69,4 +69,12 @@ import Testing
             "\(file.path):6: webhook.batch_max: 0 is out of range: must be from 1 to 10000 (codes per request; 1 sends each code's object alone)",
         ])
     }
+
+    @Test func aReloadThatChangesWebhookKeysSaysARestartAppliesThem() async throws {
+        let old = try await SyncscanConfiguration.load(file: nil, environment: ["SYNCSCAN_WEBHOOK_URL": "http://a/x"])
+        let same = try await SyncscanConfiguration.load(file: nil, environment: ["SYNCSCAN_WEBHOOK_URL": "http://a/x"])
+        let changed = try await SyncscanConfiguration.load(file: nil, environment: ["SYNCSCAN_WEBHOOK_URL": "http://b/y"])
+        #expect(same.startOnlyChanges(from: old).isEmpty)
+        #expect(changed.startOnlyChanges(from: old).map(\.keys) == ["webhook.*"])
+    }
 }
