@@ -2,12 +2,11 @@ import CCurl
 
 /// The libcurl library syncscan runs with.
 public enum CurlLibrary {
-    /// The running library's version and its TLS library, from `curl_version`'s line
-    /// (`libcurl/7.88.1 OpenSSL/3.0.15 zlib/… …`): `7.88.1 OpenSSL/3.0.15`.
+    /// The running library's version, from `curl_version`'s line (`libcurl/7.88.1 OpenSSL/3.0.15
+    /// zlib/… …`): `7.88.1`.
     public static var version: String {
-        let words = String(cString: ccurl_version()).split(separator: " ")
-        let own = words.first.map { $0.hasPrefix("libcurl/") ? $0.dropFirst("libcurl/".count) : $0 } ?? ""
-        return ([own] + words.dropFirst().prefix(1)).joined(separator: " ")
+        let own = String(cString: ccurl_version()).split(separator: " ").first ?? ""
+        return String(own.hasPrefix("libcurl/") ? own.dropFirst("libcurl/".count) : own)
     }
 
     /// Where `version` comes from, for `syncscan --version`.

@@ -48,11 +48,11 @@ import Testing
         #expect(receiver.requests.map(\.body) == ["x"])
     }
 
-    @Test func versionIsLibcurlsNumberAndItsTLSLibrary() throws {
+    @Test func versionIsLibcurlsNumber() throws {
         let output = try ExternalTool.run("curl", ["--version"])
         // curl(1)'s first line: `curl 7.88.1 (x86_64-pc-linux-gnu) libcurl/7.88.1 OpenSSL/3.0.15 …`, the same library.
         let words = String(decoding: output.stdout, as: UTF8.self).split(separator: "\n")[0].split(separator: " ")
         let library = try #require(words.firstIndex { $0.hasPrefix("libcurl/") })
-        #expect(CurlLibrary.version == "\(words[library].dropFirst("libcurl/".count)) \(words[library + 1])")
+        #expect(CurlLibrary.version == String(words[library].dropFirst("libcurl/".count)))
     }
 }
