@@ -88,7 +88,7 @@ final class WebhookEndpoint: @unchecked Sendable {
     }
 
     /// Waits up to `drainTimeoutSeconds` for the receiver to take what is queued (with a spool,
-    /// not while it fails), spools the rest and stops the thread; safe to call more than once.
+    /// not while it does not answer), spools the rest and stops the thread; safe to call more than once.
     func finish() {
         start()
         shared.withLock { $0.closed = true }
@@ -102,6 +102,8 @@ final class WebhookEndpoint: @unchecked Sendable {
         var outbox = MQTTOutbox(bound: bound, spool: openSpool())
         var poster: HTTPPoster?
         var failuresInARow = 0
+        /// The last failed attempt got no answer (refused, timed out): the receiver is away, not busy.
+        var receiverAway = false
         var nextAttempt = ContinuousClock.now
         var deadline: ContinuousClock.Instant?
         var batchWaitStarted = false
@@ -124,8 +126,9 @@ final class WebhookEndpoint: @unchecked Sendable {
             let now = ContinuousClock.now
             if closed {
                 if deadline == nil { deadline = now + .milliseconds(Int(drainTimeoutSeconds * 1000)) }
-                // With a spool, a failing receiver is not waited for: the spool keeps the codes for the next run.
-                if outbox.isDrained || now >= deadline! || (outbox.spool != nil && failuresInARow > 0) { break }
+                // With a spool, an absent receiver is not waited for (the spool keeps the codes for the
+                // next run); one that answers (a 503, a 429's Retry-After) is, up to the deadline.
+                if outbox.isDrained || now >= deadline! || (outbox.spool != nil && failuresInARow > 0 && receiverAway) { break }
             }
             if now < nextAttempt {
                 waitForNews(wasClosed: closed, until: min(nextAttempt, deadline ?? nextAttempt))
@@ -184,6 +187,7 @@ final class WebhookEndpoint: @unchecked Sendable {
                 outbox.connectionLost()
                 counts.retried += batch.count
                 failuresInARow += 1
+                if case .failure = result { receiverAway = true } else { receiverAway = false }
                 let wait = after ?? WebhookRetryRules.backoff(failures: failuresInARow, cap: backoffCap)
                 nextAttempt = ContinuousClock.now + wait
                 if failingKinds.insert(reason).inserted {
