@@ -4,7 +4,8 @@
 Each POST is recorded as one JSON line in DIR/requests.jsonl (path, Idempotency-Key, Authorization,
 Content-Type, the status answered, the monotonic clock's seconds, the body), then answered as DIR/mode says now, so a test
 changes the answer by writing that file: "200" (the default, no file), "503", "400", or
-"429 SECONDS" (with Retry-After: SECONDS). Usage: webhook-receiver.py PORT DIR [--cert C --key K]
+"429 SECONDS" (with Retry-After: SECONDS). With --delay SECONDS each answer waits that long (a slow
+receiver, bench/webhook.py). Usage: webhook-receiver.py PORT DIR [--cert C --key K] [--delay SECONDS]
 """
 import http.server
 import json
@@ -27,6 +28,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def do_POST(self):
         body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        time.sleep(self.server.delay)
         answer = mode(self.server.directory)
         status = int(answer[0])
         record = {
@@ -55,6 +57,7 @@ def main():
     port, directory = int(sys.argv[1]), sys.argv[2]
     server = http.server.ThreadingHTTPServer(("127.0.0.1", port), Handler)
     server.directory = directory
+    server.delay = float(sys.argv[sys.argv.index("--delay") + 1]) if "--delay" in sys.argv else 0.0
     if "--cert" in sys.argv:
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.load_cert_chain(sys.argv[sys.argv.index("--cert") + 1], sys.argv[sys.argv.index("--key") + 1])
