@@ -2,14 +2,15 @@
 """Scanning rate with a slow webhook receiver (2 s per request) against without, on the same frames.
 
 The frames are run.py's (1280x720 grey, a QR code in every frame), played --repeat times in one
-stream, duplicate window 0: every frame's code is emitted and handed to the webhook. The receiver
+stream, duplicate window 0: every frame's codes are emitted and handed to the webhook. The receiver
 is Tests/Support/Scripts/webhook-receiver.py on 127.0.0.1, answering each POST after --delay
 seconds (default 2). A run's scanning time is from its start to its last stdout code line (the
 webhook's drain at exit, up to 5 s, is the handler's, not scanning's). Runs, interleaved, N times:
   ENGINE-plain:   syncscan run --engine ENGINE --scanning-threads 1 --duplicate-window 0
   ENGINE-webhook: the same with --webhook-url http://127.0.0.1:PORT/hook
 and prints the median frames/s of each, their ratio and the median of each round's ratio (target
->= 0.95: a slow receiver never slows scanning). Each webhook run must report every code emitted.
+>= 0.95: a slow receiver never slows scanning). Each webhook run's codes must each be delivered or
+counted as dropped (without a spool, what the receiver has not taken 5 s after the end is dropped).
 Usage: bench/webhook.py [--runs N] [--frames N] [--repeat N] [--engines zbar,zxing] [--delay SECONDS]
 """
 import argparse, os, re, shutil, statistics, subprocess, sys, tempfile, time
@@ -73,9 +74,9 @@ def main():
                 if name.endswith("-webhook"):
                     m = re.search(r"codes_emitted=(\d+) .*webhook_delivered=(\d+) webhook_retried=(\d+) webhook_queued=(\d+) "
                                   r"webhook_spooled=(\d+) webhook_dropped=(\d+)", err)
-                    if not m or int(m.group(1)) != total:
-                        sys.exit(f"not every frame's code was emitted: {err}")
-                    delivered, dropped = int(m.group(2)), int(m.group(6))
+                    emitted, delivered, dropped = (int(m.group(1)), int(m.group(2)), int(m.group(6))) if m else (0, 0, 0)
+                    if not m or emitted < total or delivered + dropped != emitted:
+                        sys.exit(f"a code emitted was neither delivered nor counted as dropped: {err}")
                 if rnd > 0:
                     times[name].append(t)
     finally:
@@ -83,9 +84,9 @@ def main():
         receiver.wait()
         shutil.rmtree(directory, ignore_errors=True)
     fps = {k: total / statistics.median(v) for k, v in times.items()}
-    print(f"frames: {args.frames} x 1280x720 GREY played {args.repeat} times ({total}), a QR code in every frame, duplicate window 0, "
+    print(f"frames: {args.frames} x 1280x720 GREY played {args.repeat} times ({total}), QR codes in every frame, duplicate window 0, "
           f"1 scanning thread, {args.runs} runs each (median); the receiver answers each request after {args.delay} s "
-          f"(the last webhook run: {delivered} delivered, the rest dropped at exit without a spool: {dropped})")
+          f"(the last webhook run: {emitted} codes, {delivered} delivered, {dropped} dropped at exit without a spool)")
     for k in commands:
         print(f"  {k:14s} {fps[k]:8.2f} frames/s   scanning {statistics.median(times[k]):.3f} s "
               f"(min {min(times[k]):.3f}, max {max(times[k]):.3f})")
