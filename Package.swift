@@ -30,6 +30,7 @@ let package = Package(
         .systemLibrary(name: "CGStreamer", pkgConfig: "gstreamer-video-1.0",
                        providers: [.apt(["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev"])]),
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // zxing-cpp 3.1.1 through its own C API (ZXing/ZXingC.h), a static library that
         // scripts/setup.sh builds into /usr/local (Debian 12's libzxing-dev is 1.4, without it).
         .systemLibrary(name: "CZXing", pkgConfig: "zxing"),
@@ -66,6 +67,9 @@ let package = Package(
             "CMosquitto", "SystemCalls", .product(name: "SystemPackage", package: "swift-system"),
         ]),
 
+        // HTTP(S) POSTs through libcurl (one easy handle, driven by its owner's thread): the webhook's client.
+        .target(name: "HTTPClient", dependencies: ["CCurl"]),
+
         // An HTTP server through libmicrohttpd (its threads, a thread per connection).
         .target(name: "HTTP", dependencies: [
             "CMicroHTTPD", "SystemCalls", .product(name: "SystemPackage", package: "swift-system"),
@@ -100,7 +104,7 @@ let package = Package(
 
         // Results handlers: where matched code + frame pairs go (JSON lines on stdout, JPEG snapshots).
         .target(name: "Results", dependencies: [
-            "Capture", "Media", "ZBar", "SystemCalls", "JPEG", "MQTT",
+            "Capture", "Media", "ZBar", "SystemCalls", "JPEG", "MQTT", "HTTPClient",
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -121,7 +125,7 @@ let package = Package(
         .plugin(name: "PkgConfigVersion", capability: .buildTool()),
 
         .executableTarget(name: "syncscan", dependencies: [
-            "Daemon", "SystemCalls", "ZBar", "ZXing", "V4L2", "JPEG", "MQTT",
+            "Daemon", "SystemCalls", "ZBar", "ZXing", "V4L2", "JPEG", "MQTT", "HTTPClient",
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
@@ -138,7 +142,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: [
             "Media", "V4L2", "Capture", "Results", "SystemCalls", "JPEG", .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
-        ], path: "Tests/Support"),
+        ], path: "Tests/Support", exclude: ["Scripts"]),
 
         .testTarget(name: "SystemCallsTests", dependencies: ["SystemCalls", "TestSupport"]),
         .testTarget(name: "MediaTests", dependencies: ["Media", "TestSupport"]),
@@ -149,6 +153,7 @@ let package = Package(
         .testTarget(name: "MQTTTests", dependencies: [
             "MQTT", "TestSupport", .product(name: "SystemPackage", package: "swift-system"),
         ]),
+        .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "TestSupport"]),
         .testTarget(name: "HTTPTests", dependencies: [
             "HTTP", "SystemCalls", "TestSupport", .product(name: "Logging", package: "swift-log"),
         ]),

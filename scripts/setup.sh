@@ -6,7 +6,7 @@
 # /usr/local already holds 3.1.1's static library, C header and zxing.pc.
 set -euo pipefail
 PKGS=(
-  pkg-config libzbar-dev libv4l-dev libturbojpeg0-dev libmosquitto-dev  # build: the C libraries
+  pkg-config libzbar-dev libv4l-dev libturbojpeg0-dev libmosquitto-dev libcurl4-openssl-dev  # build: the C libraries
   g++ cmake ninja-build python3-pip  # build: zxing-cpp 3.1.1 from its source distribution (C++20, fetched with pip)
   zbar-tools qrencode zint ffmpeg jq  # sample and tests: codes, frames, zbarimg reference
   systemd make                        # tests: systemd-analyze verify/security; make install

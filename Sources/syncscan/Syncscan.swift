@@ -1,6 +1,7 @@
 import ArgumentParser
 import Daemon
 import Foundation
+import HTTPClient
 import JPEG
 import Logging
 import MQTT
@@ -29,6 +30,7 @@ struct Syncscan: AsyncParsableCommand {
             ("zxing-cpp", ZXingLibrary.version, ZXingLibrary.versionOrigin),
             ("TurboJPEG", TurboJPEGLibrary.version, TurboJPEGLibrary.versionOrigin),
             ("libmosquitto", MosquittoLibrary.version, MosquittoLibrary.versionOrigin),
+            ("libcurl", CurlLibrary.version, CurlLibrary.versionOrigin),
         ]
         // The inputs' libraries (libv4l2, GStreamer) come from their families in `InputRegistry`.
         return (["syncscan \(syncscanVersion)"] + libraries.map { "\($0.0) \($0.1) (\($0.2))" } + InputRegistry.versionLines)

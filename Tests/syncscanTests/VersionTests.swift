@@ -26,6 +26,7 @@ import Testing
             "TurboJPEG": "pkg-config at build time; TurboJPEG has no version call",
             "libmosquitto": "mosquitto_lib_version",
             "GStreamer": "gst_version_string",
+            "libcurl": "curl_version",
         ])
     }
 }

@@ -144,6 +144,7 @@ extension SyncscanConfiguration {
         if let v: Logger.Level = keys.choice("log_level", "log level") { logLevel = v }
         if let v = keys.int("output.queue_lines", in: 1...1_048_576) { output.queueLines = v }
         if let v = keys.bool("output.stdout") { output.stdout = v }
+        readWebhook(&keys)
         readMQTT(&keys)
         readHTTP(&keys)
 
@@ -238,8 +239,8 @@ extension SyncscanConfiguration {
             keys.problem("mqtt.url", "mqtts:// needs mqtt.ca_file (the CA certificates that verify the broker)")
         }
         if url != nil { mqtt = settings }
-        if !output.stdout && url == nil {
-            keys.problem("output.stdout", "false leaves no sink for the codes; set mqtt.url too, or remove output.stdout")
+        if !output.stdout && url == nil && webhook == nil {
+            keys.problem("output.stdout", "false leaves no sink for the codes; set mqtt.url or webhook.url too, or remove output.stdout")
         }
     }
 }

@@ -78,6 +78,8 @@ public struct SyncscanConfiguration: Sendable, Hashable {
     public var snapshots: SnapshotSettings?
     /// Every code, the status and the counters to an MQTT broker; `nil` (no `mqtt.url`): none.
     public var mqtt: MQTTSettings?
+    /// Every code POSTed to web endpoints; `nil` (no `webhook.url`): none.
+    public var webhook: WebhookSettings?
     /// The live view over HTTP; `nil` (no `http.listen`): no server.
     public var http: HTTPSettings?
     /// The node_exporter textfile (`*.prom`) written every stats interval and at exit; `nil`: none.

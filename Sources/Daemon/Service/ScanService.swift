@@ -280,11 +280,8 @@ public final class ScanService: Service, @unchecked Sendable {
             }
         }
         writer.setCapacity(new.configuration.output.queueLines)
-        if new.configuration.snapshots != old.configuration.snapshots {
-            logger.notice("snapshots.* changed: snapshot settings are read at start; restart the service to apply them")
-        }
-        if new.configuration.mqtt != old.configuration.mqtt {
-            logger.notice("mqtt.* changed: MQTT settings are read at start; restart the service to apply them")
+        for (keys, what) in new.configuration.startOnlyChanges(from: old.configuration) {
+            logger.notice("\(keys) changed: \(what) settings are read at start; restart the service to apply them")
         }
         let (needsRestart, running) = state.withLock { state in
             let old = state.options
