@@ -208,12 +208,11 @@ public final class ScanService: Service, @unchecked Sendable {
         let metadata = MetadataOutput(settings: options.configuration.metadataSettings, scanningThreads: options.configuration.scanningThreads,
                                       scanTimeObserver: { metrics.recordScanDuration($0) },
                                       passTimeObserver: { metrics.recordPassDuration($0, $1) }, passWillRun: passWillRun)
-        // Pixel copies: the snapshot queue, one per scanning thread, two on their way between them,
-        // and with a live view two more (the one being encoded, the next).
+        // Pixel copies: what the handlers hold (a snapshot queue, a preview being made), one per
+        // scanning thread, two on their way between them.
         let session = CaptureSession(input: source, videoDataOutput: options.configuration.videoDataOutput,
                                      metadataOutput: metadata, pixelsRequest: handler.pixelsRequest, pixelsSampler: handler.pixelsSampler,
-                                     pixelCopies: (options.configuration.snapshots?.queueFrames ?? 0) + metadata.scanningThreads + 2
-                                         + (handler.pixelsSampler == nil ? 0 : 2),
+                                     pixelCopies: handler.pixelCopiesHeld + metadata.scanningThreads + 2,
                                      logger: logger)
         let synchronizer = DataOutputSynchronizer { collection in try delivery.deliver(collection) }
         sessionWillPublish?()
