@@ -2,7 +2,7 @@
 import PackageDescription
 
 // The folder layout follows one frame through the pipeline:
-// CV4L2/CZBar/CZXing/CTurboJPEG (C) → V4L2 (camera) / Y4M (file, pipe) → Capture/Outputs (video; metadata via ZBar, ZXing)
+// CV4L2/CGStreamer/CZBar/CZXing/CTurboJPEG (C) → V4L2 (camera) / Y4M (file, pipe) / GStreamer (network, video files) → Capture/Outputs (video; metadata via ZBar, ZXing)
 // → Capture/Synchronizer → Results (JSON lines) ; Daemon wires it as a service ; syncscan is `main`.
 let package = Package(
     name: "syncscan",
@@ -26,7 +26,11 @@ let package = Package(
         .systemLibrary(name: "CZBar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
         .systemLibrary(name: "CV4L2", pkgConfig: "libv4l2", providers: [.apt(["libv4l-dev"])]),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+        // GStreamer 1.22 (core, app, video): pkg-config's video module brings the core's and GLib's include paths.
+        .systemLibrary(name: "CGStreamer", pkgConfig: "gstreamer-video-1.0",
+                       providers: [.apt(["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev"])]),
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // zxing-cpp 3.1.1 through its own C API (ZXing/ZXingC.h), a static library that
         // scripts/setup.sh builds into /usr/local (Debian 12's libzxing-dev is 1.4, without it).
         .systemLibrary(name: "CZXing", pkgConfig: "zxing"),
@@ -63,6 +67,9 @@ let package = Package(
             "CMosquitto", "SystemCalls", .product(name: "SystemPackage", package: "swift-system"),
         ]),
 
+        // HTTP(S) POSTs through libcurl (one easy handle, driven by its owner's thread): the webhook's client.
+        .target(name: "HTTPClient", dependencies: ["CCurl"]),
+
         // An HTTP server through libmicrohttpd (its threads, a thread per connection).
         .target(name: "HTTP", dependencies: [
             "CMicroHTTPD", "SystemCalls", .product(name: "SystemPackage", package: "swift-system"),
@@ -82,6 +89,13 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
 
+        // Network streams (RTSP, HTTP), video files and gst: pipelines through GStreamer's appsink.
+        .target(name: "GStreamer", dependencies: [
+            "CGStreamer", "Media", "SystemCalls",
+            .product(name: "SystemPackage", package: "swift-system"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+
         // The AVFoundation-shaped pipeline: session, outputs, synchronizer (any FrameSource in).
         .target(name: "Capture", dependencies: [
             "Media", "ZBar", "ZXing", "SystemCalls",
@@ -90,14 +104,14 @@ let package = Package(
 
         // Results handlers: where matched code + frame pairs go (JSON lines on stdout, JPEG snapshots).
         .target(name: "Results", dependencies: [
-            "Capture", "Media", "ZBar", "SystemCalls", "JPEG", "MQTT",
+            "Capture", "Media", "ZBar", "SystemCalls", "JPEG", "MQTT", "HTTPClient",
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
         ]),
 
         // The service: configuration, systemd notify, signals, stats.
         .target(name: "Daemon", dependencies: [
-            "Capture", "Results", "V4L2", "Y4M", "Media", "ZBar", "ZXing", "SystemCalls", "MQTT", "HTTP", "JPEG",
+            "Capture", "Results", "V4L2", "Y4M", "GStreamer", "Media", "ZBar", "ZXing", "SystemCalls", "MQTT", "HTTP", "JPEG",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -111,7 +125,7 @@ let package = Package(
         .plugin(name: "PkgConfigVersion", capability: .buildTool()),
 
         .executableTarget(name: "syncscan", dependencies: [
-            "Daemon", "SystemCalls", "ZBar", "ZXing", "V4L2", "JPEG", "MQTT",
+            "Daemon", "SystemCalls", "ZBar", "ZXing", "V4L2", "JPEG", "MQTT", "HTTPClient",
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
@@ -128,7 +142,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: [
             "Media", "V4L2", "Capture", "Results", "SystemCalls", "JPEG", .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
-        ], path: "Tests/Support"),
+        ], path: "Tests/Support", exclude: ["Scripts"]),
 
         .testTarget(name: "SystemCallsTests", dependencies: ["SystemCalls", "TestSupport"]),
         .testTarget(name: "MediaTests", dependencies: ["Media", "TestSupport"]),
@@ -139,10 +153,12 @@ let package = Package(
         .testTarget(name: "MQTTTests", dependencies: [
             "MQTT", "TestSupport", .product(name: "SystemPackage", package: "swift-system"),
         ]),
+        .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "TestSupport"]),
         .testTarget(name: "HTTPTests", dependencies: [
             "HTTP", "SystemCalls", "TestSupport", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "V4L2Tests", dependencies: ["V4L2", "SystemCalls", "TestSupport", "Capture", "JPEG"]),
+        .testTarget(name: "GStreamerTests", dependencies: ["GStreamer", "Media", "SystemCalls", "TestSupport", "ZBar"]),
         .testTarget(name: "Y4MTests", dependencies: ["Y4M", "Capture", "SystemCalls", "TestSupport"]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "SystemCalls", "TestSupport"]),
         .testTarget(name: "ResultsTests", dependencies: [

@@ -27,7 +27,7 @@ while (($#)); do
 done
 say() { echo "[package-deb] $*" >&2; }
 for tool in dpkg-deb dpkg-shlibdeps fakeroot; do
-  command -v $tool >/dev/null || { echo "package-deb: $tool is missing: run scripts/setup.sh (apt: dpkg-dev fakeroot)" >&2; exit 1; }
+  command -v $tool >/dev/null || { echo "package-deb: $tool is missing: run scripts/setup.sh --tests (apt: dpkg-dev fakeroot)" >&2; exit 1; }
 done
 VERSION=$(sed -n 's/.*static let syncscanVersion = "\(.*\)".*/\1/p' "$ROOT/Sources/syncscan/Syncscan.swift")
 [ -n "$VERSION" ] || { echo "package-deb: no syncscanVersion in Sources/syncscan/Syncscan.swift" >&2; exit 1; }
@@ -102,7 +102,7 @@ DEB=$OUT/syncscan_${FULL}_${ARCH}.deb
 fakeroot dpkg-deb -Zxz --build "$P" "$DEB" >&2
 say "built $DEB ($(du -h "$DEB" | cut -f1)); Depends: $DEPENDS"
 if [ $LINT = 1 ]; then
-  command -v lintian >/dev/null || { echo "package-deb: lintian is missing: run scripts/setup.sh (apt: lintian)" >&2; exit 1; }
+  command -v lintian >/dev/null || { echo "package-deb: lintian is missing: run scripts/setup.sh --tests (apt: lintian)" >&2; exit 1; }
   # Errors fail; warnings are printed (packaging/debian/lintian-overrides gives the reason for each one kept).
   say "lintian"
   SUPPRESS=()

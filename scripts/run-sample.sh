@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# One command from a fresh clone: install what is needed, build, make the sample, scan it.
+# One command from a fresh clone: install what building and running need (no test tools), build,
+# make the sample, scan it.
 # JSON lines go to stdout, the summary and logs to stderr.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)

@@ -1,22 +1,40 @@
 #!/usr/bin/env bash
-# Installs the Debian packages syncscan needs to build, test and make its sample (root, apt), then
-# builds zxing-cpp 3.1.1 (static, with its C API) from its maintainers' source distribution on PyPI
-# into /usr/local, where pkg-config and SwiftPM find it.
+# Installs the Debian packages syncscan needs (root, apt), then builds zxing-cpp 3.1.1 (static,
+# with its C API) from its maintainers' source distribution on PyPI into /usr/local, where
+# pkg-config and SwiftPM find it.
+#
+#   scripts/setup.sh           what building and running need, and the sample's tools (README's
+#                              first command, scripts/run-sample.sh): no browser, emulator or linter
+#   scripts/setup.sh --tests   that, and what the tests add (README's second command and CI)
+#
 # Safe to run again: packages already present are skipped by apt, and zxing-cpp when
 # /usr/local already holds 3.1.1's static library, C header and zxing.pc.
 set -euo pipefail
+case ${1:-} in
+  "") TESTS=0 ;;
+  --tests) TESTS=1 ;;
+  *) echo "setup: unknown argument '$1' (scripts/setup.sh [--tests])" >&2; exit 2 ;;
+esac
 PKGS=(
   pkg-config libzbar-dev libv4l-dev libturbojpeg0-dev libmosquitto-dev  # build: the C libraries
+  libmicrohttpd-dev libcurl4-openssl-dev  # build: the live view's HTTP server; the webhook's HTTP client
+  libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev  # build: the GStreamer input (1.22)
+  gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-libav gstreamer1.0-rtsp  # run: decoders, rtspsrc, souphttpsrc
   g++ cmake ninja-build python3-pip  # build: zxing-cpp 3.1.1 from its source distribution (C++20, fetched with pip)
-  zbar-tools qrencode zint ffmpeg jq  # sample and tests: codes, frames, zbarimg reference
+  qrencode zint ffmpeg                # the sample (scripts/make-sample.sh): codes and frames
+)
+TEST_PKGS=(
+  zbar-tools jq                       # tests: zbarimg as a reference reader; JSON lines checked
   systemd make                        # tests: systemd-analyze verify/security; make install
   python3-prometheus-client           # tests: the metrics textfile through the Python client's parser
   mosquitto mosquitto-clients         # tests: a real MQTT broker (started by the tests on a free port) and mosquitto_sub
-  libmicrohttpd-dev chromium          # build: the live view's HTTP server; tests: a headless browser loads the live view
+  gstreamer1.0-tools python3-gi gir1.2-gst-rtsp-server-1.0  # tests: gst-launch-1.0; GStreamer's own RTSP server on a free port
+  chromium                            # tests: a headless browser loads the live view
   openssl curl                        # tests: a self-signed certificate for HTTPS and a client that checks it
   dpkg-dev fakeroot lintian           # scripts/package-deb.sh: Depends from dpkg-shlibdeps, the .deb, its check
   qemu-system-x86 qemu-system-data v4l-utils xz-utils busybox-static  # real-kernel V4L2 test (vivid VM)
 )
+((TESTS)) && PKGS+=("${TEST_PKGS[@]}")
 missing=()
 for p in "${PKGS[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if ((${#missing[@]})); then

@@ -1,61 +1,66 @@
-/// Where frames come from, as named by the `source` setting: a Y4M stream or a V4L2 camera.
+/// Where frames come from, as named by the `source` setting, once an input family has parsed it.
 ///
-/// `init(parsing:)` is the one parser of source URIs (the source factory, the V4L2 source and
-/// configuration validation all use it). It is pure: it looks at the text only, never at the
-/// file system. Accepted forms:
-///
-/// - `y4m:PATH`, `y4m:-` (standard input), `-`, any path ending in `.y4m` → ``y4m(path:)``
-/// - `v4l2:PATH`, `v4l2:///dev/…`, `/dev/…` → ``v4l2(devicePath:)``, with an absolute path
-public enum SourceURI: Sendable, Hashable, CustomStringConvertible {
-    /// A YUV4MPEG2 file, FIFO or pipe at `path`; `-` is standard input.
-    case y4m(path: String)
-    /// A V4L2 capture node: `/dev/video0`, `/dev/v4l/by-id/…` (kept as given, symlinks too).
-    case v4l2(devicePath: String)
+/// Each input family (a module: V4L2, Y4M, GStreamer) parses its own forms into a `SourceURI`;
+/// the daemon's input registry picks the family by the text's scheme. `description`, the form
+/// written in output lines, logs and `/status`, never holds a password: credentials in a network
+/// URL are redacted (`rtsp://user:***@host/path`).
+public struct SourceURI: Sendable, Hashable, CustomStringConvertible {
+    /// The input family that parsed it: `y4m`, `v4l2`, `gst`.
+    public var family: String
+    /// What the family reads: a path, a device node, a URL or a pipeline description (as given,
+    /// credentials included: pass it to the library, never to a log).
+    public var location: String
+    /// The source as written in output lines and logs (`y4m:PATH`, `v4l2:PATH`, a URL), redacted.
+    public let description: String
 
-    /// The forms `init(parsing:)` accepts, for messages.
-    public static let acceptedForms = "y4m:PATH, y4m:- (standard input), a .y4m file, /dev/videoN or v4l2:/dev/videoN"
-
-    /// How to name a camera, for messages.
-    public static let cameraForms = "name the camera as /dev/videoN, v4l2:/dev/videoN or /dev/v4l/by-id/…"
-
-    /// Parses `text`; throws a `SourceURIError` naming the accepted forms when it names nothing usable.
-    public init(parsing text: String) throws(SourceURIError) {
-        guard !text.utf8.contains(0) else {
-            throw SourceURIError(uri: text, reason: "it contains a NUL byte; expected \(Self.acceptedForms)")
-        }
-        if text.hasPrefix("y4m:") {
-            let path = String(text.dropFirst(4))
-            guard !path.isEmpty else { throw SourceURIError(uri: text, reason: "y4m: needs a path or - for stdin") }
-            self = .y4m(path: path)
-        } else if text.hasPrefix("v4l2:") {
-            var path = text.dropFirst(5)
-            if path.hasPrefix("//") { path = path.dropFirst(2) }
-            guard !path.isEmpty else { throw SourceURIError(uri: text, reason: "v4l2: needs a device path; " + Self.cameraForms) }
-            guard path.hasPrefix("/"), path.count > 1 else {
-                throw SourceURIError(uri: text, reason: "not a device path; " + Self.cameraForms)
-            }
-            self = .v4l2(devicePath: String(path))
-        } else if text == "-" || text.lowercased().hasSuffix(".y4m") {
-            self = .y4m(path: text)
-        } else if text.hasPrefix("/dev/"), text.count > 5 {
-            self = .v4l2(devicePath: text)
-        } else {
-            throw SourceURIError(uri: text, reason: "expected \(Self.acceptedForms)")
-        }
+    /// A parsed source; `written` is how to show it (default `family:location`), redacted here.
+    public init(family: String, location: String, written: String? = nil) {
+        self.family = family
+        self.location = location
+        description = Self.redactingCredentials(written ?? family + ":" + location)
     }
 
-    /// The source as written in output lines and logs: `y4m:PATH` or `v4l2:PATH`.
-    public var description: String {
-        switch self {
-        case .y4m(let path): "y4m:" + path
-        case .v4l2(let devicePath): "v4l2:" + devicePath
+    /// `text` with every password replaced by `***`: the one of each `scheme://user:password@`
+    /// and the value of each `user-pw=`/`proxy-pw=` property of a pipeline description.
+    public static func redactingCredentials(_ text: String) -> String {
+        var out = Substring(text)
+        var result = ""
+        while let separator = out.firstRange(of: "://") {
+            result += out[..<separator.upperBound]
+            var rest = out[separator.upperBound...]
+            // The authority ends at the first '/', '?', '#' or blank; its userinfo before the last '@'.
+            let authorityEnd = rest.firstIndex { "/?# \t\n\"'".contains($0) } ?? rest.endIndex
+            if let at = rest[..<authorityEnd].lastIndex(of: "@") {
+                let userinfo = rest[..<at]
+                if let colon = userinfo.firstIndex(of: ":") {
+                    result += userinfo[..<colon] + ":***"
+                } else {
+                    result += userinfo
+                }
+                rest = rest[at...]
+            }
+            out = rest
         }
+        result += out
+        for key in ["user-pw=", "proxy-pw="] {
+            var redacted = ""
+            var remaining = Substring(result)
+            while let found = remaining.firstRange(of: key) {
+                redacted += remaining[..<found.upperBound] + "***"
+                let valueEnd = remaining[found.upperBound...].firstIndex { " \t\n!".contains($0) } ?? remaining.endIndex
+                remaining = remaining[valueEnd...]
+            }
+            result = redacted + remaining
+        }
+        return result
     }
 }
 
 /// A source URI that names nothing syncscan can read; `description` says which forms it accepts.
+///
+/// `uri` keeps the text as given; `description` shows it with its credentials redacted.
 public struct SourceURIError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The text as given.
+    /// The text as given (credentials included: show `description`, not this).
     public var uri: String
     /// What is wrong with it and what to write instead.
     public var reason: String
@@ -65,5 +70,7 @@ public struct SourceURIError: Error, Sendable, Hashable, CustomStringConvertible
         self.reason = reason
     }
 
-    public var description: String { "unsupported source \"\(uri.isEmpty ? "(empty)" : uri)\": \(reason)" }
+    public var description: String {
+        "unsupported source \"\(uri.isEmpty ? "(empty)" : SourceURI.redactingCredentials(uri))\": \(reason)"
+    }
 }

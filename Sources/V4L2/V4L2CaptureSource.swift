@@ -64,27 +64,28 @@ public final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
     private let controls: CameraControls
 
     /// A source for the camera `path` names (`/dev/videoN`, `v4l2:/dev/videoN`, `v4l2:///dev/videoN`,
-    /// `/dev/v4l/by-id/…`, parsed by `SourceURI`); nothing is opened yet.
+    /// `/dev/v4l/by-id/…`, parsed by `parseURI`); nothing is opened yet.
     /// - Parameter frameDecoder: decodes MJPEG to grey (the JPEG module's `JPEGLumaDecoder`); with
     ///   it MJPEG modes are captured as MJPEG, without it only through libv4l2's conversions.
     public init(path: String, configuration: Configuration = Configuration(), kernel: any V4L2Kernel = SystemV4L2Kernel(),
                 frameDecoder: (any CompressedFrameDecoder)? = nil, logger: Logger) throws(IOError) {
-        let source: SourceURI
+        let parsed: SourceURI?
         do throws(SourceURIError) {
-            source = try SourceURI(parsing: path)
+            parsed = try Self.parseURI(path)
         } catch {
             throw IOError(code: .invalidArgument, call: "V4L2CaptureSource.init", message: error.description)
         }
-        guard case .v4l2(let devicePath) = source else {
+        guard let source = parsed else {
             throw IOError(code: .invalidArgument, call: "V4L2CaptureSource.init",
-                          message: "\(path) names a Y4M input, not a camera; \(SourceURI.cameraForms)")
+                          message: "\(SourceURI.redactingCredentials(path)) names no camera; \(Self.cameraForms)")
         }
+        let devicePath = source.location
         self.path = devicePath
         if let problem = configuration.problem {
             throw IOError.v4l2(.invalidArgument, call: "V4L2CaptureSource.init", device: devicePath, problem: problem,
                                remedy: "fix the camera settings in the configuration")
         }
-        uri = SourceURI.v4l2(devicePath: devicePath).description
+        uri = source.description
         self.configuration = configuration
         controls = CameraControls(configuration.controls, logger: logger)
         self.kernel = kernel

@@ -43,7 +43,7 @@ public final class Y4MSource: FrameSource, @unchecked Sendable {
     /// A source reading `path`; `-` means standard input. Nothing is opened until `start()`.
     public init(path: String, logger: Logger) {
         self.path = path
-        self.uri = SourceURI.y4m(path: path).description
+        self.uri = SourceURI(family: "y4m", location: path).description
         self.logger = logger
         // Until `start()` looks at the opened descriptor, `stat` decides; a missing path fails in `start()`.
         let kind = try? (path == "-" ? Y4MFileKind(of: .standardInput) : Y4MFileKind(atPath: path))

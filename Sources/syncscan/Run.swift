@@ -84,6 +84,9 @@ extension Syncscan {
         @Option(help: "MQTT topics under this prefix: PREFIX/codes, PREFIX/status, PREFIX/stats. [default: syncscan/<hostname>/<source name>]")
         var mqttTopicPrefix: String?
 
+        @Option(help: "Also POST every code as JSON to this http:// or https:// URL (repeat for more; retried, spooled; see webhook.*). [default: none]")
+        var webhookUrl: [String] = []
+
         @Option(help: "Serve the live view over HTTP on this ADDRESS:PORT (a loopback address unless http.allow_remote and http.password_file). [default: none]")
         var http: String?
 
@@ -122,12 +125,14 @@ extension Syncscan {
                 "mqtt.url": mqttUrl.map(ConfigContent.string),
                 "mqtt.topic_prefix": mqttTopicPrefix.map(ConfigContent.string),
                 "http.listen": http.map(ConfigContent.string),
+                "webhook.url": webhookUrl.isEmpty ? nil : .string(webhookUrl.joined(separator: ",")),
             ]
             if let duplicateWindow {
                 o["duplicate_suppression.enabled"] = .bool(duplicateWindow > 0)
                 if duplicateWindow > 0 { o["duplicate_suppression.window_seconds"] = .double(duplicateWindow) }
             }
-            return o.compactMapValues { $0.map { ConfigValue($0, isSecret: false) } }
+            // A webhook URL may hold a password (user:password@): secret, like the token file's contents.
+            return o.compactMapValues { $0 }.reduce(into: [:]) { $0[$1.key] = ConfigValue($1.value, isSecret: $1.key == "webhook.url") }
         }
 
         func run() async throws {
@@ -172,7 +177,7 @@ extension Syncscan {
         func run() async throws {
             switch await SyncscanConfiguration.checkConfig(path: file) {
             case .success(let c):
-                print("\(file): OK (source \(c.source), engine \(c.engine), effort \(c.effort), symbologies \(c.scanner.symbologies.map(\.rawValue).sorted().joined(separator: ",")), scanning threads \(c.scanningThreads))")
+                print("\(file): OK (source \(InputRegistry.shown(c.source))\(InputRegistry.isLive(c.source) == true ? ", live" : ""), engine \(c.engine), effort \(c.effort), symbologies \(c.scanner.symbologies.map(\.rawValue).sorted().joined(separator: ",")), scanning threads \(c.scanningThreads))")
             case .failure(let error):
                 Syncscan.report(error)
                 throw ExitCode(error.exitCode)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Daemon
 import Foundation
+import HTTPClient
 import JPEG
 import Logging
 import MQTT
@@ -27,11 +28,13 @@ struct Syncscan: AsyncParsableCommand {
         let libraries = [
             ("zbar", ZBarLibrary.version, ZBarLibrary.versionOrigin),
             ("zxing-cpp", ZXingLibrary.version, ZXingLibrary.versionOrigin),
-            ("libv4l2", V4L2Library.version, V4L2Library.versionOrigin),
             ("TurboJPEG", TurboJPEGLibrary.version, TurboJPEGLibrary.versionOrigin),
             ("libmosquitto", MosquittoLibrary.version, MosquittoLibrary.versionOrigin),
+            ("libcurl", CurlLibrary.version, CurlLibrary.versionOrigin),
         ]
-        return (["syncscan \(syncscanVersion)"] + libraries.map { "\($0.0) \($0.1) (\($0.2))" }).joined(separator: "\n")
+        // The inputs' libraries (libv4l2, GStreamer) come from their families in `InputRegistry`.
+        return (["syncscan \(syncscanVersion)"] + libraries.map { "\($0.0) \($0.1) (\($0.2))" } + InputRegistry.versionLines)
+            .joined(separator: "\n")
     }
 
     /// Sets up stderr logging at `level`, changeable later through `level`; stdout is reserved for results.

@@ -107,38 +107,27 @@ import TestSupport
 }
 
 @Suite(.offThePool) struct SourceURITests {
-    @Test func y4mFormsNameAFileAPipeOrStandardInput() throws {
-        #expect(try SourceURI(parsing: "y4m:/tmp/a.y4m") == .y4m(path: "/tmp/a.y4m"))
-        #expect(try SourceURI(parsing: "y4m:clip") == .y4m(path: "clip"))
-        #expect(try SourceURI(parsing: "y4m:-") == .y4m(path: "-"))
-        #expect(try SourceURI(parsing: "-") == .y4m(path: "-"))
-        #expect(try SourceURI(parsing: "relative/clip.Y4M") == .y4m(path: "relative/clip.Y4M"))
-        #expect(try SourceURI(parsing: "/dev/shm/clip.y4m") == .y4m(path: "/dev/shm/clip.y4m"))
+    @Test func descriptionIsTheFamilyAndLocationUnlessWrittenOtherwise() {
+        #expect(SourceURI(family: "y4m", location: "clip.y4m").description == "y4m:clip.y4m")
+        #expect(SourceURI(family: "gst", location: "rtsp://cam/stream", written: "rtsp://cam/stream").description == "rtsp://cam/stream")
     }
 
-    @Test func v4l2FormsNameADeviceNode() throws {
-        #expect(try SourceURI(parsing: "/dev/video0") == .v4l2(devicePath: "/dev/video0"))
-        #expect(try SourceURI(parsing: "v4l2:/dev/video2") == .v4l2(devicePath: "/dev/video2"))
-        #expect(try SourceURI(parsing: "v4l2:///dev/video2") == .v4l2(devicePath: "/dev/video2"))
-        #expect(try SourceURI(parsing: "/dev/v4l/by-id/usb-Cam_123-video-index0") == .v4l2(devicePath: "/dev/v4l/by-id/usb-Cam_123-video-index0"))
-        // An explicit scheme wins over the .y4m suffix.
-        #expect(try SourceURI(parsing: "v4l2:/dev/odd.y4m") == .v4l2(devicePath: "/dev/odd.y4m"))
+    @Test func passwordsAreRedactedWhereverAURLHoldsOne() {
+        let uri = SourceURI(family: "gst", location: "rtsp://admin:s3cr3t@10.0.0.5:554/stream?x=1", written: "rtsp://admin:s3cr3t@10.0.0.5:554/stream?x=1")
+        #expect(uri.description == "rtsp://admin:***@10.0.0.5:554/stream?x=1")
+        #expect(uri.location.contains("s3cr3t"), "the library still gets the credential")
+        #expect(SourceURI.redactingCredentials("gst:rtspsrc location=rtsp://u:pw@h/p user-pw=other ! appsink")
+                == "gst:rtspsrc location=rtsp://u:***@h/p user-pw=*** ! appsink")
+        // A user without a password, an '@' in the path and text without a URL are kept.
+        #expect(SourceURI.redactingCredentials("rtsp://viewer@cam/a@b") == "rtsp://viewer@cam/a@b")
+        #expect(SourceURI.redactingCredentials("/dev/video0") == "/dev/video0")
+        #expect(SourceURI.redactingCredentials("http://a:b@x/ and https://c:d@y:8443/z") == "http://a:***@x/ and https://c:***@y:8443/z")
     }
 
-    @Test func descriptionIsTheSchemeAndPath() throws {
-        #expect(try SourceURI(parsing: "clip.y4m").description == "y4m:clip.y4m")
-        #expect(try SourceURI(parsing: "v4l2:///dev/video2").description == "v4l2:/dev/video2")
-        #expect(try SourceURI(parsing: "/dev/video0").description == "v4l2:/dev/video0")
-    }
-
-    @Test(arguments: ["", "video0", "rtsp://camera/stream", "/tmp/camera", "/dev/", "y4m:", "v4l2:", "v4l2:video0", "v4l2:/", "clip\0.y4m"])
-    func unusableTextIsRefusedWithTheAcceptedForms(text: String) {
-        let error = #expect(throws: SourceURIError.self) { try SourceURI(parsing: text) }
-        #expect(error?.uri == text)
-        #expect(error?.description.hasPrefix("unsupported source \"") == true)
-        // Every refusal says what to write instead.
-        #expect(error?.description.contains("/dev/videoN") == true || error?.description.contains("- for stdin") == true,
-                "\(String(describing: error))")
+    @Test func anErrorShowsTheURIWithoutItsPassword() {
+        let error = SourceURIError(uri: "rtsp://user:hunter2@127.0.0.1:8554/test", reason: "expected …")
+        #expect(error.description == "unsupported source \"rtsp://user:***@127.0.0.1:8554/test\": expected …")
+        #expect(!"\(error)".contains("hunter2"))
     }
 }
 

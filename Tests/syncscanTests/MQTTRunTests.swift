@@ -16,8 +16,8 @@ private func object(_ text: String) -> [String: Any]? {
     try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
 }
 
-/// `syncscan run ARGS` reading a live pipe the test writes frames into; stdout and stderr in files.
-private final class LiveSyncscan {
+/// `syncscan run ARGS` reading a live pipe the test writes frames into; stdout and stderr in files (MQTT and webhook runs).
+final class LiveSyncscan {
     let daemon: RunningDaemon
 
     init(_ arguments: [String], environment: [String: String] = [:]) throws {

@@ -25,6 +25,8 @@ import Testing
             "libv4l2": "pkg-config at build time; libv4l2 has no version call",
             "TurboJPEG": "pkg-config at build time; TurboJPEG has no version call",
             "libmosquitto": "mosquitto_lib_version",
+            "GStreamer": "gst_version_string",
+            "libcurl": "curl_version",
         ])
     }
 }

@@ -20,6 +20,10 @@ public protocol ResultsHandler: AnyObject, Sendable {
     /// view's preview); `nil` (the default) wants none. The session asks it for every scanned
     /// frame and copies the frames it picks through the same pool as `pixelsRequest`.
     var pixelsSampler: (any FramePixelsSampler)? { get }
+    /// How many frame pixel copies this handler may hold at once (queued for its thread, being
+    /// worked on); the session's pool of copies makes room for them. 0 (the default) holds none
+    /// past `handle`.
+    var pixelCopiesHeld: Int { get }
     /// One emitted code and the frame it was seen in (`code.frame`, `code.pixels` when asked for
     /// and copied); a handler may attach line fields for the handlers after it.
     func handle(_ code: inout DeliveredCode) throws
@@ -46,6 +50,7 @@ public protocol ResultsHandler: AnyObject, Sendable {
 extension ResultsHandler {
     public var pixelsRequest: PixelsRequest? { nil }
     public var pixelsSampler: (any FramePixelsSampler)? { nil }
+    public var pixelCopiesHeld: Int { 0 }
     public func frameCompleted(_ collection: SynchronizedDataCollection) throws {}
     public func start() {}
     public func setOverflowPolicy(_ policy: OverflowPolicy) {}

@@ -44,7 +44,7 @@ extension SyncscanConfiguration {
     /// Reads every key: this initializer is the schema. Each value is checked where it is read.
     init(reading keys: inout ConfigurationKeyReader) {
         if let source = keys.string("source") {
-            do { _ = try SourceURI(parsing: source); self.source = source } catch { keys.problem("source", "\(error)") }
+            do { _ = try InputRegistry.validate(source); self.source = source } catch { keys.problem("source", "\(error)") }
         }
         let sizes = V4L2CaptureSource.Configuration.sizeRange
         device.width = keys.int("device.width", in: sizes)
@@ -68,6 +68,9 @@ extension SyncscanConfiguration {
             if let problem = setting.typeProblem { keys.problem("device.controls.\(entry.name)", problem); return nil }
             return setting
         }
+
+        if let v: RTSPSettings.Transport = keys.choice("rtsp.transport", "RTSP transport") { rtsp.transport = v }
+        if let v = keys.int("rtsp.latency_ms", in: RTSPSettings.latencyRange, " (milliseconds of RTSP jitter buffer)") { rtsp.latencyMilliseconds = v }
 
         alwaysDiscardLateVideoFrames = keys.bool("always_discard_late_video_frames")
         let threads = "auto or an integer from 1 to 64"
@@ -141,6 +144,7 @@ extension SyncscanConfiguration {
         if let v: Logger.Level = keys.choice("log_level", "log level") { logLevel = v }
         if let v = keys.int("output.queue_lines", in: 1...1_048_576) { output.queueLines = v }
         if let v = keys.bool("output.stdout") { output.stdout = v }
+        readWebhook(&keys)
         readMQTT(&keys)
         readHTTP(&keys)
 
@@ -235,8 +239,8 @@ extension SyncscanConfiguration {
             keys.problem("mqtt.url", "mqtts:// needs mqtt.ca_file (the CA certificates that verify the broker)")
         }
         if url != nil { mqtt = settings }
-        if !output.stdout && url == nil {
-            keys.problem("output.stdout", "false leaves no sink for the codes; set mqtt.url too, or remove output.stdout")
+        if !output.stdout && url == nil && webhook == nil {
+            keys.problem("output.stdout", "false leaves no sink for the codes; set mqtt.url or webhook.url too, or remove output.stdout")
         }
     }
 }

@@ -1,4 +1,5 @@
 import Capture
+import GStreamer
 import Logging
 import Media
 import Results
@@ -13,6 +14,18 @@ import ZBar
 /// `SyncscanConfiguration+Reading.swift` that reads each key is the schema, and
 /// `config/syncscan.yaml` documents every key.
 public struct SyncscanConfiguration: Sendable, Hashable {
+    /// How an `rtsp://` or `rtsps://` source is read.
+    public struct RTSPSettings: Sendable, Hashable {
+        public typealias Transport = GStreamerURI.RTSPTransport
+        /// `tcp` (interleaved, the default) or `udp`.
+        public var transport = GStreamerURI.RTSPTransport.tcp
+        /// The jitter buffer, milliseconds (`rtspsrc latency`).
+        public var latencyMilliseconds = 200
+        /// The range `rtsp.latency_ms` accepts.
+        public static let latencyRange = 0...10_000
+        public init() {}
+    }
+
     /// Dropping a code seen again soon after it was reported.
     public struct DuplicateSuppression: Sendable, Hashable {
         public var enabled = true
@@ -34,6 +47,8 @@ public struct SyncscanConfiguration: Sendable, Hashable {
     public var source = "/dev/video0"
     /// How to open a V4L2 camera (validated for every source; used only by cameras).
     public var device = V4L2CaptureSource.Configuration()
+    /// How an `rtsp://` source is read (`rtsp.transport`, `rtsp.latency_ms`).
+    public var rtsp = RTSPSettings()
     /// `nil`: on for live sources (camera, pipe), off for files (`VideoDataOutput`'s rule).
     public var alwaysDiscardLateVideoFrames: Bool?
     /// Threads scanning frames in parallel, each with its own scanners; `auto` (the default) is the
@@ -63,6 +78,8 @@ public struct SyncscanConfiguration: Sendable, Hashable {
     public var snapshots: SnapshotSettings?
     /// Every code, the status and the counters to an MQTT broker; `nil` (no `mqtt.url`): none.
     public var mqtt: MQTTSettings?
+    /// Every code POSTed to web endpoints; `nil` (no `webhook.url`): none.
+    public var webhook: WebhookSettings?
     /// The live view over HTTP; `nil` (no `http.listen`): no server.
     public var http: HTTPSettings?
     /// The node_exporter textfile (`*.prom`) written every stats interval and at exit; `nil`: none.

@@ -21,6 +21,9 @@ public struct PipelineOptions: Sendable, Hashable {
 
     public var source: String { configuration.source }
 
+    /// `source` for logs, `/status` and STATUS=: its credentials redacted (`SourceURI.redactingCredentials`).
+    public var sourceShown: String { SourceURI.redactingCredentials(configuration.source) }
+
     /// Frame-time window for duplicate suppression, seconds; 0 when suppression is off.
     public var duplicateWindow: Double {
         configuration.duplicateSuppression.enabled ? configuration.duplicateSuppression.windowSeconds : 0
@@ -30,7 +33,7 @@ public struct PipelineOptions: Sendable, Hashable {
     func needsRestart(for new: PipelineOptions) -> Bool {
         var (a, b) = (configuration, new.configuration)
         (a.device.controls, b.device.controls) = ([], [])  // set in place on the streaming camera
-        return a.source != b.source || a.device != b.device || a.alwaysDiscardLateVideoFrames != b.alwaysDiscardLateVideoFrames
+        return a.source != b.source || a.device != b.device || a.rtsp != b.rtsp || a.alwaysDiscardLateVideoFrames != b.alwaysDiscardLateVideoFrames
             || a.scanningThreads != b.scanningThreads
     }
 }

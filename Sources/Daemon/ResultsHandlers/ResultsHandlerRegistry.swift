@@ -41,6 +41,10 @@ public enum ResultsHandlerRegistry {
                                    password: readPassword(settings, logger: context.logger), softwareVersion: context.softwareVersion,
                                    logger: context.logger)
             },
+            configuration.webhook.map { settings in
+                WebhookResultsHandler(settings: settings, source: context.source, token: readToken(settings, logger: context.logger),
+                                      logger: context.logger)
+            },
             configuration.http.map { LiveViewResultsHandler(settings: $0.liveView, source: context.source, logger: context.logger) },
         ]
         return made.compactMap { $0 }
@@ -65,6 +69,18 @@ public enum ResultsHandlerRegistry {
             return try firstLine(of: path)
         } catch {
             logger.error("mqtt.password_file cannot be read; connecting without a password (the broker will likely refuse)",
+                         metadata: ["file": "\(path)", "error": "\(error)"])
+            return nil
+        }
+    }
+
+    /// The first line of `webhook.token_file`, trimmed; `nil` (logged, the token never) when it cannot be read.
+    static func readToken(_ settings: WebhookSettings, logger: Logger) -> String? {
+        guard let path = settings.tokenFile else { return nil }
+        do {
+            return try firstLine(of: path).trimmingCharacters(in: .whitespaces)
+        } catch {
+            logger.error("webhook.token_file cannot be read; posting without Authorization (the receiver will likely refuse)",
                          metadata: ["file": "\(path)", "error": "\(error)"])
             return nil
         }

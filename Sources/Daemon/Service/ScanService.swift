@@ -35,7 +35,7 @@ import SystemPackage
 /// metrics): each reads what it needs from `state` and lets go first.
 public final class ScanService: Service, @unchecked Sendable {
     /// One running session's parts.
-    private struct Running {
+    struct Running {
         var session: CaptureSession
         var synchronizer: DataOutputSynchronizer
         var metadata: MetadataOutput
@@ -45,7 +45,7 @@ public final class ScanService: Service, @unchecked Sendable {
     }
 
     /// Everything shared between `run`, `reload` and the report loops.
-    private struct State {
+    struct State {
         var options: PipelineOptions
         /// The running session's parts; `nil` between sessions.
         var current: Running?
@@ -66,28 +66,28 @@ public final class ScanService: Service, @unchecked Sendable {
     }
 
     /// How `run` learns that its sessions ended or that a stuck scan ends the run.
-    private enum RunEnd: Sendable {
+    enum RunEnd: Sendable {
         case sessionsEnded
         case stuck(ScanStuckError)
     }
 
-    private let writer: LineWriter
-    private let logger: Logger
-    private let events: any ServiceEvents
+    let writer: LineWriter
+    let logger: Logger
+    let events: any ServiceEvents
     private let summary: @Sendable (String) -> Void
     /// The configured results handlers beside stdout (snapshots, MQTT, …), shared by every
     /// session: one snapshot directory, one broker connection for the whole run.
-    private let handlers: [any ResultsHandler]
-    private let state: LockedValue<State>
+    let handlers: [any ResultsHandler]
+    let state: LockedValue<State>
     /// Scans past `scan_timeout_seconds`, checked by the status loop.
-    private let stuckScans = StuckScanWatch(interval: ScanService.statusInterval)
+    let stuckScans = StuckScanWatch(interval: ScanService.statusInterval)
     /// Test seam: runs after a session's parts are made, just before they become `current`.
     var sessionWillPublish: (@Sendable () -> Void)?
     /// Test seam: runs on the scanning thread before each pass over a frame (its seq and pass):
     /// a test makes a scan block or take long.
     var passWillRun: (@Sendable (UInt64, DecoderPass) -> Void)?
     private let runEnds: AsyncStream<RunEnd>
-    private let runEnd: AsyncStream<RunEnd>.Continuation
+    let runEnd: AsyncStream<RunEnd>.Continuation
 
     /// - Parameters:
     ///   - writer: where JSON lines go (stdout in the daemon).
@@ -103,7 +103,7 @@ public final class ScanService: Service, @unchecked Sendable {
         self.logger = logger
         self.events = events
         self.summary = summary
-        let sourceURI = (try? SourceURI(parsing: options.source))?.description ?? options.source
+        let sourceURI = (try? InputRegistry.parse(options.source))?.description ?? SourceURI.redactingCredentials(options.source)
         handlers = ResultsHandlerRegistry.make(options.configuration, context: .init(source: sourceURI, logger: logger,
                                                                                      snapshotDirectory: snapshotDirectory,
                                                                                      softwareVersion: options.softwareVersion))
@@ -176,7 +176,7 @@ public final class ScanService: Service, @unchecked Sendable {
             } catch let error as SessionError {
                 guard !error.streamed, let fallback, !Task.isShuttingDownGracefully else { return error.underlying }
                 logger.error("the reloaded source failed to open; returning to the previous configuration",
-                             metadata: ["source": "\(options.source)", "error": "\(error.underlying)"])
+                             metadata: ["source": "\(options.sourceShown)", "error": "\(error.underlying)"])
                 state.withLock { if !$0.restartRequested { $0.options = fallback } }
                 continue
             } catch {
@@ -208,12 +208,11 @@ public final class ScanService: Service, @unchecked Sendable {
         let metadata = MetadataOutput(settings: options.configuration.metadataSettings, scanningThreads: options.configuration.scanningThreads,
                                       scanTimeObserver: { metrics.recordScanDuration($0) },
                                       passTimeObserver: { metrics.recordPassDuration($0, $1) }, passWillRun: passWillRun)
-        // Pixel copies: the snapshot queue, one per scanning thread, two on their way between them,
-        // and with a live view two more (the one being encoded, the next).
+        // Pixel copies: what the handlers hold (a snapshot queue, a preview being made), one per
+        // scanning thread, two on their way between them.
         let session = CaptureSession(input: source, videoDataOutput: options.configuration.videoDataOutput,
                                      metadataOutput: metadata, pixelsRequest: handler.pixelsRequest, pixelsSampler: handler.pixelsSampler,
-                                     pixelCopies: (options.configuration.snapshots?.queueFrames ?? 0) + metadata.scanningThreads + 2
-                                         + (handler.pixelsSampler == nil ? 0 : 2),
+                                     pixelCopies: handler.pixelCopiesHeld + metadata.scanningThreads + 2,
                                      logger: logger)
         let synchronizer = DataOutputSynchronizer { collection in try delivery.deliver(collection) }
         sessionWillPublish?()
@@ -275,16 +274,13 @@ public final class ScanService: Service, @unchecked Sendable {
                 try SourceFactory.checkOpenable(new, logger: logger)
             } catch {
                 logger.error("reloaded configuration not applied: its source cannot be opened; keeping the running configuration",
-                             metadata: ["source": "\(new.source)", "error": "\(error)"])
+                             metadata: ["source": "\(new.sourceShown)", "error": "\(error)"])
                 return
             }
         }
         writer.setCapacity(new.configuration.output.queueLines)
-        if new.configuration.snapshots != old.configuration.snapshots {
-            logger.notice("snapshots.* changed: snapshot settings are read at start; restart the service to apply them")
-        }
-        if new.configuration.mqtt != old.configuration.mqtt {
-            logger.notice("mqtt.* changed: MQTT settings are read at start; restart the service to apply them")
+        for (keys, what) in new.configuration.startOnlyChanges(from: old.configuration) {
+            logger.notice("\(keys) changed: \(what) settings are read at start; restart the service to apply them")
         }
         let (needsRestart, running) = state.withLock { state in
             let old = state.options
@@ -306,167 +302,6 @@ public final class ScanService: Service, @unchecked Sendable {
                 "output.queue_lines": "\(new.configuration.output.queueLines)",
                 "symbologies": "\(new.configuration.scanner.symbologies.map(\.rawValue).sorted().joined(separator: ","))",
             ])
-        }
-    }
-
-    /// The stats line's content now: counts so far (all sessions), scan times, output drops,
-    /// then each results handler's counters.
-    public func statsLine() -> String {
-        let metadata = state.withLock { $0.current?.metadata }
-        let failures = metadata?.decoderFailures
-        return ServiceLines.stats(counters(), scanTimes: metadata?.scanTimePercentiles(), passTimes: metadata?.passTimePercentiles() ?? [:],
-                                  decoderFailures: failures.map { ($0.count, $0.last.map { "\($0)" }) })
-    }
-
-    /// The counts now, over every session: what the summary line and the metrics file show.
-    public func counters() -> ServiceCounters {
-        var counters = ServiceCounters()
-        let (running, streamed) = state.withLock { state in
-            (counters.statistics, counters.codesEmitted, counters.deviceReopens, counters.controlFailures)
-                = (state.totals, state.totalEmitted, state.totalReopens, state.totalControlFailures)
-            return (state.current, state.currentStreamed)
-        }
-        counters.scansStuck = stuckScans.count
-        if let running {  // its counts are added to the totals only when it ends
-            counters.statistics.add(running.synchronizer.statistics)
-            counters.codesEmitted += running.delivery.emitted
-            counters.deviceReopens += running.session.input.reopens
-            counters.controlFailures += running.session.input.controlFailures
-            counters.streaming = streamed && running.session.input.missingSince == nil
-        }
-        counters.outputLinesDropped = writer.droppedLines
-        counters.handlers = handlers.map(\.counters)
-        return counters
-    }
-
-    /// The configured results handlers (the live view among them, for its HTTP service).
-    public var configuredHandlers: [any ResultsHandler] { handlers }
-
-    /// The running session's source (the live view shows its mode); `nil` between sessions.
-    public var currentSource: (any FrameSource)? { state.withLock { $0.current?.session.input } }
-
-    /// The Prometheus text exposition now, from the same metrics as `metrics.textfile` (`/metrics`).
-    public func metricsExposition() -> [UInt8] {
-        let (metrics, textfile) = state.withLock { ($0.metrics, $0.textfileWriter) }
-        metrics.update(counters(), textfileWriteFailures: textfile?.failures ?? 0)
-        return metrics.render()
-    }
-
-    /// The status as one JSON object (`/status`, the live view's status events): `source`, `state`
-    /// (`scanning`, `waiting` for a lost camera, `opening`), `status` (STATUS='s line),
-    /// `rect_of_interest` (normalized) and `counters` (as `<prefix>/stats`).
-    public func statusJSON() -> [UInt8] {
-        let line = statusLine()
-        let (source, roi) = state.withLock { ($0.options.source, $0.options.configuration.rectOfInterest) }
-        let stateName = line.hasPrefix("scanning ") ? "scanning" : line.hasPrefix("waiting for ") ? "waiting"
-            : line.hasPrefix("scan stuck: ") ? "stuck" : "opening"
-        func quoted(_ text: String) -> String {
-            "\"" + text.unicodeScalars.map { $0 == "\"" || $0 == "\\" ? "\\\($0)" : $0.value < 0x20 ? " " : "\($0)" }.joined() + "\""
-        }
-        let rect = "{\"x\":\(roi.x),\"y\":\(roi.y),\"width\":\(roi.width),\"height\":\(roi.height)}"
-        return Array("{\"type\":\"status\",\"source\":\(quoted(source)),\"state\":\"\(stateName)\",\"status\":\(quoted(line)),\"rect_of_interest\":\(rect),\"counters\":".utf8)
-            + ServiceLines.statsJSON(counters()) + Array("}".utf8)
-    }
-
-    /// The metrics labelled `source`: the current ones, or new ones starting from the counts now.
-    private func serviceMetrics(for source: String) -> ServiceMetrics {
-        let current = state.withLock { $0.metrics }
-        if current.source == source { return current }
-        let new = ServiceMetrics(source: source, baseline: counters())
-        state.withLock { $0.metrics = new }
-        return new
-    }
-
-    /// Brings the metrics up to `counters` and, with `metrics.textfile` set, hands the file's new
-    /// content to the textfile writer's thread; returns that writer.
-    @discardableResult
-    private func publishMetrics(_ counters: ServiceCounters) -> MetricsTextfileWriter? {
-        let (metrics, path, existing) = state.withLock { ($0.metrics, $0.options.configuration.metricsTextfile, $0.textfileWriter) }
-        metrics.update(counters, textfileWriteFailures: existing?.failures ?? 0)
-        guard let path else { return existing }
-        let textfile = existing ?? MetricsTextfileWriter(logger: logger)
-        if existing == nil { state.withLock { $0.textfileWriter = textfile } }
-        textfile.submit(metrics.render(), to: FilePath(path))
-        return textfile
-    }
-
-    /// How often STATUS= is refreshed (when it changed) and a missing camera keeps the watchdog fed.
-    static let statusInterval: Duration = .seconds(1)
-
-    /// The STATUS= line now: `scanning SOURCE: frames=N codes=N dropped=N` (all sessions; `statusDropFields`), then
-    /// once a code was read or a pass cut, ` by_pass=PASS:N,… cut=N` (codes by pass, passes cut by the budget),
-    /// once `hybrid` checked a zbar reading, ` readings_confirmed=N …` (`ServiceLines.readingCheckFields`),
-    /// `waiting for SOURCE (gone N s)` while a lost camera is waited for, `opening SOURCE`
-    /// between sessions, or `scan stuck: frame SEQ for N s (pass PASS)` while a scan has not
-    /// returned within `scan_timeout_seconds`.
-    public func statusLine() -> String {
-        let (running, totals, source, timeout) = state.withLock {
-            ($0.current, $0.totals, $0.options.source, $0.options.configuration.scanTimeoutSeconds)
-        }
-        guard let running else { return "opening \(source)" }
-        if let (stuck, elapsed) = stuckScans.oldestStuck(running.metadata, timeout: timeout) {
-            return "scan stuck: frame \(stuck.sequenceNumber) for \(elapsed.components.seconds) s" + (stuck.pass.map { " (pass \($0))" } ?? "")
-        }
-        let input = running.session.input
-        if let since = input.missingSince {
-            return "waiting for \(input.uri) (gone \((ContinuousClock.now - since).components.seconds) s)"
-        }
-        var s = totals
-        s.add(running.synchronizer.statistics)
-        return "scanning \(input.uri): frames=\(s.frames) codes=\(s.codes) dropped=\(s.droppedTotal)" + ServiceLines.statusDropFields(s) + ServiceLines.statusPassFields(s)
-            + ServiceLines.readingCheckFields(s.readingCheck)
-    }
-
-    /// Logs each scan newly past `scan_timeout_seconds`, tells `events` whether one is stuck,
-    /// and without a supervisor that restarts on that, ends the run (once).
-    private func checkForStuckScans() {
-        let (metadata, timeout) = state.withLock { ($0.current?.metadata, $0.options.configuration.scanTimeoutSeconds) }
-        let restarts = events.restartsWhenStuck
-        let finding = stuckScans.check(metadata, timeout: timeout, endRun: !restarts)
-        for (scan, elapsed) in finding.fresh {
-            logger.error("a scan did not return within scan_timeout_seconds", metadata: [
-                "seq": "\(scan.sequenceNumber)", "pass": "\(scan.pass.map { "\($0)" } ?? "-")",
-                "seconds": "\(elapsed.components.seconds)",
-                "scan_timeout_seconds": "\(DecimalText.string(timeout, fractionDigits: 3))",
-                "action": "\(restarts ? "watchdog pings stop until it returns" : "the run ends")",
-            ])
-        }
-        events.scanStuck(!finding.stuck.isEmpty)
-        if finding.endsRun, let first = finding.stuck.first {
-            runEnd.yield(.stuck(ScanStuckError(timeoutSeconds: timeout, sequenceNumber: first.sequenceNumber)))
-        }
-    }
-
-    private func reportStatusPeriodically() async {
-        var last = ""
-        while !Task.isCancelled {
-            checkForStuckScans()
-            let line = statusLine()
-            if line != last { events.status(line); last = line }
-            // Liveness while the camera is missing: its reconnect backoff ends at device.missing_timeout.
-            if line.hasPrefix("waiting for ") { events.sourceMissing() }
-            do { try await Task.sleep(for: Self.statusInterval) } catch { return }
-        }
-    }
-
-    private func reportStatsPeriodically() async {
-        // The frames counted at the last report, and when: `frames_per_second` is the rate since.
-        var last = (frames: counters().statistics.frames, at: ContinuousClock.now)
-        while !Task.isCancelled {
-            let interval = state.withLock { $0.options.configuration.statsIntervalSeconds }
-            guard interval > 0 else {
-                try? await Task.sleep(for: .seconds(1))
-                continue
-            }
-            do { try await Task.sleep(for: .seconds(interval)) } catch { return }
-            logger.notice("\(statsLine())")
-            let counters = counters()
-            let (frames, now) = (counters.statistics.frames, ContinuousClock.now)
-            let fps = Double(frames - last.frames) / max(0.001, (now - last.at) / .seconds(1))
-            last = (frames, now)
-            let json = ServiceLines.statsJSON(counters, framesPerSecond: fps)
-            for handler in handlers { handler.statsUpdated(json) }
-            publishMetrics(counters)
         }
     }
 }

@@ -23,6 +23,9 @@ public final class ResultsFanOut: ResultsHandler, @unchecked Sendable {
         return samplers.count > 1 ? FramePixelsSamplers(samplers) : samplers.first
     }
 
+    /// The copies every handler may hold, together.
+    public var pixelCopiesHeld: Int { handlers.map(\.pixelCopiesHeld).reduce(0, +) }
+
     public func handle(_ code: inout DeliveredCode) throws {
         for handler in handlers { try handler.handle(&code) }
     }

@@ -66,6 +66,15 @@ public struct JSONLineEncoder: Sendable {
 
 }
 
+extension JSONLineEncoder {
+    /// `text` as a JSON string literal, escaped as code lines escape theirs.
+    public static func quoted(_ text: String) -> [UInt8] {
+        var out = JSONBuffer()
+        out.string(text)
+        return out.bytes
+    }
+}
+
 /// Accumulates one JSON line's bytes.
 struct JSONBuffer {
     var bytes: [UInt8] = []

@@ -62,6 +62,8 @@ public final class LiveViewResultsHandler: ResultsHandler, FramePixelsSampler, @
     }
 
     public var pixelsSampler: (any FramePixelsSampler)? { self }
+    /// The preview being made and the next one (its queue of one).
+    public var pixelCopiesHeld: Int { 2 }
 
     /// The preview's settings now.
     public var settings: LiveViewSettings { sampling.withLock { $0.settings } }

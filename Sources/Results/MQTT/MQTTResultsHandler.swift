@@ -42,9 +42,7 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
     public let topicPrefix: String
     private let connectionOptions: MQTTConnection.Options
     private let logger: Logger
-    private let encoder = JSONLineEncoder()
     private let source: String
-    private let runID: String
     private let clock: @Sendable () -> WallClockTime
     /// Home Assistant's discovery configs, or their removals: published first on every connection.
     private let discoveryMessages: [MQTTConnection.Message]
@@ -74,8 +72,8 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
     }
 
     private let shared: LockedValue<Shared>
-    /// Frame of the last code `handle` saw and the codes of it so far (for ids); `handle` only.
-    private var lastFrame: (sequence: UInt64, index: Int)?
+    /// The codes' objects with their ids (`<run>-<frame seq>-<index>`); `handle` only.
+    private var codeEncoder: IdentifiedCodeEncoder
 
     /// Seconds `finish` waits for a connected broker to take what is queued before spooling or dropping it.
     public var drainTimeoutSeconds = 5.0
@@ -98,7 +96,7 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
         discoveryMessages = HomeAssistantDiscovery(discoveryPrefix: settings.homeAssistantPrefix, topicPrefix: prefix, hostname: hostname,
                                                    sourceName: name, softwareVersion: softwareVersion)
             .messages(enabled: settings.homeAssistantDiscovery)
-        runID = String(UInt32.random(in: 0...UInt32.max), radix: 16)
+        codeEncoder = IdentifiedCodeEncoder(prefix: String(UInt32.random(in: 0...UInt32.max), radix: 16))
         var options = MQTTConnection.Options(host: settings.url.host, port: settings.url.port)
         options.clientID = settings.clientID ?? "syncscan-\(hostname)-\(name)"
         options.keepaliveSeconds = settings.keepaliveSeconds
@@ -191,13 +189,7 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
     }
 
     public func handle(_ code: inout DeliveredCode) throws {
-        let frame = code.code.frame.sequenceNumber
-        let index = lastFrame.map { $0.sequence == frame ? $0.index + 1 : 0 } ?? 0
-        lastFrame = (frame, index)
-        let id = "\(runID)-\(frame)-\(index)"
-        // The stdout object plus "id", through the encoder's own field list; the message has no newline.
-        var payload = encoder.encode(code.code, source: source, time: clock(), fields: code.fields + [(name: "id", value: id)])
-        payload.removeLast()
+        let payload = codeEncoder.encode(code, source: source, time: clock()).payload
         let message = MQTTConnection.Message(topic: topicPrefix + "/codes", payload: payload, qos: settings.qos)
         let bound = self.bound
         shared.withLock(when: { !($0.overflow == .wait && $0.connected && !$0.closed && $0.counts.memory + $0.incoming.count >= bound) }) {

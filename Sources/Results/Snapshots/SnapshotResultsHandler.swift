@@ -59,6 +59,8 @@ public final class SnapshotResultsHandler: ResultsHandler, @unchecked Sendable {
     }
 
     public var pixelsRequest: PixelsRequest? { settings.pixelsRequest }
+    /// Its queue of frames waiting to be written.
+    public var pixelCopiesHeld: Int { settings.queueFrames }
 
     /// Starts the handler's thread, which first lists the directory (files of earlier runs count
     /// toward the limits); `handle` starts it too.

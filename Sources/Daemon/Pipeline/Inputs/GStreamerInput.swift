@@ -1,0 +1,20 @@
+import GStreamer
+import Media
+
+extension InputFamily {
+    /// GStreamer: `rtsp(s)://`, `http(s)://`, video files and `gst:PIPELINE`. Network streams and
+    /// `gst:` pipelines are live and reopened for `device.missing_timeout`; files are not live.
+    /// `check-config` refuses a URI no installed plugin reads, naming the Debian package.
+    static let gstreamer = InputFamily(
+        name: "gst", schemes: GStreamerURI.schemes, forms: GStreamerURI.forms,
+        parse: { text throws(SourceURIError) in try GStreamerURI.parse(text) },
+        open: { uri, options, logger in
+            let rtsp = options.configuration.rtsp
+            return (try GStreamerSource(uri: uri, missingTimeout: options.configuration.device.missingTimeout, transport: rtsp.transport,
+                                        latencyMilliseconds: rtsp.latencyMilliseconds, logger: logger), { _ in })
+        },
+        checkInstalled: { uri throws(SourceURIError) in try GStreamerURI.checkInstalled(uri) },
+        checkOpenable: { _, _ in },
+        isLive: { uri in GStreamerURI.isLive(uri) },
+        versionLine: { "GStreamer \(GStreamerLibrary.version) (\(GStreamerLibrary.versionOrigin))" })
+}

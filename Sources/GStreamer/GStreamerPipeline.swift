@@ -1,0 +1,104 @@
+import CGStreamer
+import Media
+import SystemCalls
+
+/// One playing GStreamer pipeline ending in syncscan's `appsink`; set to NULL and unreferenced in deinit.
+///
+/// Pulled from one thread at a time (the source's); `deinit` from whichever drops it last.
+final class GStreamerPipeline: @unchecked Sendable {
+    private let pipeline: OpaquePointer
+    private let sink: OpaquePointer
+
+    /// What one pull gave.
+    enum Pulled {
+        case frame(GStreamerLuma)
+        /// Nothing within the timeout.
+        case none
+        case endOfStream
+        case failed(String)
+    }
+
+    /// Parses `description` (`gst_parse_launch`), finds its sink and sets it playing.
+    init(description: String, shown: String, maxBuffers: UInt32) throws(IOError) {
+        try GStreamerCalls.initialize().get()
+        pipeline = try GStreamerCalls.parseLaunch(description, shown: shown).get()
+        do throws(IOError) {
+            sink = try GStreamerCalls.appSink(of: pipeline, maxBuffers: maxBuffers).get()
+        } catch {
+            syncscan_gst_unref(UnsafeMutablePointer(pipeline))
+            throw error
+        }
+        if case .failure(let error) = GStreamerCalls.play(pipeline) {
+            // The bus usually says why (a refused port, a missing file): name that instead.
+            // Thrown with every property set: deinit releases the pipeline.
+            if case .error(let message) = GStreamerCalls.pollBus(pipeline, timeoutNanoseconds: 0) {
+                throw IOError(code: .refused, call: "gst_element_set_state", message: "\(shown): \(message)")
+            }
+            throw error
+        }
+    }
+
+    deinit { release() }
+
+    private func release() {
+        _ = syncscan_gst_set_null(UnsafeMutablePointer(pipeline))
+        syncscan_gst_unref(UnsafeMutablePointer(sink))
+        syncscan_gst_unref(UnsafeMutablePointer(pipeline))
+    }
+
+    /// The next frame within `timeoutNanoseconds` (`gst_app_sink_try_pull_sample`), or what the bus
+    /// reported (an error, the end of the stream).
+    func pull(timeoutNanoseconds: UInt64) -> Pulled {
+        let luma = UnsafeMutablePointer<syncscan_gst_luma>.allocate(capacity: 1)
+        var message: UnsafeMutablePointer<CChar>?
+        switch syncscan_gst_pull_luma(UnsafeMutablePointer(sink), timeoutNanoseconds, luma, &message) {
+        case 1:
+            return .frame(GStreamerLuma(luma))
+        case 2:
+            luma.deallocate()
+            if case .error(let text) = GStreamerCalls.pollBus(pipeline, timeoutNanoseconds: 0) { return .failed(text) }
+            return .endOfStream
+        case 0:
+            luma.deallocate()
+            switch GStreamerCalls.pollBus(pipeline, timeoutNanoseconds: 0) {
+            case .none: return .none
+            case .endOfStream: return .endOfStream
+            case .error(let text): return .failed(text)
+            }
+        default:
+            luma.deallocate()
+            return .failed(GStreamerCalls.take(message))
+        }
+    }
+}
+
+/// A mapped sample's luma plane; its bytes are lent to a `PixelBuffer`, which unmaps the frame
+/// and drops the sample (`gst_video_frame_unmap`, `gst_sample_unref`) when the pipeline lets go.
+struct GStreamerLuma: @unchecked Sendable {
+    private let mapped: UnsafeMutablePointer<syncscan_gst_luma>
+
+    fileprivate init(_ mapped: UnsafeMutablePointer<syncscan_gst_luma>) { self.mapped = mapped }
+
+    var width: Int { Int(mapped.pointee.width) }
+    var height: Int { Int(mapped.pointee.height) }
+    var bytesPerLine: Int { Int(mapped.pointee.stride) }
+    /// The buffer's running time, nanoseconds; `nil` without a timestamp.
+    var runningTime: Int64? { mapped.pointee.running_time_ns >= 0 ? mapped.pointee.running_time_ns : nil }
+    /// Flagged DISCONT or GAP by GStreamer.
+    var isDiscontinuity: Bool { mapped.pointee.discont != 0 }
+
+    /// The pixels, owning the mapping from now on.
+    func pixelBuffer() -> PixelBuffer {
+        let mapped = self.mapped
+        return PixelBuffer(bytes: UnsafeRawBufferPointer(start: mapped.pointee.luma, count: mapped.pointee.byte_count)) {
+            syncscan_gst_luma_release(mapped)
+            mapped.deallocate()
+        }
+    }
+
+    /// Unmaps without handing the pixels on.
+    func release() {
+        syncscan_gst_luma_release(mapped)
+        mapped.deallocate()
+    }
+}

@@ -1,0 +1,249 @@
+import Logging
+import Media
+import SystemCalls
+import SystemPackage
+
+/// Frames from a GStreamer pipeline (a network stream, a video file, a `gst:` description) as
+/// 8-bit luma, pulled from its `appsink` on the source's own thread.
+///
+/// `pts` is the buffers' running time, kept strictly increasing across reconnects; a buffer
+/// GStreamer flags DISCONT or GAP, and every reconnect, is a `discontinuity` in the ledger. A live
+/// source (network, `gst:`) that fails or ends is reopened with a capped backoff until
+/// `missingTimeout`, each loss logged once; a file ends at its end. Credentials never reach a log
+/// or an error: every message goes through `shown(_:)`.
+public final class GStreamerSource: FrameSource, @unchecked Sendable {
+    public let uri: String
+    public let isLive: Bool
+    private let description: String
+    private let missingTimeout: Duration?
+    private let logger: Logger
+    private let password: String?
+    private let wake: WakeSignal
+
+    private struct Control {
+        var stopped = false
+        var missingSince: ContinuousClock.Instant?
+        var reopens = 0
+    }
+    private let control = LockedValue(Control())
+
+    // Touched only by the thread calling `start()` and `next()`.
+    private var pipeline: GStreamerPipeline?
+    private var nextSequenceNumber: UInt64 = 0
+    private var lastTime: MediaTime?
+    /// Added to the running time: the previous connections' span, so `pts` keeps increasing.
+    private var timeOffset = MediaTime.zero
+    private var pending: SourceEvent?
+    private var lastFrameAt = ContinuousClock.now
+
+    /// Backoff between reopen attempts: doubled from `backoffStart` up to `backoffCap`.
+    static let backoffStart = Duration.milliseconds(250)
+    static let backoffCap = Duration.seconds(4)
+
+    /// A source for `uri` (parsed by `GStreamerURI.parse`); nothing is opened yet.
+    /// - Parameters:
+    ///   - missingTimeout: how long a live stream is reopened before `next()` throws (`nil`: forever).
+    ///   - transport, latencyMilliseconds: RTSP's transport and jitter buffer (`rtspsrc protocols`, `latency`).
+    public init(uri: SourceURI, missingTimeout: Duration?, transport: GStreamerURI.RTSPTransport = .tcp,
+                latencyMilliseconds: Int = 200, logger: Logger) throws(IOError) {
+        self.uri = uri.description
+        isLive = GStreamerURI.isLive(uri)
+        description = GStreamerURI.pipelineDescription(uri, transport: transport, latencyMilliseconds: latencyMilliseconds)
+        self.missingTimeout = missingTimeout
+        self.logger = logger
+        password = Self.password(in: uri.location)
+        wake = try WakeSignal()
+    }
+
+    /// The password of the first `scheme://user:password@` in `text`, if any.
+    public static func password(in text: String) -> String? {
+        guard let scheme = text.firstRange(of: "://") else { return nil }
+        let rest = text[scheme.upperBound...]
+        let authority = rest.prefix { !"/?#".contains($0) }
+        guard let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") else { return nil }
+        let password = String(authority[authority.index(after: colon)..<at])
+        return password.isEmpty ? nil : password
+    }
+
+    /// `text` (GStreamer's own messages may quote the location) with every credential redacted.
+    public func shown(_ text: String) -> String {
+        let redacted = SourceURI.redactingCredentials(text)
+        guard let password else { return redacted }
+        return redacted.replacing(password, with: "***")
+    }
+
+    public var missingSince: ContinuousClock.Instant? { control.withLock { $0.missingSince } }
+    public var reopens: Int { control.withLock { $0.reopens } }
+
+    /// How long `start()` waits for the first frame or the stream's first error.
+    static let startTimeout = Duration.seconds(20)
+
+    /// Builds the pipeline, sets it playing and waits for its first frame (kept for `next()`) or
+    /// its first error, which it throws: a missing file or plugin, a refused connection, a wrong
+    /// path or wrong credentials are each named at start, not retried.
+    public func start() throws {
+        guard !control.withLock({ $0.stopped }) else { return }
+        let pipeline = try open()
+        self.pipeline = pipeline
+        let deadline = ContinuousClock.now + Self.startTimeout
+        while !control.withLock({ $0.stopped }) {
+            switch pipeline.pull(timeoutNanoseconds: 100_000_000) {
+            case .none:
+                guard ContinuousClock.now < deadline else {
+                    throw IOError(code: .io, call: "gst_app_sink_try_pull_sample",
+                                  message: "\(uri): no frame within \(Self.startTimeout); check that the stream has video")
+                }
+                continue
+            case .frame(let luma):
+                pending = frame(luma, gap: nil)
+                logger.info("gstreamer input opened", metadata: [
+                    "source": "\(uri)", "live": "\(isLive)", "size": "\(luma.width)x\(luma.height)"])
+                return
+            case .endOfStream:
+                ended = true
+                logger.notice("gstreamer input ended before its first frame", metadata: ["source": "\(uri)"])
+                return
+            case .failed(let message):
+                self.pipeline = nil
+                throw IOError(code: .refused, call: "gst_element_set_state",
+                              message: "\(uri): \(shown(message)); check the address, the path, the credentials and the plugins")
+            }
+        }
+    }
+
+    private func open() throws(IOError) -> GStreamerPipeline {
+        do throws(IOError) {
+            return try GStreamerPipeline(description: description, shown: uri, maxBuffers: 2)
+        } catch {
+            throw IOError(code: error.code, call: error.call, message: shown(error.message))
+        }
+    }
+
+    /// The next frame, a discontinuity, or `nil` at a file's end or after `stop()`. A live
+    /// stream that fails or ends is reopened here, with backoff, until `missingTimeout`.
+    public func next() throws -> SourceEvent? {
+        if let event = pending {
+            pending = nil
+            return event
+        }
+        while !control.withLock({ $0.stopped }), !ended {
+            guard let pipeline else {
+                try reopen()
+                continue
+            }
+            switch pipeline.pull(timeoutNanoseconds: 100_000_000) {
+            case .none:
+                continue
+            case .frame(let luma):
+                return frame(luma, gap: regained())
+            case .endOfStream where !isLive:
+                logger.debug("gstreamer input ended", metadata: ["source": "\(uri)", "frames": "\(nextSequenceNumber)"])
+                ended = true
+            case .failed(let message) where !isLive:
+                ended = true
+                throw IOError(code: .io, call: "gst_app_sink_try_pull_sample", message: "\(uri): \(shown(message))")
+            case .endOfStream:
+                lose("the stream ended")
+            case .failed(let message):
+                lose(shown(message))
+            }
+        }
+        pipeline = nil  // stopped or ended: the connection or file is closed now, not when the source goes
+        return nil
+    }
+
+    // Touched only by the reading thread: the loss being recovered from.
+    private var ended = false
+    private var lostSince: ContinuousClock.Instant?
+    private var lossReason = ""
+    private var delay = GStreamerSource.backoffStart
+
+    /// Drops the pipeline after a failure or an end. The first loss is logged; failures while
+    /// reopening only lengthen the backoff.
+    private func lose(_ reason: String) {
+        pipeline = nil
+        lossReason = reason
+        guard lostSince == nil else {
+            delay = min(delay * 2, Self.backoffCap)
+            return
+        }
+        let now = ContinuousClock.now
+        lostSince = now
+        delay = Self.backoffStart
+        control.withLock { $0.missingSince = now }
+        logger.warning("gstreamer input lost; reopening", metadata: ["source": "\(uri)", "reason": "\(reason)"])
+    }
+
+    /// Waits out the backoff (`stop()` ends the wait), then builds the pipeline again; throws once
+    /// the stream has been gone longer than `missingTimeout`.
+    private func reopen() throws {
+        let since = lostSince ?? .now
+        if let limit = missingTimeout, since.duration(to: .now) > limit {
+            ended = true
+            throw IOError(code: .disconnected, call: "GStreamerSource.next",
+                          message: "\(uri) gone for longer than device.missing_timeout \(limit): \(lossReason); check the camera and the network")
+        }
+        _ = PollSet([wake.descriptor]).wait(timeout: delay)
+        guard !control.withLock({ $0.stopped }) else { return }
+        do {
+            pipeline = try open()
+        } catch {
+            lose(error.message)
+        }
+    }
+
+    /// After a loss, at the first frame again: the gap's description, the loss cleared and logged.
+    private func regained() -> String? {
+        guard let since = lostSince else { return nil }
+        lostSince = nil
+        let gone = since.duration(to: .now)
+        control.withLock { $0.missingSince = nil; $0.reopens += 1 }
+        logger.notice("gstreamer input reopened", metadata: ["source": "\(uri)", "gone": "\(gone)"])
+        return "stream reopened after \(gone): \(lossReason)"
+    }
+
+    /// The event for `luma`; after a `gap` (a reopen) or a buffer flagged DISCONT/GAP, a
+    /// discontinuity first, the frame then pending.
+    private func frame(_ luma: GStreamerLuma, gap: String?) -> SourceEvent {
+        let arrival = ContinuousClock.now
+        if gap != nil, let last = lastTime, let running = luma.runningTime {
+            // A new connection's clock starts again: continue from the last frame, plus the time gone.
+            timeOffset = last + Self.mediaTime(lastFrameAt.duration(to: arrival)) - MediaTime(nanoseconds: running)
+        }
+        // A buffer without a timestamp is placed by its arrival after the previous frame.
+        var time = luma.runningTime.map { MediaTime(nanoseconds: $0) + timeOffset }
+            ?? ((lastTime ?? .zero) + Self.mediaTime(lastFrameAt.duration(to: arrival)))
+        if let last = lastTime, time <= last { time = last + MediaTime(nanoseconds: 1) }
+        lastTime = time
+        lastFrameAt = arrival
+        let detail = gap ?? (luma.isDiscontinuity && nextSequenceNumber > 0 ? "GStreamer flagged a discontinuity (lost or damaged packets)" : nil)
+        let skipped: UInt64 = detail == nil ? 0 : 1
+        let event = SourceEvent.frame(VideoFrame(
+            sequenceNumber: nextSequenceNumber + skipped, presentationTime: time,
+            width: luma.width, height: luma.height, bytesPerLine: luma.bytesPerLine, format: .grey, buffer: luma.pixelBuffer()))
+        guard let detail else {
+            nextSequenceNumber += 1
+            return event
+        }
+        let dropped = SourceEvent.dropped(sequenceNumber: nextSequenceNumber, presentationTime: nil, reason: .discontinuity, detail: detail)
+        nextSequenceNumber += 2
+        pending = event
+        return dropped
+    }
+
+    static func mediaTime(_ duration: Duration) -> MediaTime {
+        let (seconds, attoseconds) = duration.components
+        return MediaTime(nanoseconds: seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+
+    public func stop() {
+        let first = control.withLock { control in
+            defer { control.stopped = true }
+            return !control.stopped
+        }
+        if first {
+            wake.signal()
+            logger.debug("gstreamer input stopping", metadata: ["source": "\(uri)"])
+        }
+    }
+}

@@ -1,0 +1,259 @@
+import Foundation
+import HTTPClient
+import Logging
+import MQTT
+import SystemCalls
+import SystemPackage
+
+/// One webhook URL's delivery: its own thread (`syncscan-hook`) POSTing the codes handed to
+/// it, in order, through one `HTTPPoster`, with `WebhookRetryRules` deciding what an answer means.
+///
+/// The codes wait under MQTT's store-and-forward rules (`MQTTOutbox` and `MQTTSpool`, a code
+/// being a message whose topic is its idempotency key and whose payload is its body): memory
+/// first, then the spool file, the oldest dropped and counted past both; at exit what was not
+/// delivered joins the spool, and the next run sends it first with the same keys. No lock is
+/// held during a request: `add` and the counters share only `Shared` with the thread.
+final class WebhookEndpoint: @unchecked Sendable {
+    typealias Entry = MQTTOutbox.Entry
+
+    struct Counts: Sendable {
+        var delivered = 0
+        /// Codes in requests that were retried (a code retried twice counts twice).
+        var retried = 0
+        /// Dropped before the thread took them (it fell behind by a whole queue).
+        var dropped = 0
+        /// Dropped by the outbox (memory and spool full), and left at exit with nowhere to go.
+        var outboxDropped = 0
+        var memory = 0
+        var spooled = 0
+        /// Codes refused for good, by HTTP status.
+        var failures: [Int: Int] = [:]
+    }
+
+    private struct Shared {
+        var incoming: [Entry] = []
+        var started = false
+        var closed = false
+        var finished = false
+        var counts = Counts()
+    }
+
+    let url: String
+    private let settings: WebhookSettings
+    /// Content-Type, the configured headers and the token's `Authorization`: never logged.
+    private let headers: [String]
+    private let logger: Logger
+    private let shared = LockedValue(Shared())
+    /// Seconds `finish` waits for the receiver to take what is queued before spooling or dropping it.
+    let drainTimeoutSeconds: Double
+    /// The backoff's cap (`WebhookRetryRules.maximumBackoff`; tests shorten it).
+    let backoffCap: Duration
+
+    init(url: String, settings: WebhookSettings, headers: [String], drainTimeoutSeconds: Double, backoffCap: Duration, logger: Logger) {
+        (self.url, self.settings, self.headers, self.drainTimeoutSeconds) = (url, settings, headers, drainTimeoutSeconds)
+        self.backoffCap = backoffCap
+        self.logger = logger
+    }
+
+    private var bound: Int { max(1, settings.queueMessages) }
+    private var shownURL: String { WebhookSettings.redacted(url) }
+
+    var counts: Counts { shared.withLock { $0.counts } }
+    var queued: Int { shared.withLock { $0.counts.memory + $0.incoming.count } }
+
+    /// Hands a code to the thread. Should it fall behind by a whole queue, the oldest waiting code is dropped and counted.
+    func add(_ entry: Entry) {
+        let bound = self.bound
+        shared.withLock { shared in
+            if shared.incoming.count >= bound {
+                shared.incoming.removeFirst()
+                shared.counts.dropped += 1
+            }
+            shared.incoming.append(entry)
+        }
+        shared.broadcast()
+    }
+
+    /// Starts the thread (once).
+    func start() {
+        let start = shared.withLock { shared in
+            defer { shared.started = true }
+            return !shared.started
+        }
+        guard start else { return }
+        Thread { [self] in
+            nameCurrentThread("syncscan-hook")
+            run()
+        }.start()
+    }
+
+    /// Waits up to `drainTimeoutSeconds` for the receiver to take what is queued (with a spool,
+    /// not while it does not answer), spools the rest and stops the thread; safe to call more than once.
+    func finish() {
+        start()
+        shared.withLock { $0.closed = true }
+        shared.broadcast()
+        shared.withLock(when: { $0.finished }) { _, _ in }
+    }
+
+    // MARK: - The endpoint's thread
+
+    private func run() {
+        var outbox = MQTTOutbox(bound: bound, spool: openSpool())
+        var poster: HTTPPoster?
+        var failuresInARow = 0
+        /// The last failed attempt got no answer (refused, timed out): the receiver is away, not busy.
+        var receiverAway = false
+        var nextAttempt = ContinuousClock.now
+        var deadline: ContinuousClock.Instant?
+        var batchWaitStarted = false
+        var failingKinds = Set<String>()
+        var refusedStatuses = Set<Int>()
+        var lastID: Int32 = 0
+        var counts = Counts()
+
+        while true {
+            let (newEntries, closed) = shared.withLock { shared -> ([Entry], Bool) in
+                defer { shared.incoming.removeAll(keepingCapacity: true) }
+                return (shared.incoming, shared.closed)
+            }
+            outbox.place(newEntries)
+            if let error = outbox.spoolFailure {
+                logger.error("webhook spool failed; codes wait in memory only", metadata: ["url": "\(shownURL)", "error": "\(error)"])
+                outbox.spoolFailure = nil
+            }
+            publish(counts, outbox)
+            let now = ContinuousClock.now
+            if closed {
+                if deadline == nil { deadline = now + .milliseconds(Int(drainTimeoutSeconds * 1000)) }
+                // With a spool, an absent receiver is not waited for (the spool keeps the codes for the
+                // next run); one that answers (a 503, a 429's Retry-After) is, up to the deadline.
+                if outbox.isDrained || now >= deadline! || (outbox.spool != nil && failuresInARow > 0 && receiverAway) { break }
+            }
+            if now < nextAttempt {
+                waitForNews(wasClosed: closed, until: min(nextAttempt, deadline ?? nextAttempt))
+                continue
+            }
+            if settings.batchMax > 1, settings.batchWaitMilliseconds > 0, !closed, !batchWaitStarted,
+               outbox.memoryCount < settings.batchMax, outbox.spooledCount == 0, outbox.memoryCount > 0 {
+                // The first code of a batch waits for others, up to webhook.batch_wait_ms.
+                batchWaitStarted = true
+                let (needed, until) = (settings.batchMax - outbox.memoryCount, now + .milliseconds(settings.batchWaitMilliseconds))
+                shared.withLock(when: { $0.incoming.count >= needed || $0.closed }, deadline: until) { _, _ in }
+                continue
+            }
+            var batch: [(id: Int32, message: MQTTConnection.Message)] = []
+            _ = outbox.publishPending(window: max(1, settings.batchMax)) { message in
+                lastID &+= 1
+                batch.append((lastID, message))
+                return .success(lastID)
+            }
+            guard !batch.isEmpty else {
+                waitForNews(wasClosed: closed, until: deadline ?? now + .seconds(1))
+                continue
+            }
+            batchWaitStarted = false
+            if poster == nil {
+                switch HTTPPoster.make(caFile: settings.caFile, timeoutSeconds: settings.timeoutSeconds) {
+                case .success(let p): poster = p
+                case .failure(let error):
+                    logger.error("webhook client cannot be made; codes wait", metadata: ["url": "\(shownURL)", "error": "\(error)"])
+                }
+            }
+            let result: Result<HTTPPoster.Response, HTTPClientError> = poster.map { poster in
+                let body = batch.count == 1 ? batch[0].message.payload
+                    : Array("[".utf8) + Array(batch.map(\.message.payload).joined(separator: Array(",".utf8))) + Array("]".utf8)
+                let key = batch.map(\.message.topic).joined(separator: ", ")
+                return poster.post(url: url, body: body, headers: headers + ["Idempotency-Key: \(key)"])
+            } ?? .failure(HTTPClientError(call: "curl_easy_init", code: 2, reason: "no client"))
+            switch WebhookRetryRules.outcome(of: result) {
+            case .delivered:
+                for sent in batch { outbox.acknowledge(sent.id) }
+                counts.delivered += batch.count
+                failuresInARow = 0
+                if !failingKinds.isEmpty {
+                    logger.notice("webhook delivers again", metadata: ["url": "\(shownURL)", "waiting": "\(outbox.memoryCount + outbox.spooledCount)"])
+                    failingKinds.removeAll()
+                }
+            case .permanentFailure(let status):
+                for sent in batch { outbox.acknowledge(sent.id) }
+                counts.failures[status, default: 0] += batch.count
+                if refusedStatuses.insert(status).inserted {
+                    logger.error("webhook receiver refused codes for good; they are counted and not sent again (logged once per status)",
+                                 metadata: ["url": "\(shownURL)", "status": "\(status)", "codes": "\(batch.count)",
+                                            "fix": "check webhook.url, webhook.headers and webhook.token_file against the receiver"])
+                }
+            case .retry(let after, let reason):
+                outbox.connectionLost()
+                counts.retried += batch.count
+                failuresInARow += 1
+                if case .failure = result { receiverAway = true } else { receiverAway = false }
+                let wait = after ?? WebhookRetryRules.backoff(failures: failuresInARow, cap: backoffCap)
+                nextAttempt = ContinuousClock.now + wait
+                if failingKinds.insert(reason).inserted {
+                    var metadata: Logger.Metadata = ["url": "\(shownURL)", "reason": "\(reason)", "retry_in": "\(wait)"]
+                    if case .failure(let error) = result { metadata["error"] = "\(error)" }
+                    logger.warning("webhook delivery failed; codes wait and are sent again (logged once per kind)", metadata: metadata)
+                }
+            }
+        }
+        poster = nil
+        let lostAtExit = outbox.closeForExit()
+        if let error = outbox.spoolFailure {
+            logger.error("webhook spool failed at exit", metadata: ["url": "\(shownURL)", "error": "\(error)"])
+        }
+        if let spool = outbox.spool, spool.count > 0, outbox.spoolFailure == nil {
+            logger.notice("webhook codes the receiver has not taken are spooled for the next run", metadata: [
+                "url": "\(shownURL)", "file": "\(spool.path)", "codes": "\(spool.count)"])
+        }
+        if lostAtExit > 0 {
+            logger.error("webhook codes not delivered at exit: the receiver did not take them in time and no spool kept them", metadata: [
+                "url": "\(shownURL)", "codes": "\(lostAtExit)", "fix": "set webhook.spool_directory"])
+        }
+        counts.outboxDropped = outbox.dropped + lostAtExit
+        counts.memory = 0
+        counts.spooled = outbox.spooledCount
+        let final = counts
+        shared.withLock { shared in
+            let dropped = shared.counts.dropped
+            shared.counts = final
+            shared.counts.dropped = dropped
+            shared.finished = true
+        }
+        shared.broadcast()
+    }
+
+    /// Waits for a new code, or `finish`, or `until`.
+    private func waitForNews(wasClosed: Bool, until: ContinuousClock.Instant) {
+        shared.withLock(when: { !$0.incoming.isEmpty || ($0.closed && !wasClosed) }, deadline: until) { _, _ in }
+    }
+
+    /// Publishes the thread's counters to the accessors.
+    private func publish(_ counts: Counts, _ outbox: MQTTOutbox) {
+        var counts = counts
+        (counts.memory, counts.spooled, counts.outboxDropped) = (outbox.memoryCount, outbox.spooledCount, outbox.dropped)
+        let published = counts
+        shared.withLock { shared in
+            let dropped = shared.counts.dropped
+            shared.counts = published
+            shared.counts.dropped = dropped
+        }
+    }
+
+    /// The spool file (`webhook.spool_directory`, one per URL), or `nil` (none set, or it cannot be opened: logged).
+    private func openSpool() -> MQTTSpool? {
+        guard let directory = settings.spoolDirectory else { return nil }
+        let name = MQTTSpool.fileName(for: "webhook-" + (shownURL.range(of: "://").map { String(shownURL[$0.upperBound...]) } ?? shownURL))
+        switch MQTTSpool.open(directory: FilePath(directory), fileName: name, maxBytes: settings.spoolMaxBytes, logger: logger) {
+        case .success(let spool):
+            if !spool.isEmpty {
+                logger.notice("webhook codes spooled by an earlier run are delivered first", metadata: [
+                    "url": "\(shownURL)", "file": "\(spool.path)", "codes": "\(spool.count)"])
+            }
+            return spool
+        case .failure(let error):
+            logger.error("webhook spool failed; codes wait in memory only", metadata: ["url": "\(shownURL)", "error": "\(error)"])
+            return nil
+        }
+    }
+}

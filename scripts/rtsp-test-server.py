@@ -1,0 +1,34 @@
+#!/usr/bin/python3
+"""rtsp-test-server.py - GStreamer's own RTSP server for the tests: H.264 of PGM frames, looped.
+
+    rtsp-test-server.py PORT 'DIR/frame-%d.pgm' COUNT FPS
+
+Serves rtsp://127.0.0.1:PORT/test: the frames DIR/frame-0.pgm … frame-(COUNT-1).pgm at FPS,
+over and over, encoded by openh264enc (gstreamer1.0-plugins-bad). Prints `listening PORT`
+once it accepts connections. Credentials in a client's URL are ignored (no authentication).
+Needs Debian's python3-gi and gir1.2-gst-rtsp-server-1.0 (run with /usr/bin/python3)."""
+import sys
+
+import gi
+
+gi.require_version("Gst", "1.0")
+gi.require_version("GstRtspServer", "1.0")
+from gi.repository import GLib, Gst, GstRtspServer  # noqa: E402
+
+port, pattern, count, fps = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+Gst.init(None)
+server = GstRtspServer.RTSPServer()
+server.set_address("127.0.0.1")
+server.set_service(port)
+factory = GstRtspServer.RTSPMediaFactory()
+factory.set_launch(
+    f'( multifilesrc location="{pattern}" index=0 stop-index={count - 1} loop=true '
+    f'caps="image/x-portable-graymap,framerate={fps}/1" ! pnmdec ! videoconvert ! video/x-raw,format=I420 '
+    f"! openh264enc gop-size={fps} bitrate=4000000 ! h264parse ! rtph264pay name=pay0 pt=96 config-interval=1 )"
+)
+factory.set_shared(True)
+server.get_mount_points().add_factory("/test", factory)
+if server.attach(None) == 0:
+    sys.exit(f"rtsp-test-server: cannot listen on 127.0.0.1:{port}")
+print(f"listening {server.get_bound_port()}", flush=True)
+GLib.MainLoop().run()
