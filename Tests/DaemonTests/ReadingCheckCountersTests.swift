@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 @Suite(.offThePool) struct ReadingCheckCountersTests {
-    /// `hybrid`'s reading check shows in the stats line, STATUS=, the stats JSON and the metrics
+    /// `hybrid`'s reading check shows in the stats and summary lines, STATUS=, the stats JSON and the metrics
     /// once it did something, and nowhere before.
     @Test func theLinesAndTheMetricsShowTheReadingCheck() throws {
         var counters = ServiceCounters()
@@ -13,6 +13,8 @@ import Testing
         let line = ServiceLines.stats(counters, scanTimes: nil, decoderFailures: nil)
         #expect(line.contains(" scans_stuck=0" + fields), "\(line)")
         #expect(ServiceLines.readingCheckFields(counters.statistics.readingCheck) == fields)
+        let status = ServiceStatus.scanning(source: "y4m:-", statistics: counters.statistics).line
+        #expect(status.hasSuffix(fields), "\(status)")
         let summary = ServiceLines.summary(counters, handlerSummaryFields: [])
         #expect(summary.hasSuffix(" scans_stuck=0" + fields), "\(summary)")
         let json = String(decoding: ServiceLines.statsJSON(counters), as: UTF8.self)
