@@ -5,14 +5,14 @@
 #include <string.h>
 
 struct MHD_Daemon *cmhd_start_daemon(const char *host, uint16_t port, int listen_fd, unsigned connection_limit,
-                                     unsigned connection_timeout_seconds, size_t connection_memory_limit,
+                                     unsigned per_ip_connection_limit, unsigned connection_timeout_seconds, size_t connection_memory_limit,
                                      const char *tls_key_pem, const char *tls_cert_pem,
                                      MHD_AccessHandlerCallback handler, void *handler_cls,
                                      MHD_RequestCompletedCallback completed, void *completed_cls, int *error) {
     unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION;
     struct sockaddr_in v4;
     struct sockaddr_in6 v6;
-    struct MHD_OptionItem options[8];
+    struct MHD_OptionItem options[9];
     int count = 0;
     memset(&v4, 0, sizeof v4);
     memset(&v6, 0, sizeof v6);
@@ -42,6 +42,7 @@ struct MHD_Daemon *cmhd_start_daemon(const char *host, uint16_t port, int listen
         options[count++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)tls_cert_pem};
     }
     options[count++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_LIMIT, (intptr_t)connection_limit, NULL};
+    options[count++] = (struct MHD_OptionItem){MHD_OPTION_PER_IP_CONNECTION_LIMIT, (intptr_t)per_ip_connection_limit, NULL};
     options[count++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_TIMEOUT, (intptr_t)connection_timeout_seconds, NULL};
     options[count++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)connection_memory_limit, NULL};
     options[count++] = (struct MHD_OptionItem){MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)completed, completed_cls};
@@ -56,4 +57,8 @@ struct MHD_Daemon *cmhd_start_daemon(const char *host, uint16_t port, int listen
 uint16_t cmhd_bound_port(struct MHD_Daemon *daemon) {
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
     return info == NULL ? 0 : info->port;
+}
+
+int cmhd_set_connection_timeout(struct MHD_Connection *connection, unsigned seconds) {
+    return MHD_set_connection_option(connection, MHD_CONNECTION_OPTION_TIMEOUT, seconds) == MHD_YES;
 }

@@ -11,7 +11,12 @@ import SystemPackage
 /// Owns the `MHD_Daemon`: `start()` issues `MHD_start_daemon` (which starts the library's
 /// listening thread), `stop()` and `deinit` `MHD_stop_daemon`. Requests in flight beyond
 /// `maxConnections` get 503 at once. Malformed requests (oversized headers, a bad request line,
-/// a truncated request) are answered by the library itself (400, 431) or closed. A streamed body
+/// a truncated request) are answered by the library itself (400, 431) or closed. Slow clients
+/// cannot shut it: a connection that sends nothing for `timeouts.requestSeconds` before its
+/// response starts (half a request, or an idle kept-alive connection) is closed, one client
+/// address holds at most `maxConnectionsPerAddress` connections (more are closed at once), and the
+/// library accepts `maxConnections + maxConnectionsPerAddress` in all, so one address holding its
+/// whole quota leaves `maxConnections` for the others. A streamed body
 /// (`HTTPResponse.Body.stream`) is read through `MHD_create_response_from_callback` while the
 /// client reads; `stop()` closes every open stream before it waits for the connections' threads.
 public final class HTTPServer: @unchecked Sendable {
@@ -36,6 +41,9 @@ public final class HTTPServer: @unchecked Sendable {
     /// An inherited listening socket (systemd socket activation) served instead of `address`.
     public let listenDescriptor: FileDescriptor?
     public let maxConnections: Int
+    /// Connections one client address may hold at once, requests half-sent and idle included.
+    public let maxConnectionsPerAddress: Int
+    public let timeouts: HTTPTimeouts
     /// The key and certificate it serves HTTPS with; `nil`: plain HTTP.
     public let tls: TLSCredentials?
     private let logger: Logger
@@ -44,14 +52,15 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// Bytes of a connection's request (line and headers) libmicrohttpd accepts; more gets 431.
     static let requestMemoryLimit = 32 * 1024
-    /// Seconds a connection may stay idle (a stream's connection is never idle while it flows).
-    static let idleTimeoutSeconds: UInt32 = 30
 
-    public init(address: HTTPListenAddress, listenDescriptor: FileDescriptor? = nil, maxConnections: Int, tls: TLSCredentials? = nil,
+    public init(address: HTTPListenAddress, listenDescriptor: FileDescriptor? = nil, maxConnections: Int,
+                maxConnectionsPerAddress: Int = 12, timeouts: HTTPTimeouts = HTTPTimeouts(), tls: TLSCredentials? = nil,
                 logger: Logger, handler: @escaping Handler) {
         self.address = address
         self.listenDescriptor = listenDescriptor
         self.maxConnections = max(1, maxConnections)
+        self.maxConnectionsPerAddress = max(1, maxConnectionsPerAddress)
+        self.timeouts = timeouts
         self.tls = tls
         self.logger = logger
         self.handler = handler
@@ -69,9 +78,11 @@ public final class HTTPServer: @unchecked Sendable {
             pem.forEach { free($0) }
             throw HTTPError(call: "strdup", errno: .noMemory, reason: "cannot copy the TLS key and certificate")
         }
-        // The library's own cap sits above ours, so the connections past ours can still be told 503.
+        // The library's own cap sits above ours by one address's quota: past ours requests are still
+        // told 503, and one address that holds its quota (half-sent requests) leaves ours to the others.
         let daemon = cmhd_start_daemon(address.host, UInt16(clamping: address.port), listenDescriptor?.rawValue ?? -1,
-                                       UInt32(maxConnections + 8), Self.idleTimeoutSeconds, Self.requestMemoryLimit,
+                                       UInt32(maxConnections + maxConnectionsPerAddress), UInt32(maxConnectionsPerAddress),
+                                       timeouts.requestSeconds, Self.requestMemoryLimit,
                                        pem.first, pem.last,
                                        accessHandler, context, requestCompleted, context, &error)
         guard let daemon else {
@@ -148,12 +159,19 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     /// Makes the library's response and queues it (`MHD_queue_response`, or
-    /// `MHD_queue_basic_auth_fail_response` for a 401 with a realm).
+    /// `MHD_queue_basic_auth_fail_response` for a 401 with a realm); a stream's connection gets
+    /// `timeouts.streamSeconds` (`MHD_set_connection_option`, through `cmhd_set_connection_timeout`).
     private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
         let made: HTTPResponseHandle?
         switch response.body {
         case .bytes(let bytes): made = HTTPResponseHandle(bytes: bytes)
         case .stream(let stream):
+            // Not taken: the stream keeps the request's timeout, and a stalled source's viewer
+            // reconnects; logged, for the server goes on.
+            if cmhd_set_connection_timeout(connection, timeouts.streamSeconds) == 0 {
+                logger.warning("MHD_set_connection_option(MHD_CONNECTION_OPTION_TIMEOUT) refused: this stream keeps the request timeout",
+                               metadata: ["seconds": "\(timeouts.requestSeconds)"])
+            }
             let registered = state.withLock { state in
                 if state.stopped { return false }
                 state.streams[ObjectIdentifier(stream)] = stream
@@ -168,6 +186,21 @@ public final class HTTPServer: @unchecked Sendable {
             return MHD_queue_basic_auth_fail_response(connection, realm, made.response)
         }
         return MHD_queue_response(connection, UInt32(response.status), made.response)
+    }
+}
+
+/// How long a connection may go without a byte received or sent (libmicrohttpd's connection
+/// timeout), before and after its response starts streaming.
+public struct HTTPTimeouts: Sendable, Hashable {
+    /// Before the response: a request sent slowly, half or not at all, and a kept-alive connection
+    /// between requests (`MHD_OPTION_CONNECTION_TIMEOUT`). 0: none.
+    public var requestSeconds: UInt32
+    /// A streamed response's connection, from its start (`MHD_CONNECTION_OPTION_TIMEOUT`): reached
+    /// only by a client that stopped reading, or a stream that sent nothing for that long. 0: none.
+    public var streamSeconds: UInt32
+
+    public init(requestSeconds: UInt32 = 5, streamSeconds: UInt32 = 30) {
+        (self.requestSeconds, self.streamSeconds) = (requestSeconds, streamSeconds)
     }
 }
 

@@ -22,12 +22,31 @@ private final class RepeatingStream: HTTPStream, @unchecked Sendable {
     var closed: Bool { state.withLock { $0.closed } }
 }
 
+/// A stream that sends `first` once, then nothing: each later read waits 50 ms and says "nothing
+/// yet" (a source that stalled); `close` is recorded.
+private final class QuietStream: HTTPStream, @unchecked Sendable {
+    let state = LockedValue((sent: false, closed: false))
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> HTTPStreamRead {
+        let (sent, closed) = state.withLock { s in defer { s.sent = true }; return (s.sent, s.closed) }
+        if closed { return .end }
+        if !sent { buffer[0] = UInt8(ascii: "x"); return .bytes(1) }
+        state.withLock(when: { $0.closed }, deadline: .now + .milliseconds(50)) { _, _ in }
+        return .bytes(0)
+    }
+
+    func close() { state.withLock { $0.closed = true }; state.broadcast() }
+    var closed: Bool { state.withLock { $0.closed } }
+}
+
 /// A server on 127.0.0.1, a free port, answering with `handler`; stopped when released.
 private final class RunningServer {
     let server: HTTPServer
     let port: Int
-    init(maxConnections: Int = 4, tls: TLSCredentials? = nil, handler: @escaping HTTPServer.Handler) throws {
-        server = HTTPServer(address: HTTPListenAddress(host: "127.0.0.1", port: 0), maxConnections: maxConnections, tls: tls,
+    init(maxConnections: Int = 4, perAddress: Int = 12, timeouts: HTTPTimeouts = HTTPTimeouts(), tls: TLSCredentials? = nil,
+         handler: @escaping HTTPServer.Handler) throws {
+        server = HTTPServer(address: HTTPListenAddress(host: "127.0.0.1", port: 0), maxConnections: maxConnections,
+                            maxConnectionsPerAddress: perAddress, timeouts: timeouts, tls: tls,
                             logger: Logger(label: "test"), handler: handler)
         try server.start()
         port = server.port ?? 0
@@ -113,6 +132,69 @@ private final class RunningServer {
         let refused = try HTTPTestConnection.request("/", port: running.port)
         #expect(refused.status == 503)
         #expect(refused.headers["retry-after"] == "5")
+    }
+
+    /// Half a request is closed, unanswered, once it has sent nothing for the request timeout,
+    /// while a stream that flows (opened before it, under a stream timeout as short) goes on: the
+    /// connection is not idle while bytes are sent.
+    @Test func aHalfSentRequestIsClosedAtTheTimeoutWhileAFlowingStreamGoesOn() throws {
+        let stream = RepeatingStream("tick\n")
+        let running = try RunningServer(timeouts: HTTPTimeouts(requestSeconds: 1, streamSeconds: 1)) { _ in
+            HTTPResponse(status: 200, headers: [("Content-Type", "text/plain")], body: .stream(stream))
+        }
+        let viewer = try HTTPTestConnection(port: running.port)
+        viewer.send(Array("GET /s HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+        #expect(HTTPReply(viewer.receive(limit: 4096))?.status == 200)
+        let half = try HTTPTestConnection(port: running.port)
+        half.send(Array("GET /s HTTP/1.1\r\nHost: x\r\nX-Half: ".utf8))
+        // The viewer keeps reading while the half-sent request waits for its end (the event).
+        let closed = waitUntil(every: .milliseconds(1)) {
+            _ = viewer.receive(limit: 65536, timeout: .milliseconds(20))
+            return half.isClosedByServer
+        }
+        #expect(closed, "the half-sent request is closed by the server")
+        #expect(half.receive().isEmpty, "closed without an answer")
+        #expect(viewer.receive(limit: 4096).count >= 4096, "the stream still flows")
+        #expect(!viewer.isClosedByServer && !stream.closed)
+    }
+
+    /// A stream that sends nothing for longer than the request timeout (a stalled source) keeps
+    /// its connection: a stream has its own, longer timeout.
+    @Test func aQuietStreamOutlivesTheRequestTimeout() throws {
+        let stream = QuietStream()
+        let running = try RunningServer(timeouts: HTTPTimeouts(requestSeconds: 1, streamSeconds: 300)) { _ in
+            HTTPResponse(status: 200, headers: [("Content-Type", "text/plain")], body: .stream(stream))
+        }
+        let viewer = try HTTPTestConnection(port: running.port)
+        viewer.send(Array("GET /s HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+        #expect(HTTPReply(viewer.receive(until: { HTTPReply($0)?.body.isEmpty == false }))?.status == 200)
+        // A half-sent request opened after the stream started: its closing shows the request
+        // timeout has passed for the stream too.
+        let half = try HTTPTestConnection(port: running.port)
+        half.send(Array("GET /s HTTP/1.1\r\nHost: x\r\nX-Half: ".utf8))
+        #expect(waitUntil(every: .milliseconds(20)) { half.isClosedByServer }, "the half-sent request is closed by the server")
+        #expect(!viewer.isClosedByServer && !stream.closed, "the quiet stream is still open")
+    }
+
+    /// One address (127.0.0.2) opens 100 connections that each send half a request: it holds its
+    /// quota, the rest are closed at once, and another address (127.0.0.1) is still answered.
+    @Test func anotherAddressIsAnsweredWhileOneHolds100HalfSentRequests() throws {
+        let quota = 8
+        // Held for as long as the test lasts: the request timeout only a hang reaches.
+        let running = try RunningServer(perAddress: quota, timeouts: HTTPTimeouts(requestSeconds: UInt32(hangTimeout.components.seconds)),
+                                        handler: Self.echo)
+        let held = try (0..<100).map { _ in
+            let connection = try HTTPTestConnection(port: running.port, from: "127.0.0.2")
+            connection.send(Array("GET /status HTTP/1.1\r\nHost: x\r\nX-Half: ".utf8))
+            return connection
+        }
+        #expect(waitUntil(every: .milliseconds(20)) { held.filter(\.isClosedByServer).count >= 100 - quota },
+                "past its quota an address's connections are closed: \(held.filter(\.isClosedByServer).count) of 100")
+        let reply = try HTTPTestConnection.request("/status", port: running.port)
+        #expect(reply.status == 200 && reply.text == "GET /status -")
+        #expect(held.filter { !$0.isClosedByServer }.count == quota, "the quota held all along")
+        // Its own address is refused past the quota: closed without an answer.
+        #expect((try? HTTPTestConnection.request("/status", port: running.port, from: "127.0.0.2")) == nil)
     }
 
     /// Malformed requests are answered (or closed: status 0 here) and the server keeps answering.

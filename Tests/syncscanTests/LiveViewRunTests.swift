@@ -294,6 +294,25 @@ private final class LiveViewDaemon: @unchecked Sendable {
         #expect(live.finish() == 0)
     }
 
+    /// 100 connections from one address (127.0.0.2) that each send half a request and wait: past
+    /// `http.max_connections_per_address` they are closed at once, `/metrics` from another address
+    /// still answers while they are held, and the server closes every one of them (the request timeout).
+    @Test func metricsAnswerWhile100HalfSentRequestsAreHeld() throws {
+        let live = try LiveViewDaemon()
+        let held = try (0..<100).map { _ in
+            let connection = try HTTPTestConnection(port: live.port, from: "127.0.0.2")
+            connection.send(Array("GET /status HTTP/1.1\r\nHost: x\r\nX-Half: ".utf8))
+            return connection
+        }
+        let metrics = try live.get("/metrics")
+        #expect(metrics.status == 200 && metrics.text.contains("syncscan_frames_total{"), "\(metrics.text.prefix(300))")
+        #expect(try live.get("/status").status == 200)
+        #expect(waitUntil(every: .milliseconds(50)) { held.allSatisfy(\.isClosedByServer) },
+                "every half-sent request closed by the server: \(held.filter(\.isClosedByServer).count) of 100")
+        #expect(held.allSatisfy { $0.receive().isEmpty }, "closed without an answer")
+        #expect(live.finish() == 0, "\(live.daemon.stderr)")
+    }
+
     /// An events viewer that never reads while a code line comes with every frame: every frame is
     /// still scanned and every line written to stdout, nothing dropped, and the daemon still answers.
     @Test func aViewerThatNeverReadsCostsThePipelineNothing() throws {

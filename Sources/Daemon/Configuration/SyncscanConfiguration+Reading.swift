@@ -187,6 +187,9 @@ extension SyncscanConfiguration {
         if let v = keys.double("http.preview_fps", in: 0...60, lowerOpen: true, " (preview frames a second)") { settings.liveView.previewFPS = v }
         if let v = keys.int("http.preview_width", in: 16...7680, " (preview width in pixels)") { settings.liveView.previewWidth = v }
         if let v = keys.int("http.max_connections", in: 1...1024, " (requests served at once; more get 503)") { settings.maxConnections = v }
+        if let v = keys.int("http.max_connections_per_address", in: 1...1024, " (connections one client address may hold; more are closed)") {
+            settings.maxConnectionsPerAddress = v
+        }
         if let listen, !listen.isLoopback {
             if !settings.allowRemote {
                 keys.problem("http.listen", "\(listen) is not a loopback address: listen on 127.0.0.1, or set http.allow_remote: true "

@@ -116,6 +116,9 @@ public struct HTTPSettings: Sendable, Hashable {
     public var tlsKeyFile: String?
     /// `http.max_connections`: requests served at once (streams included); more get 503.
     public var maxConnections = 16
+    /// `http.max_connections_per_address`: connections one client address may hold at once (half-sent
+    /// requests and idle ones included); more are closed at once.
+    public var maxConnectionsPerAddress = 12
     /// `http.preview_fps`, `http.preview_width`.
     public var liveView = LiveViewSettings()
 

@@ -12,7 +12,7 @@ import SystemPackage
 ///
 /// A reload (`reload(_:)`, SIGHUP) applies new `http.*` settings within a second without touching
 /// the scan session: the preview's at once; a new address, password, remote rule or connection
-/// limit by restarting the server alone (if the new one cannot start, the previous settings are
+/// limits by restarting the server alone (if the new one cannot start, the previous settings are
 /// served again and the reason logged).
 ///
 /// Endpoints, GET and HEAD only (others 405), any other path 404, HTTP Basic first when
@@ -84,6 +84,7 @@ final class LiveViewHTTPService: Service {
         }
         let router = LiveViewRouter(hub: liveView.hub, scan: scan, status: status, password: password)
         let server = HTTPServer(address: settings.listen, listenDescriptor: inheritedSocket, maxConnections: settings.maxConnections,
+                                maxConnectionsPerAddress: settings.maxConnectionsPerAddress,
                                 tls: try Self.tlsCredentials(settings), logger: logger) { router.respond($0) }
         do { try server.start() } catch { throw LiveViewError(message: "\(error)") }
         let port = server.port ?? settings.listen.port

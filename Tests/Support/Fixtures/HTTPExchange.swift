@@ -31,18 +31,31 @@ public struct HTTPReply: Sendable {
 public final class HTTPTestConnection: @unchecked Sendable {
     private let fd: Int32
 
-    /// Connects to 127.0.0.1:`port`; `receiveBuffer` shrinks the socket's receive buffer (SO_RCVBUF).
-    public init(port: Int, receiveBuffer: Int? = nil) throws {
-        fd = try Self.connected(port: port, receiveBuffer: receiveBuffer)
+    /// Connects to 127.0.0.1:`port`; `receiveBuffer` shrinks the socket's receive buffer (SO_RCVBUF);
+    /// `from` is the client's address (another loopback one, `127.0.0.2`: a second client machine).
+    public init(port: Int, receiveBuffer: Int? = nil, from source: String? = nil) throws {
+        fd = try Self.connected(port: port, receiveBuffer: receiveBuffer, source: source)
     }
 
     /// A socket connected to 127.0.0.1:`port`, closed here if the connect fails. Only a connected
     /// descriptor becomes `fd`: `deinit` runs even when an initializer throws after `fd` is set, so
     /// a close here and another there would close a number that another test may have been given
     /// meanwhile (a spool's file, a pipe).
-    private static func connected(port: Int, receiveBuffer: Int?) throws -> Int32 {
+    private static func connected(port: Int, receiveBuffer: Int?, source: String?) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw FixtureError.toolFailed("socket failed: errno \(errno)") }
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            let bound = inet_pton(AF_INET, source, &local.sin_addr) == 1 && withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            } == 0
+            guard bound else {
+                let error = errno
+                close(fd)
+                throw FixtureError.toolFailed("bind \(source) failed: errno \(error)")
+            }
+        }
         if var size = receiveBuffer.map(Int32.init) {
             setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
         }
@@ -79,6 +92,14 @@ public final class HTTPTestConnection: @unchecked Sendable {
         }
     }
 
+    /// Whether the server has closed the connection (or reset it) with nothing more to read: a
+    /// look that does not wait (`recv` with `MSG_PEEK | MSG_DONTWAIT`).
+    public var isClosedByServer: Bool {
+        var byte: UInt8 = 0
+        let n = recv(fd, &byte, 1, Int32(MSG_PEEK) | Int32(MSG_DONTWAIT))
+        return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+    }
+
     /// Ends the sending side (`shutdown(SHUT_WR)`): a truncated request ends here.
     public func finishSending() { shutdown(fd, Int32(SHUT_WR)) }
 
@@ -96,10 +117,11 @@ public final class HTTPTestConnection: @unchecked Sendable {
         return received
     }
 
-    /// One request (`METHOD PATH HTTP/1.1`, `Host`, `Connection: close`, then `headers`) and its whole reply.
+    /// One request (`METHOD PATH HTTP/1.1`, `Host`, `Connection: close`, then `headers`) and its whole
+    /// reply, from 127.0.0.1 or `source`.
     public static func request(_ path: String, port: Int, method: String = "GET", headers: [String] = [],
-                               timeout: Duration = hangTimeout) throws -> HTTPReply {
-        let connection = try HTTPTestConnection(port: port)
+                               timeout: Duration = hangTimeout, from source: String? = nil) throws -> HTTPReply {
+        let connection = try HTTPTestConnection(port: port, from: source)
         let head = (["\(method) \(path) HTTP/1.1", "Host: 127.0.0.1:\(port)", "Connection: close"] + headers).joined(separator: "\r\n")
         connection.send(Array((head + "\r\n\r\n").utf8))
         let bytes = connection.receive(timeout: timeout)
