@@ -43,6 +43,12 @@ private func hookFrames(_ count: Int) throws -> [GreyFrame] {
         try receiver.answer("200")
         let beforeEnd = second.stdoutCodes.count
         #expect(second.feed(Array(frames[20..<40])) { second.stdoutCodes.count >= beforeEnd + 3 }, "second run: codes after the outage")
+        // Every code of both runs so far answered 200 while the input is still open: the drain at
+        // exit (5 s of a clock that runs on while a loaded machine stops the process) then has
+        // nothing left that it could rightly spool for a next run instead.
+        #expect(waitUntil(every: .milliseconds(50)) {
+            Set(receiver.requests.filter { $0.status == 200 }.compactMap(\.key)).count >= first.stdoutCodes.count + second.stdoutCodes.count
+        }, "every code so far delivered")
         #expect(second.closeInputAndWait() == 0, "stderr: \(second.stderr)")
         #expect(second.stderr.contains("webhook codes spooled by an earlier run are delivered first"), "stderr: \(second.stderr)")
 
