@@ -131,11 +131,13 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
 
+        // What the bench executables share (failing with a message, reading a file whole).
+        .target(name: "BenchSupport", path: "bench/BenchSupport"),
         // bench/mjpeg.py's measure of syncscan's MJPEG→grey stage (JPEGLumaDecoder), against libv4l2's conversion.
-        .executableTarget(name: "mjpeg-bench", dependencies: ["JPEG", "Media"], path: "bench/MJPEGBench"),
+        .executableTarget(name: "mjpeg-bench", dependencies: ["BenchSupport", "JPEG", "Media"], path: "bench/MJPEGBench"),
         // bench/pipeline.py's whole pipeline on MJPEG frames at a camera's pace (session, outputs, synchronizer, decoder).
         .executableTarget(name: "pipeline-bench", dependencies: [
-            "Capture", "JPEG", "Media", .product(name: "Logging", package: "swift-log"),
+            "BenchSupport", "Capture", "JPEG", "Media", .product(name: "Logging", package: "swift-log"),
         ], path: "bench/PipelineBench"),
 
         // Test support: fakes and fixture frames (real QR codes from qrencode).

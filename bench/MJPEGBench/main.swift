@@ -6,27 +6,11 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import BenchSupport
 import JPEG
 import Media
 
-func fail(_ message: String) -> Never {
-    let line = Array("mjpeg-bench: \(message)\n".utf8)
-    _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
-    exit(1)
-}
-
-func readFile(_ path: String) -> [UInt8] {
-    guard let f = fopen(path, "rb") else { fail("cannot open \(path)") }
-    defer { fclose(f) }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 1 << 16)
-    while true {
-        let n = fread(&chunk, 1, chunk.count, f)
-        if n <= 0 { break }
-        bytes.append(contentsOf: chunk[0..<n])
-    }
-    return bytes
-}
+let tool = BenchTool(name: "mjpeg-bench")
 
 func cpuSeconds() -> Double {
     var t = timespec()
@@ -36,11 +20,11 @@ func cpuSeconds() -> Double {
 
 /// The frames of a `mono` Y4M file: its size and each frame's grey bytes.
 func monoFrames(_ data: [UInt8]) -> (width: Int, height: Int, frames: [ArraySlice<UInt8>]) {
-    guard let end = data.firstIndex(of: 0x0A) else { fail("no Y4M header") }
+    guard let end = data.firstIndex(of: 0x0A) else { tool.fail("no Y4M header") }
     let header = String(decoding: data[..<end], as: UTF8.self).split(separator: " ")
     guard header.first == "YUV4MPEG2", header.contains("Cmono"),
           let w = header.first(where: { $0.hasPrefix("W") }).flatMap({ Int($0.dropFirst()) }),
-          let h = header.first(where: { $0.hasPrefix("H") }).flatMap({ Int($0.dropFirst()) }) else { fail("not a mono Y4M: \(header)") }
+          let h = header.first(where: { $0.hasPrefix("H") }).flatMap({ Int($0.dropFirst()) }) else { tool.fail("not a mono Y4M: \(header)") }
     var frames: [ArraySlice<UInt8>] = []
     var at = end + 1
     while at < data.count, let eol = data[at...].firstIndex(of: 0x0A), eol + 1 + w * h <= data.count {
@@ -53,7 +37,7 @@ func monoFrames(_ data: [UInt8]) -> (width: Int, height: Int, frames: [ArraySlic
 let arguments = CommandLine.arguments
 switch arguments.dropFirst().first {
 case "encode" where arguments.count >= 4:
-    let (width, height, frames) = monoFrames(readFile(arguments[2]))
+    let (width, height, frames) = monoFrames(tool.readFile(arguments[2]))
     let quality = arguments.count > 4 ? Int(arguments[4]) ?? 88 : 88
     let encoder = try JPEGEncoder()
     for (index, grey) in frames.enumerated() {
@@ -64,12 +48,12 @@ case "encode" where arguments.count >= 4:
             try encoder.encode($0, format: .yuyv, width: width, height: height, bytesPerLine: width * 2, quality: quality)
         }
         let path = arguments[3] + "/" + String(index + 100_000).dropFirst() + ".jpg"
-        guard let f = fopen(path, "wb"), fwrite(jpeg, 1, jpeg.count, f) == jpeg.count, fclose(f) == 0 else { fail("cannot write \(path)") }
+        guard let f = fopen(path, "wb"), fwrite(jpeg, 1, jpeg.count, f) == jpeg.count, fclose(f) == 0 else { tool.fail("cannot write \(path)") }
     }
     print("frames=\(frames.count) size=\(width)x\(height)")
 case "decode" where arguments.count >= 6:
-    guard let width = Int(arguments[2]), let height = Int(arguments[3]), let repeats = Int(arguments[4]) else { fail("decode WIDTH HEIGHT REPEAT FILE...") }
-    let files = arguments[5...].map(readFile)
+    guard let width = Int(arguments[2]), let height = Int(arguments[3]), let repeats = Int(arguments[4]) else { tool.fail("decode WIDTH HEIGHT REPEAT FILE...") }
+    let files = arguments[5...].map(tool.readFile)
     let decoder = JPEGLumaDecoder()
     let plane = UnsafeMutableRawBufferPointer.allocate(byteCount: width * height, alignment: 64)
     defer { plane.deallocate() }
@@ -78,12 +62,12 @@ case "decode" where arguments.count >= 6:
     for _ in 0..<repeats {
         for jpeg in files {
             let result = jpeg.withUnsafeBytes { decoder.decodeLuma($0, width: width, height: height, into: plane) }
-            guard case .decoded = result else { fail("\(result)") }
+            guard case .decoded = result else { tool.fail("\(result)") }
             frames += 1
         }
     }
     let elapsed = cpuSeconds() - start
     print("cpu_ms_per_frame=\(elapsed * 1000 / Double(frames)) frames=\(frames) luma_checksum=\(plane[width * height / 2])")
 default:
-    fail("usage: mjpeg-bench encode FRAMES.y4m OUTDIR [QUALITY] | decode WIDTH HEIGHT REPEAT FILE...")
+    tool.fail("usage: mjpeg-bench encode FRAMES.y4m OUTDIR [QUALITY] | decode WIDTH HEIGHT REPEAT FILE...")
 }

@@ -14,30 +14,14 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import BenchSupport
 import Capture
 import JPEG
 import Logging
 import Media
 import Synchronization
 
-func fail(_ message: String) -> Never {
-    let line = Array("pipeline-bench: \(message)\n".utf8)
-    _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
-    exit(1)
-}
-
-func readFile(_ path: String) -> [UInt8] {
-    guard let f = fopen(path, "rb") else { fail("cannot open \(path)") }
-    defer { fclose(f) }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 1 << 16)
-    while true {
-        let n = fread(&chunk, 1, chunk.count, f)
-        if n <= 0 { break }
-        bytes.append(contentsOf: chunk[0..<n])
-    }
-    return bytes
-}
+let tool = BenchTool(name: "pipeline-bench")
 
 /// User + system CPU seconds of the whole process so far, and its involuntary context switches
 /// (threads preempted: other processes wanted the cores).
@@ -152,9 +136,9 @@ func jpegSize(_ jpeg: [UInt8]) -> (width: Int, height: Int)? {
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 6, arguments[1] == "run", let fps = Int(arguments[2]), fps > 0, let seconds = Int(arguments[3]),
-      let threads = Int(arguments[4]) else { fail("usage: pipeline-bench run FPS SECONDS THREADS FILE...") }
-let files = arguments[5...].map(readFile)
-guard let (width, height) = jpegSize(files[0]) else { fail("\(arguments[5]): no JPEG frame size") }
+      let threads = Int(arguments[4]) else { tool.fail("usage: pipeline-bench run FPS SECONDS THREADS FILE...") }
+let files = arguments[5...].map(tool.readFile)
+guard let (width, height) = jpegSize(files[0]) else { tool.fail("\(arguments[5]): no JPEG frame size") }
 let source = PacedMJPEGSource(files: files, width: width, height: height, fps: fps, frames: fps * seconds)
 // The daemon's defaults (SyncscanConfiguration): engine zxing, effort auto, QR codes.
 let observed = Observed(period: .nanoseconds(1_000_000_000 / fps))
@@ -169,7 +153,7 @@ let synchronizer = DataOutputSynchronizer { collection in
 let loadBefore = loadAverage()
 let before = usage()
 // The session reads the source and scans on threads of its own; this only waits for the end.
-do { _ = try await session.run(synchronizer: synchronizer) } catch { fail("session: \(error)") }
+do { _ = try await session.run(synchronizer: synchronizer) } catch { tool.fail("session: \(error)") }
 let after = usage()
 let cpu = after.cpu - before.cpu
 let s = synchronizer.statistics
