@@ -2,15 +2,14 @@ import CGStreamer
 
 /// The GStreamer library syncscan runs with.
 public enum GStreamerLibrary {
-    /// GStreamer's own version (`gst_version_string`, e.g. `1.22.0`), or the init error's text.
+    /// GStreamer's own version (`gst_version_string`, e.g. `1.22.0`).
+    ///
+    /// Asked without `gst_init`: the version needs no initialized library, and initializing it
+    /// (the plugin registry, its threads and allocations) is left to the first GStreamer source,
+    /// so every other run of syncscan (`--version` is computed at each start) never loads it.
     public static var version: String {
-        switch GStreamerCalls.initialize() {
-        case .success:
-            let text = GStreamerCalls.take(syncscan_gst_version_string())  // "GStreamer 1.22.0"
-            return String(text.split(separator: " ").last ?? Substring(text))
-        case .failure(let error):
-            return "unavailable: \(error)"
-        }
+        let text = GStreamerCalls.take(syncscan_gst_version_string())  // "GStreamer 1.22.0"
+        return String(text.split(separator: " ").last ?? Substring(text))
     }
 
     /// Where `version` comes from.

@@ -44,4 +44,25 @@ import Testing
         #expect(accepted.status == 0, "\(accepted.stderr)")
         #expect(String(decoding: accepted.stdout, as: UTF8.self).contains("OK (source rtsp://viewer:***@cam/live, live,"))
     }
+
+    /// GStreamer is initialized (its plugin registry read or written) only for a GStreamer
+    /// source: a Y4M run and `--version` leave the registry file GST_REGISTRY_1_0 names unmade,
+    /// a GStreamer source's `check-config` makes it.
+    @Test func onlyAGStreamerSourceInitializesGStreamer() throws {
+        let directory = try TemporaryDirectory()
+        let registry = directory.path + "/registry.bin"
+        let environment = ["GST_REGISTRY_1_0": registry]
+        let video = try TemporaryFile(contents: Y4MWriter.bytes([GreyFrame(width: 64, height: 48)]), suffix: ".y4m")
+        let run = try SyncscanProcess.run(["run", "--source", video.path], environment: environment)
+        #expect(run.status == 0, "\(run.stderr)")
+        let version = try SyncscanProcess.run(["--version"], environment: environment)
+        #expect(String(decoding: version.stdout, as: UTF8.self).contains("GStreamer 1."), "the version still named")
+        #expect(!FileManager.default.fileExists(atPath: registry), "no registry: GStreamer was not initialized")
+
+        let config = directory.path + "/c.yaml"
+        try "source: \"rtsp://cam/live\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let checked = try SyncscanProcess.run(["check-config", config], environment: environment)
+        #expect(checked.status == 0, "\(checked.stderr)")
+        #expect(FileManager.default.fileExists(atPath: registry), "a GStreamer source initializes it, and writes the registry there")
+    }
 }
