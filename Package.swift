@@ -59,7 +59,7 @@ let package = Package(
         // Frames' pixels to JPEG through TurboJPEG: grey and YUV planes, no RGB conversion; and
         // camera JPEGs (MJPEG) to grey, for the V4L2 source through Media's CompressedFrameDecoder.
         .target(name: "JPEG", dependencies: [
-            "CTurboJPEG", "Media",
+            "CTurboJPEG", "Media", "SystemCalls",
         ], plugins: ["PkgConfigVersion"]),
 
         // An MQTT broker connection through libmosquitto (one client, driven by its owner's thread).
@@ -151,7 +151,7 @@ let package = Package(
         .testTarget(name: "ZBarTests", dependencies: ["ZBar", "TestSupport"]),
         .testTarget(name: "ZXingTests", dependencies: ["ZXing", "TestSupport", "Media"]),
         // CTurboJPEG directly too: the reference the decoder's grey is compared with is TurboJPEG's own call.
-        .testTarget(name: "JPEGTests", dependencies: ["JPEG", "CTurboJPEG", "TestSupport", "Media"]),
+        .testTarget(name: "JPEGTests", dependencies: ["JPEG", "CTurboJPEG", "TestSupport", "Media", "SystemCalls"]),
         .testTarget(name: "MQTTTests", dependencies: [
             "MQTT", "TestSupport", .product(name: "SystemPackage", package: "swift-system"),
         ]),

@@ -1,6 +1,8 @@
 import CTurboJPEG
+import Foundation
 import JPEG
 import Media
+import SystemCalls
 import Testing
 import TestSupport
 
@@ -96,4 +98,68 @@ private func decode(_ jpeg: [UInt8], width: Int, height: Int) -> (LumaDecodeResu
         #expect(warning.contains("extraneous bytes before marker"))
         #expect(grey == decode(jpeg, width: 320, height: 240).1)
     }
+
+    /// A bad frame spoils no later one: with one decoder (as a camera's frames share it), every
+    /// kind of bad frame is undecodable and the good frame after it decodes to its own grey. A
+    /// JPEG cut inside its headers (before the scan's SOS marker) once left TurboJPEG's handle
+    /// answering the next header with 0x0, so a good frame after it was dropped too.
+    @Test func aGoodFrameAfterEachKindOfBadFrameDecodes() throws {
+        let (jpeg, _) = try CameraJPEG.make(width: 320, height: 240, text: "after a bad one")
+        let reference = try turboJPEGGrey(jpeg).grey
+        let sos = try #require(zip(jpeg.indices, jpeg.dropFirst()).first { jpeg[$0.0] == 0xFF && $0.1 == 0xDA }?.0)
+        var noise = SystemRandomNumberGenerator()
+        let bad: [(String, [UInt8])] = [
+            ("empty", []),
+            ("cut in its first segment", Array(jpeg.prefix(100))),
+            ("cut before its scan (no SOS)", Array(jpeg.prefix(sos))),
+            ("cut in its data", Array(jpeg.prefix(jpeg.count / 2))),
+            ("garbage", (0..<4096).map { _ in UInt8.random(in: 0...255, using: &noise) }),
+            ("an end marker alone", [0xFF, 0xD9]),
+        ]
+        let decoder = JPEGLumaDecoder()
+        var plane = [UInt8](repeating: 0, count: 320 * 240)
+        func decode(_ bytes: [UInt8]) -> LumaDecodeResult {
+            bytes.withUnsafeBytes { b in plane.withUnsafeMutableBytes { decoder.decodeLuma(b, width: 320, height: 240, into: $0) } }
+        }
+        #expect(decode(jpeg) == .decoded(warning: nil))
+        for (name, frame) in bad {
+            guard case .undecodable = decode(frame) else { Issue.record("\(name): decoded"); continue }
+            plane = [UInt8](repeating: 0, count: 320 * 240)
+            let after = decode(jpeg)
+            #expect(after == .decoded(warning: nil) && plane == reference, "the good frame after one \(name): \(after)")
+        }
+    }
+
+    /// One decoder shared by two threads, as the scanning threads share the camera's: every
+    /// frame decoded on either thread is the grey of its own JPEG (a handle is never used by two
+    /// calls at once), and a bad frame on one thread spoils nothing on the other. Under
+    /// ThreadSanitizer the handle set's lock is seen (a pthread mutex): it once was a futex that
+    /// ThreadSanitizer reported here as a race.
+    @Test func twoThreadsDecodingWithOneDecoderEachGetTheirOwnFrame() throws {
+        let frames = try (0..<2).map { try CameraJPEG.make(width: 320, height: 240, text: "thread \($0)").0 }
+        let references = try frames.map { try turboJPEGGrey($0).grey }
+        let decoder = JPEGLumaDecoder()
+        let mismatches = LockedValue(0)
+        let threads = (0..<2).map { index in
+            Thread {
+                var plane = [UInt8](repeating: 0, count: 320 * 240)
+                for round in 0..<200 {
+                    // Every fourth call is a truncated frame: its failure returns the handle too.
+                    let jpeg = round % 4 == 3 ? Array(frames[index].prefix(600)) : frames[index]
+                    let result = jpeg.withUnsafeBytes { bytes in
+                        plane.withUnsafeMutableBytes { decoder.decodeLuma(bytes, width: 320, height: 240, into: $0) }
+                    }
+                    switch result {
+                    case .decoded: if plane != references[index] { mismatches.withLock { $0 += 1 } }
+                    case .undecodable: if round % 4 != 3 { mismatches.withLock { $0 += 1 } }
+                    }
+                }
+            }
+        }
+        threads.forEach { $0.start() }
+        #expect(waitUntil { threads.allSatisfy(\.isFinished) }, "both threads finished")
+        let wrong = mismatches.withLock { $0 }
+        #expect(wrong == 0, "frames decoded wrongly or refused: \(wrong) of 400")
+    }
 }
+
