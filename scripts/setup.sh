@@ -19,7 +19,7 @@ PKGS=(
   pkg-config libzbar-dev libv4l-dev libturbojpeg0-dev libmosquitto-dev  # build: the C libraries
   libmicrohttpd-dev libcurl4-openssl-dev  # build: the live view's HTTP server; the webhook's HTTP client
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev  # build: the GStreamer input (1.22)
-  gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-libav gstreamer1.0-rtsp  # run: decoders, rtspsrc, souphttpsrc
+  gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-libav  # run: decoders (-libav), rtspsrc and souphttpsrc (-good), HLS (-bad)
   g++ cmake ninja-build python3-pip  # build: zxing-cpp 3.1.1 from its source distribution (C++20, fetched with pip)
   qrencode zint ffmpeg                # the sample (scripts/make-sample.sh): codes and frames
 )
