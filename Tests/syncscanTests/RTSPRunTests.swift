@@ -28,30 +28,78 @@ import Testing
         daemon.stdoutPath.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) } ?? ""
     }
 
-    @Test func aRestartedCameraIsReopenedBySameProcessAndThePasswordIsNeverShown() throws {
+    /// The seconds a `/status` body says the source has been gone (`waiting for SOURCE (gone N s)`), or nil.
+    static func goneSeconds(_ status: String) -> Int? {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(status.utf8)) as? [String: Any],
+              object["state"] as? String == "waiting", let line = object["status"] as? String,
+              let gone = line.range(of: "(gone ") else { return nil }
+        return Int(line[gone.upperBound...].prefix { $0.isNumber })
+    }
+
+    /// The camera killed, kept down until the daemon's `/status` has counted 5 s gone, then
+    /// started again on the same port: the same process reopens it, the outage is one
+    /// `discontinuity` in the ledger spanning it, every code is read again after it, and SIGTERM
+    /// ends the run with 0.
+    @Test func aCameraDownFiveSecondsIsReopenedBySameProcessAndThePasswordIsNeverShown() throws {
         let server = try RTSPTestServer(frames: try Self.frames())
-        let daemon = try RunningDaemon(["run", "--source", server.url(credentials: "viewer:hunter2"), "--engine", "zbar",
-                                        "--duplicate-window", "0", "--http", "127.0.0.1:0"])
+        let source = server.url(credentials: "viewer:hunter2")
+        let shown = "rtsp://viewer:***@127.0.0.1:\(server.port)/test"
+        let daemon = try RunningDaemon(["run", "--source", source, "--engine", "zbar", "--duplicate-window", "0", "--emit-frames",
+                                        "--http", "127.0.0.1:0"])
         defer { if daemon.process.isRunning { daemon.send(SIGKILL) } }
-        func texts(from start: Int) -> Set<String> { Set(daemon.records("code").dropFirst(start).compactMap { $0["text"] as? String }) }
+        let lines = { daemon.stdoutLines.compactMap { $0 } }
+        /// The codes' texts in `lines` after the first discontinuity record (all of them with `afterGap` false).
+        func texts(afterGap: Bool) -> Set<String> {
+            var counting = !afterGap, seen = Set<String>()
+            for line in lines() {
+                if line["type"] as? String == "frame", line["dropped"] as? String == "discontinuity" { counting = true }
+                if counting, line["type"] as? String == "code", let text = line["text"] as? String { seen.insert(text) }
+            }
+            return seen
+        }
 
-        #expect(waitUntil { texts(from: 0) == Set(Self.codes) || !daemon.process.isRunning }, "\(daemon.stderr)")
+        #expect(waitUntil { texts(afterGap: false) == Set(Self.codes) || !daemon.process.isRunning }, "\(daemon.stderr)")
         let pid = daemon.pid
+        let port = try Self.httpPort(daemon)
         server.kill()
+        let killedAt = ContinuousClock.now
+        // The outage lasts until the daemon itself says the camera has been gone 5 s (an event).
+        var statuses: [String] = []
+        #expect(waitUntil(every: .milliseconds(100)) {
+            statuses.append((try? HTTPTestConnection.request("/status", port: port).text) ?? "")
+            return (Self.goneSeconds(statuses.last!) ?? 0) >= 5 || !daemon.process.isRunning
+        }, "/status says waiting: \(statuses.suffix(3)) \(daemon.stderr)")
+        #expect(statuses.last?.contains("waiting for \(shown) (gone ") == true, "\(statuses.last ?? "")")
         try server.start()  // same port
+        let downtime = killedAt.duration(to: .now)
+        #expect(downtime >= .seconds(5), "the server was down \(downtime)")
         #expect(daemon.waitForStderr("gstreamer input reopened"), "\(daemon.stderr)")
-        let afterReopen = daemon.records("code").count
-        #expect(waitUntil { texts(from: afterReopen) == Set(Self.codes) || !daemon.process.isRunning }, "codes after the reopen")
-        #expect(daemon.process.isRunning && daemon.pid == pid)
-
-        let status = try HTTPTestConnection.request("/status", port: try Self.httpPort(daemon))
-        #expect(status.text.contains("rtsp://viewer:***@127.0.0.1:\(server.port)/test"), "\(status.text)")
+        #expect(waitUntil { texts(afterGap: true) == Set(Self.codes) || !daemon.process.isRunning }, "every code after the outage")
+        #expect(daemon.process.isRunning && daemon.pid == pid, "the same process")
+        let status = try HTTPTestConnection.request("/status", port: port)
+        #expect(status.text.contains("\"state\":\"scanning\"") && status.text.contains(shown), "\(status.text)")
 
         daemon.send(SIGTERM)
         #expect(daemon.wait() == 0, "\(daemon.stderr)")
-        #expect(daemon.stderr.contains("discontinuity=1"), "the restart is one discontinuity: \(daemon.stderr)")
+        #expect(daemon.stderr.contains("discontinuity=1"), "the outage is one discontinuity: \(daemon.stderr)")
         #expect(daemon.stderr.components(separatedBy: "gstreamer input lost").count == 2, "the loss logged once")
-        Self.expectNoPassword(["hunter2"], in: [("stdout", Self.stdoutText(daemon)), ("stderr", daemon.stderr), ("/status", status.text)])
+        // The ledger: every sequence number once, in order; one discontinuity, between frames
+        // whose pts are at least the outage apart (the stream's time continued by the wall clock).
+        let frames = lines().filter { $0["type"] as? String == "frame" }
+        let sequence = frames.compactMap { $0["seq"] as? Int }
+        #expect(sequence == Array(0..<frames.count), "every sequence number once")
+        let gaps = frames.indices.filter { frames[$0]["dropped"] as? String == "discontinuity" }
+        #expect(gaps.count == 1, "one discontinuity: \(gaps)")
+        if let gap = gaps.first, gap > 0, gap + 1 < frames.count,
+           let before = frames[gap - 1]["pts"] as? Double, let after = frames[gap + 1]["pts"] as? Double {
+            #expect(after - before >= 5, "pts across the outage: \(before) → \(after)")
+        } else {
+            Issue.record("frames on both sides of the discontinuity: \(gaps)")
+        }
+        let pts = frames.compactMap { $0["pts"] as? Double }
+        #expect(zip(pts, pts.dropFirst()).allSatisfy { $0 < $1 }, "pts strictly increasing")
+        Self.expectNoPassword(["hunter2"], in: [("stdout", Self.stdoutText(daemon)), ("stderr", daemon.stderr),
+                                                ("/status", (statuses + [status.text]).joined(separator: "\n"))])
     }
 
     /// A camera that demands `viewer:hunter2`: a wrong password, a wrong path and a refused port
