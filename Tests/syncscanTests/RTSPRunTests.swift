@@ -105,7 +105,7 @@ import Testing
     /// A camera that demands `viewer:hunter2`: a wrong password, a wrong path and a refused port
     /// each end `syncscan run` at start with one error line naming the source (the password as
     /// `***`), GStreamer's reason and what to check; the right password reads every code, and
-    /// no password given is in the stdout, stderr or `/status` of any run.
+    /// no password given is in the stdout, stderr, `/status` or MQTT messages of any run.
     @Test func wrongCredentialsAreAClearErrorAndRightOnesReadEveryCode() throws {
         let server = try RTSPTestServer(frames: try Self.frames(), credentials: "viewer:hunter2")
         let refused = try MosquittoBroker.freePort()
@@ -127,16 +127,36 @@ import Testing
             Self.expectNoPassword(["hunter2", "letmein"], in: [("stdout", String(decoding: run.stdout, as: UTF8.self)), ("stderr", run.stderr)])
         }
 
+        // The right password, with MQTT on (Home Assistant's discovery configs and the stats
+        // too): every code read; no password in any output of the run, MQTT's messages and topics included.
+        let broker = try MosquittoBroker()
+        let subscriber = try MosquittoSubscriber(broker: broker, topic: "#")
         let daemon = try RunningDaemon(["run", "--source", server.url(credentials: "viewer:hunter2"), "--engine", "zbar",
-                                        "--duplicate-window", "0", "--http", "127.0.0.1:0"])
+                                        "--duplicate-window", "0", "--http", "127.0.0.1:0", "--mqtt-url", broker.url],
+                                       environment: ["SYNCSCAN_MQTT_HOMEASSISTANT_DISCOVERY": "true", "SYNCSCAN_STATS_INTERVAL_SECONDS": "1"])
         defer { if daemon.process.isRunning { daemon.send(SIGKILL) } }
         let read = { Set(daemon.records("code").compactMap { $0["text"] as? String }) }
         #expect(waitUntil { read() == Set(Self.codes) || !daemon.process.isRunning }, "every code: \(daemon.stderr)")
         let status = try HTTPTestConnection.request("/status", port: try Self.httpPort(daemon))
         #expect(status.text.contains("rtsp://viewer:***@127.0.0.1:\(server.port)/test"), "\(status.text)")
+        // Every kind of message there is before the end: discovery configs, status, stats, codes.
+        let kinds = ["/config", "/status", "/stats", "/codes"]
+        subscriber.wait { messages in kinds.allSatisfy { kind in messages.contains { $0.topic.hasSuffix(kind) } } || !daemon.process.isRunning }
         daemon.send(SIGTERM)
         #expect(daemon.wait() == 0, "\(daemon.stderr)")
-        #expect(daemon.records("code").allSatisfy { $0["source"] as? String == "rtsp://viewer:***@127.0.0.1:\(server.port)/test" })
-        Self.expectNoPassword(["hunter2"], in: [("stdout", Self.stdoutText(daemon)), ("stderr", daemon.stderr), ("/status", status.text)])
+        let stdoutCodes = daemon.records("code")
+        #expect(stdoutCodes.allSatisfy { $0["source"] as? String == "rtsp://viewer:***@127.0.0.1:\(server.port)/test" })
+        let messages = subscriber.wait { messages in
+            messages.filter { $0.topic.hasSuffix("/codes") }.count >= stdoutCodes.count
+                && messages.contains { $0.topic.hasSuffix("/status") && $0.payload == "offline" }
+        }
+        for kind in kinds { #expect(messages.contains { $0.topic.hasSuffix(kind) }, "a message on …\(kind)") }
+        let mqttCodes = messages.filter { $0.topic.hasSuffix("/codes") }.compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.payload.utf8)) as? [String: Any]
+        }
+        #expect(mqttCodes.count == stdoutCodes.count && mqttCodes.allSatisfy { $0["source"] as? String == "rtsp://viewer:***@127.0.0.1:\(server.port)/test" },
+                "\(mqttCodes.count) codes over MQTT, \(stdoutCodes.count) on stdout")
+        Self.expectNoPassword(["hunter2"], in: [("stdout", Self.stdoutText(daemon)), ("stderr", daemon.stderr), ("/status", status.text),
+                                                ("MQTT", messages.map { "\($0.topic) \($0.payload)" }.joined(separator: "\n"))])
     }
 }
