@@ -8,7 +8,12 @@
 #   /etc/syncscan/syncscan.yaml, video0.yaml: conffiles (an edited one is kept across upgrades)
 #   /usr/share/doc/syncscan: README.md, copyright, changelog.gz, examples/ (the systemd drop-ins)
 #   /usr/share/man/man1/syncscan.1.gz
-# Depends is computed by dpkg-shlibdeps from the binary's libraries. The maintainer scripts
+# Depends is computed by dpkg-shlibdeps from the binary's libraries (GStreamer's core, app and
+# video libraries among them). GStreamer's plugins are loaded at run time, so no library names
+# them: the ones the GStreamer input uses are Recommends (a camera or a Y4M pipe needs none):
+# -base (decodebin, videoconvert, appsink), -good (rtspsrc, souphttpsrc, the RTP depayloaders,
+# qtdemux, matroskademux), -bad (h264parse, HLS), -libav (the H.264/H.265 decoders). Not
+# gstreamer1.0-rtsp: it holds only rtspclientsink, which sends a stream to a server. The maintainer scripts
 # (packaging/debian) reload systemd and never enable or start an instance.
 # A native package (syncscan is its own upstream): the version is syncscanVersion's.
 # Environment: SYNCSCAN_SCRATCH (SwiftPM build directory, default .build); DEBFULLNAME and
@@ -70,6 +75,7 @@ printf 'Source: syncscan\n\nPackage: syncscan\nArchitecture: any\n' > "$WORK/src
 DEPENDS=$(cd "$WORK/src" && dpkg-shlibdeps -O -e "$P/usr/bin/syncscan" -e "$P/usr/libexec/swift/linux/swift-backtrace-static" 2>&2 \
   | sed -n 's/^shlibs:Depends=//p')
 [ -n "$DEPENDS" ] || { echo "package-deb: dpkg-shlibdeps gave no Depends" >&2; exit 1; }
+GST_PLUGINS="gstreamer1.0-plugins-base, gstreamer1.0-plugins-good, gstreamer1.0-plugins-bad, gstreamer1.0-libav"
 cat > "$P/DEBIAN/control" <<CONTROL
 Package: syncscan
 Version: $FULL
@@ -77,14 +83,15 @@ Architecture: $ARCH
 Maintainer: $MAINTAINER
 Installed-Size: $(du -sk --exclude=DEBIAN "$P" | cut -f1)
 Depends: $DEPENDS
-Recommends: v4l-utils
+Recommends: v4l-utils, $GST_PLUGINS
 Suggests: mosquitto-clients, jq
 Section: video
 Priority: optional
 Homepage: https://localhost/syncscan
-Description: barcode scanning daemon for V4L2 cameras
- syncscan watches a camera (libv4l2) or a YUV4MPEG2 stream and reports every
- barcode it sees, each paired with the exact frame it was seen in: one JSON
+Description: barcode scanning daemon for cameras and video streams
+ syncscan watches a camera (libv4l2), an IP camera (RTSP, MJPEG over HTTP), a
+ video file (GStreamer) or a YUV4MPEG2 stream and reports every barcode it
+ sees, each paired with the exact frame it was seen in: one JSON
  line per code on stdout (symbology, exact bytes, decoded text, corners,
  frame sequence and time), with zbar, zxing-cpp or both decoding.
  .

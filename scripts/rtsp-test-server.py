@@ -1,11 +1,13 @@
 #!/usr/bin/python3
 """rtsp-test-server.py - GStreamer's own RTSP server for the tests: H.264 of PGM frames, looped.
 
-    rtsp-test-server.py PORT 'DIR/frame-%d.pgm' COUNT FPS
+    rtsp-test-server.py PORT 'DIR/frame-%d.pgm' COUNT FPS [USER:PASSWORD]
 
 Serves rtsp://127.0.0.1:PORT/test: the frames DIR/frame-0.pgm … frame-(COUNT-1).pgm at FPS,
 over and over, encoded by openh264enc (gstreamer1.0-plugins-bad). Prints `listening PORT`
-once it accepts connections. Credentials in a client's URL are ignored (no authentication).
+once it accepts connections. Without USER:PASSWORD there is no authentication (credentials in a
+client's URL are ignored); with it, only a client giving them over HTTP Basic may play the
+stream (RTSPAuth), any other is answered 401 Unauthorized.
 Needs Debian's python3-gi and gir1.2-gst-rtsp-server-1.0 (run with /usr/bin/python3)."""
 import sys
 
@@ -16,6 +18,7 @@ gi.require_version("GstRtspServer", "1.0")
 from gi.repository import GLib, Gst, GstRtspServer  # noqa: E402
 
 port, pattern, count, fps = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+credentials = sys.argv[5] if len(sys.argv) > 5 else None
 Gst.init(None)
 server = GstRtspServer.RTSPServer()
 server.set_address("127.0.0.1")
@@ -27,6 +30,18 @@ factory.set_launch(
     f"! openh264enc gop-size={fps} bitrate=4000000 ! h264parse ! rtph264pay name=pay0 pt=96 config-interval=1 )"
 )
 factory.set_shared(True)
+if credentials is not None:
+    user, _, password = credentials.partition(":")
+    # The role "viewer" may see and play the mount; Basic USER:PASSWORD is given that role.
+    auth = GstRtspServer.RTSPAuth()
+    token = GstRtspServer.RTSPToken()
+    token.set_string(GstRtspServer.RTSP_TOKEN_MEDIA_FACTORY_ROLE, "viewer")
+    auth.add_basic(GstRtspServer.RTSPAuth.make_basic(user, password), token)
+    server.set_auth(auth)
+    permissions = GstRtspServer.RTSPPermissions()
+    permissions.add_permission_for_role("viewer", GstRtspServer.RTSP_PERM_MEDIA_FACTORY_ACCESS, True)
+    permissions.add_permission_for_role("viewer", GstRtspServer.RTSP_PERM_MEDIA_FACTORY_CONSTRUCT, True)
+    factory.set_permissions(permissions)
 server.get_mount_points().add_factory("/test", factory)
 if server.attach(None) == 0:
     sys.exit(f"rtsp-test-server: cannot listen on 127.0.0.1:{port}")

@@ -68,9 +68,16 @@ static inline int syncscan_gst_set_null(GstElement *pipeline) { return gst_eleme
 
 static inline void syncscan_gst_unref(GstElement *element) { gst_object_unref(element); }
 
+/* What an ERROR message's GError says went wrong, from its domain and code. */
+#define SYNCSCAN_GST_CAUSE_OTHER 0
+#define SYNCSCAN_GST_CAUSE_NOT_AUTHORIZED 1  /* GST_RESOURCE_ERROR_NOT_AUTHORIZED: RTSP or HTTP 401 */
+#define SYNCSCAN_GST_CAUSE_NOT_FOUND 2       /* GST_RESOURCE_ERROR_NOT_FOUND: RTSP or HTTP 404, no such file */
+#define SYNCSCAN_GST_CAUSE_CANNOT_OPEN 3     /* GST_RESOURCE_ERROR_OPEN_READ(_WRITE): a refused or unreachable server */
+
 /* The next ERROR or EOS message on `pipeline`'s bus within `timeout_ns` (0: do not wait):
- * 0 none, 1 end of stream, -1 an error with *error set ("element: message (debug)"). */
-static inline int syncscan_gst_poll_bus(GstElement *pipeline, uint64_t timeout_ns, char **error) {
+ * 0 none, 1 end of stream, -1 an error with *error set ("element: message") and *cause one of
+ * SYNCSCAN_GST_CAUSE_*. */
+static inline int syncscan_gst_poll_bus(GstElement *pipeline, uint64_t timeout_ns, char **error, int *cause) {
     GstBus *bus = gst_element_get_bus(pipeline);
     GstMessage *m = gst_bus_timed_pop_filtered(bus, timeout_ns, GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
     gst_object_unref(bus);
@@ -81,6 +88,13 @@ static inline int syncscan_gst_poll_bus(GstElement *pipeline, uint64_t timeout_n
         gchar *debug = NULL;
         gst_message_parse_error(m, &e, &debug);
         *error = g_strdup_printf("%s: %s", GST_OBJECT_NAME(GST_MESSAGE_SRC(m)), e ? e->message : "unknown error");
+        *cause = SYNCSCAN_GST_CAUSE_OTHER;
+        if (e && e->domain == GST_RESOURCE_ERROR) {
+            if (e->code == GST_RESOURCE_ERROR_NOT_AUTHORIZED) *cause = SYNCSCAN_GST_CAUSE_NOT_AUTHORIZED;
+            else if (e->code == GST_RESOURCE_ERROR_NOT_FOUND) *cause = SYNCSCAN_GST_CAUSE_NOT_FOUND;
+            else if (e->code == GST_RESOURCE_ERROR_OPEN_READ || e->code == GST_RESOURCE_ERROR_OPEN_WRITE ||
+                     e->code == GST_RESOURCE_ERROR_OPEN_READ_WRITE) *cause = SYNCSCAN_GST_CAUSE_CANNOT_OPEN;
+        }
         if (e) g_error_free(e);
         g_free(debug);
         result = -1;

@@ -50,13 +50,49 @@ enum GStreamerCalls {
     }
 
     /// What the bus says within `timeout` (`gst_bus_timed_pop_filtered`, ERROR and EOS only).
-    enum BusMessage { case none, endOfStream, error(String) }
+    enum BusMessage { case none, endOfStream, error(GStreamerFailure) }
     static func pollBus(_ pipeline: OpaquePointer, timeoutNanoseconds: UInt64) -> BusMessage {
         var message: UnsafeMutablePointer<CChar>?
-        switch syncscan_gst_poll_bus(UnsafeMutablePointer(pipeline), timeoutNanoseconds, &message) {
+        var cause: Int32 = 0
+        switch syncscan_gst_poll_bus(UnsafeMutablePointer(pipeline), timeoutNanoseconds, &message, &cause) {
         case 0: return .none
         case 1: return .endOfStream
-        default: return .error(take(message))
+        default: return .error(GStreamerFailure(message: take(message), cause: GStreamerFailure.Cause(cause)))
         }
     }
+}
+
+/// A pipeline's error: GStreamer's message (`element: text`, which may quote the location: show
+/// it redacted) and what its GError says went wrong.
+struct GStreamerFailure: Sendable, Equatable {
+    enum Cause: Sendable, Equatable {
+        /// The server refused the credentials (RTSP or HTTP 401).
+        case notAuthorized
+        /// No such stream or file (RTSP or HTTP 404, a missing file).
+        case notFound
+        /// The server or file could not be opened (a refused or unreachable port).
+        case cannotOpen
+        case other
+
+        /// The `IOError` code for it.
+        var code: IOError.Code {
+            switch self {
+            case .notAuthorized: .permissionDenied
+            case .notFound: .notFound
+            case .cannotOpen, .other: .refused
+            }
+        }
+
+        init(_ cause: Int32) {
+            switch cause {
+            case SYNCSCAN_GST_CAUSE_NOT_AUTHORIZED: self = .notAuthorized
+            case SYNCSCAN_GST_CAUSE_NOT_FOUND: self = .notFound
+            case SYNCSCAN_GST_CAUSE_CANNOT_OPEN: self = .cannotOpen
+            default: self = .other
+            }
+        }
+    }
+
+    var message: String
+    var cause: Cause
 }

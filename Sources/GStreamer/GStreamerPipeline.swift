@@ -15,11 +15,12 @@ final class GStreamerPipeline: @unchecked Sendable {
         /// Nothing within the timeout.
         case none
         case endOfStream
-        case failed(String)
+        case failed(GStreamerFailure)
     }
 
-    /// Parses `description` (`gst_parse_launch`), finds its sink and sets it playing.
-    init(description: String, shown: String, maxBuffers: UInt32) throws(IOError) {
+    /// Parses `description` (`gst_parse_launch`), finds its sink and sets it playing; a refusal
+    /// to play is thrown with GStreamer's reason and `advice` for its cause.
+    init(description: String, shown: String, maxBuffers: UInt32, advice: (GStreamerFailure.Cause) -> String) throws(IOError) {
         try GStreamerCalls.initialize().get()
         pipeline = try GStreamerCalls.parseLaunch(description, shown: shown).get()
         do throws(IOError) {
@@ -31,8 +32,8 @@ final class GStreamerPipeline: @unchecked Sendable {
         if case .failure(let error) = GStreamerCalls.play(pipeline) {
             // The bus usually says why (a refused port, a missing file): name that instead.
             // Thrown with every property set: deinit releases the pipeline.
-            if case .error(let message) = GStreamerCalls.pollBus(pipeline, timeoutNanoseconds: 0) {
-                throw IOError(code: .refused, call: "gst_element_set_state", message: "\(shown): \(message)")
+            if case .error(let failure) = GStreamerCalls.pollBus(pipeline, timeoutNanoseconds: 0) {
+                throw IOError(code: failure.cause.code, call: "gst_element_set_state", message: "\(shown): \(failure.message); \(advice(failure.cause))")
             }
             throw error
         }
@@ -56,18 +57,18 @@ final class GStreamerPipeline: @unchecked Sendable {
             return .frame(GStreamerLuma(luma))
         case 2:
             luma.deallocate()
-            if case .error(let text) = GStreamerCalls.pollBus(pipeline, timeoutNanoseconds: 0) { return .failed(text) }
+            if case .error(let failure) = GStreamerCalls.pollBus(pipeline, timeoutNanoseconds: 0) { return .failed(failure) }
             return .endOfStream
         case 0:
             luma.deallocate()
             switch GStreamerCalls.pollBus(pipeline, timeoutNanoseconds: 0) {
             case .none: return .none
             case .endOfStream: return .endOfStream
-            case .error(let text): return .failed(text)
+            case .error(let failure): return .failed(failure)
             }
         default:
             luma.deallocate()
-            return .failed(GStreamerCalls.take(message))
+            return .failed(GStreamerFailure(message: GStreamerCalls.take(message), cause: .other))
         }
     }
 }

@@ -14,6 +14,8 @@ import SystemPackage
 public final class GStreamerSource: FrameSource, @unchecked Sendable {
     public let uri: String
     public let isLive: Bool
+    /// An `rtsp://`, `http://` stream (not a file or a `gst:` description): for advice in errors.
+    private let isNetwork: Bool
     private let description: String
     private let missingTimeout: Duration?
     private let logger: Logger
@@ -48,6 +50,7 @@ public final class GStreamerSource: FrameSource, @unchecked Sendable {
                 latencyMilliseconds: Int = 200, logger: Logger) throws(IOError) {
         self.uri = uri.description
         isLive = GStreamerURI.isLive(uri)
+        if case .network = GStreamerURI.kind(of: uri) { isNetwork = true } else { isNetwork = false }
         description = GStreamerURI.pipelineDescription(uri, transport: transport, latencyMilliseconds: latencyMilliseconds)
         self.missingTimeout = missingTimeout
         self.logger = logger
@@ -103,17 +106,29 @@ public final class GStreamerSource: FrameSource, @unchecked Sendable {
                 ended = true
                 logger.notice("gstreamer input ended before its first frame", metadata: ["source": "\(uri)"])
                 return
-            case .failed(let message):
+            case .failed(let failure):
                 self.pipeline = nil
-                throw IOError(code: .refused, call: "gst_element_set_state",
-                              message: "\(uri): \(shown(message)); check the address, the path, the credentials and the plugins")
+                throw IOError(code: failure.cause.code, call: "gst_element_set_state",
+                              message: "\(uri): \(shown(failure.message)); \(Self.advice(failure.cause, network: isNetwork))")
             }
+        }
+    }
+
+    /// What to do about a failure at start, by its cause.
+    static func advice(_ cause: GStreamerFailure.Cause, network: Bool) -> String {
+        switch cause {
+        case .notAuthorized: "the server refused the credentials: check the user name and password in the URI"
+        case .notFound where network: "the server has no stream at that path: check the path in the URI"
+        case .notFound: "no such file: check the path"
+        case .cannotOpen where network: "cannot connect: check the address and port, and that the camera or server is up"
+        case .cannotOpen: "cannot open the file: check its permissions"
+        case .other: "check the address, the path, the credentials and the plugins"
         }
     }
 
     private func open() throws(IOError) -> GStreamerPipeline {
         do throws(IOError) {
-            return try GStreamerPipeline(description: description, shown: uri, maxBuffers: 2)
+            return try GStreamerPipeline(description: description, shown: uri, maxBuffers: 2) { [isNetwork] in Self.advice($0, network: isNetwork) }
         } catch {
             throw IOError(code: error.code, call: error.call, message: shown(error.message))
         }
@@ -139,13 +154,13 @@ public final class GStreamerSource: FrameSource, @unchecked Sendable {
             case .endOfStream where !isLive:
                 logger.debug("gstreamer input ended", metadata: ["source": "\(uri)", "frames": "\(nextSequenceNumber)"])
                 ended = true
-            case .failed(let message) where !isLive:
+            case .failed(let failure) where !isLive:
                 ended = true
-                throw IOError(code: .io, call: "gst_app_sink_try_pull_sample", message: "\(uri): \(shown(message))")
+                throw IOError(code: .io, call: "gst_app_sink_try_pull_sample", message: "\(uri): \(shown(failure.message))")
             case .endOfStream:
                 lose("the stream ended")
-            case .failed(let message):
-                lose(shown(message))
+            case .failed(let failure):
+                lose(shown(failure.message))
             }
         }
         pipeline = nil  // stopped or ended: the connection or file is closed now, not when the source goes

@@ -78,17 +78,26 @@ import ZBar
         #expect(read.codes == Set(Self.codes))
     }
 
-    @Test func aWrongPathAndARefusedPortAreClearErrorsWithoutThePassword() throws {
-        let server = try RTSPTestServer(frames: [try GreyFrame.withQRCode("frame-0").frame])
-        let wrongPath = try #require(try GStreamerURI.parse(server.url(credentials: "viewer:hunter2", path: "nothing")))
-        let refused = try #require(try GStreamerURI.parse("rtsp://viewer:hunter2@127.0.0.1:\(try MosquittoBroker.freePort())/test"))
-        for uri in [wrongPath, refused] {
+    /// Against a server demanding `viewer:hunter2`: each failure at start names the source
+    /// (redacted), GStreamer's reason and what to check, and no password given is shown.
+    @Test func aWrongPathARefusedPortAndWrongCredentialsAreClearErrorsWithoutThePassword() throws {
+        let server = try RTSPTestServer(frames: [try GreyFrame.withQRCode("frame-0").frame], credentials: "viewer:hunter2")
+        let cases: [(url: String, reason: String, advice: String)] = [
+            (server.url(credentials: "viewer:hunter2", path: "nothing"), "Not found", "check the path in the URI"),
+            ("rtsp://viewer:hunter2@127.0.0.1:\(try MosquittoBroker.freePort())/test", "Could not open resource",
+             "cannot connect: check the address and port"),
+            (server.url(credentials: "viewer:letmein"), "Unauthorized", "the server refused the credentials: check the user name and password"),
+        ]
+        for (url, reason, advice) in cases {
+            let uri = try #require(try GStreamerURI.parse(url))
             let log = LogRecorder()
             let source = try GStreamerSource(uri: uri, missingTimeout: .seconds(30), logger: log.logger)
             let error = #expect(throws: IOError.self) { try source.start() }
             let text = error.map { "\($0)" } ?? ""
-            #expect(text.contains(uri.description) && text.contains("check the address"), "\(text)")
-            #expect(!text.contains("hunter2") && !log.all.contains { $0.line.contains("hunter2") })
+            #expect(text.contains(uri.description) && text.contains(reason) && text.contains(advice), "\(text)")
+            for password in ["hunter2", "letmein"] {
+                #expect(!text.contains(password) && !log.all.contains { $0.line.contains(password) }, "\(text)")
+            }
         }
     }
 }

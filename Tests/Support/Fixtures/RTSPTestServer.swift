@@ -4,16 +4,20 @@ import Glibc
 import Foundation
 
 /// GStreamer's own RTSP server (`scripts/rtsp-test-server.py` through Debian's python3-gi and
-/// gir1.2-gst-rtsp-server-1.0) on a free loopback port, serving H.264 of `frames`, looped.
+/// gir1.2-gst-rtsp-server-1.0) on a free loopback port, serving H.264 of `frames`, looped; with
+/// `credentials`, only to a client giving them (HTTP Basic, else 401 Unauthorized).
 public final class RTSPTestServer: @unchecked Sendable {
     public let port: Int
     public let directory: String
     private let frameCount: Int
     private let framesPerSecond: Int
+    /// `USER:PASSWORD` the server demands, or nil.
+    private let credentials: String?
     private var process: ChildProcess?
 
     /// Writes `frames` as PGM files and starts the server; throws when it does not listen within 10 s.
-    public init(frames: [GreyFrame], framesPerSecond: Int = 10) throws {
+    /// - Parameter credentials: `USER:PASSWORD` a client must give; nil: no authentication.
+    public init(frames: [GreyFrame], framesPerSecond: Int = 10, credentials: String? = nil) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("syncscan-rtsp-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         for (n, frame) in frames.enumerated() {
@@ -21,6 +25,7 @@ public final class RTSPTestServer: @unchecked Sendable {
         }
         frameCount = frames.count
         self.framesPerSecond = framesPerSecond
+        self.credentials = credentials
         port = try MosquittoBroker.freePort()
         try start()
     }
@@ -40,7 +45,7 @@ public final class RTSPTestServer: @unchecked Sendable {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("scripts/rtsp-test-server.py").path
         let out = "\(directory)/server-\(UUID().uuidString).out"
-        let p = try ChildProcess(["/usr/bin/python3", script, "\(port)", "\(directory)/frame-%d.pgm", "\(frameCount)", "\(framesPerSecond)"],
+        let p = try ChildProcess(["/usr/bin/python3", script, "\(port)", "\(directory)/frame-%d.pgm", "\(frameCount)", "\(framesPerSecond)"] + (credentials.map { [$0] } ?? []),
                                  stdout: .file(out), stderr: .file(out))
         process = p
         let deadline = Date().addingTimeInterval(10)
