@@ -2,7 +2,7 @@ import Capture
 import Media
 import Testing
 import TestSupport
-import ZBar
+import Decoders
 
 /// A code made at test time whose text depends on its character set, with the bytes and text expected.
 struct CharacterSetCase: CustomTestStringConvertible, Sendable {

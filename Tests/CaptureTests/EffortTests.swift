@@ -3,7 +3,7 @@ import Logging
 import Media
 import Testing
 import TestSupport
-import ZBar
+import Decoders
 
 /// A scanner for `engine`, `effort` and `symbologies` (`live`: frames from a live source).
 private func scanner(_ engine: DecoderEngine, _ effort: ScanEffort, _ symbologies: Set<Symbology> = [.qrcode], live: Bool = false,

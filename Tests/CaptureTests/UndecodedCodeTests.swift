@@ -3,7 +3,7 @@ import Logging
 import Media
 import TestSupport
 import Testing
-import ZBar
+import Decoders
 @testable import Capture
 
 /// A 480x240 frame with a readable QR code on the left and, on the right, a QR code whose middle
