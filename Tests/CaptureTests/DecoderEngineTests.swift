@@ -1,8 +1,8 @@
 import Capture
+import Decoders
 import Media
 import Testing
 import TestSupport
-import Decoders
 
 /// Scans `frame` once with a fresh scanner for `engine` and `symbologies`.
 private func scan(_ frame: VideoFrame, engine: DecoderEngine, _ symbologies: Set<Symbology>,

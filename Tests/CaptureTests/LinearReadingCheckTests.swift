@@ -1,9 +1,9 @@
 @testable import Capture
+import Decoders
 import Media
 import SystemCalls
 import Testing
 import TestSupport
-import Decoders
 
 /// A 320x160 frame with one 1-D code across its middle (zint's modules 2 px wide), as frame `seq` at `seq` × 100 ms.
 private func linearFrame(_ zint: String, _ data: String, seq: UInt64 = 0) throws -> VideoFrame {

@@ -1,8 +1,8 @@
 import Capture
+import Decoders
 import Media
 import Testing
 import TestSupport
-import Decoders
 
 /// A white `width`×`height` grey frame with `text` as a QR code of 4-pixel modules at (`x`, `y`).
 private func greyFrame(with payload: [UInt8], width: Int = 320, height: Int = 240, x: Double = 90, y: Double = 50,

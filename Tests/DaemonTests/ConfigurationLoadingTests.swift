@@ -1,13 +1,13 @@
 import Capture
 import Configuration
 import Daemon
+import Decoders
 import Foundation
 import Logging
 import Media
 import TestSupport
 import Testing
 import V4L2
-import Decoders
 
 /// A YAML file in a fresh temporary directory, removed when the test's scope ends.
 final class TemporaryConfigFile {

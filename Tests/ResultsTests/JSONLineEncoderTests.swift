@@ -1,9 +1,9 @@
 import Capture
+import Decoders
 import Foundation
 import Media
 import TestSupport
 import Testing
-import Decoders
 @testable import Results
 
 private func code(_ data: [UInt8], symbology: Symbology = .qrcode) -> MachineReadableCodeObject {
