@@ -2,7 +2,8 @@
 import PackageDescription
 
 // The folder layout follows one frame through the pipeline:
-// CV4L2/CGStreamer/CZBar/CZXing/CTurboJPEG (C) → V4L2 (camera) / Y4M (file, pipe) / GStreamer (network, video files) → Capture/Outputs (video; metadata via ZBar, ZXing)
+// CV4L2/CGStreamer/CZBar/CZXing/CTurboJPEG (C) → V4L2 (camera) / Y4M (file, pipe) / GStreamer (network, video files) → Capture/Outputs
+// (video; metadata through the DecoderLibrary protocol, which Decoders implements with ZBar and ZXing)
 // → Capture/Synchronizer → Results (JSON lines) ; Daemon wires it as a service ; syncscan is `main`.
 let package = Package(
     name: "syncscan",
@@ -10,7 +11,7 @@ let package = Package(
     products: [
         .executable(name: "syncscan", targets: ["syncscan"]),
         // For the libFuzzer package in Fuzz/ (depends on this one by path); nothing else uses it.
-        .library(name: "SyncscanFuzzTargets", targets: ["Y4M", "Results", "Capture", "Daemon", "Media", "ZBar", "ZXing"]),
+        .library(name: "SyncscanFuzzTargets", targets: ["Y4M", "Results", "Capture", "Daemon", "Media", "ZBar", "ZXing", "Decoders"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -98,9 +99,13 @@ let package = Package(
 
         // The AVFoundation-shaped pipeline: session, outputs, synchronizer (any FrameSource in).
         .target(name: "Capture", dependencies: [
-            "Media", "ZBar", "ZXing", "SystemCalls",
+            "Media", "SystemCalls",
             .product(name: "Logging", package: "swift-log"),
         ]),
+
+        // The decoder libraries behind Capture's `DecoderLibrary` protocol: zbar's and zxing-cpp's
+        // adapters (each over its wrapper module) and the engines made of their passes (zbar, zxing, hybrid).
+        .target(name: "Decoders", dependencies: ["Capture", "Media", "ZBar", "ZXing"]),
 
         // Results handlers: where matched code + frame pairs go (JSON lines on stdout, JPEG snapshots).
         .target(name: "Results", dependencies: [
@@ -111,7 +116,7 @@ let package = Package(
 
         // The service: configuration, systemd notify, signals, stats.
         .target(name: "Daemon", dependencies: [
-            "Capture", "Results", "V4L2", "Y4M", "GStreamer", "Media", "ZBar", "ZXing", "SystemCalls", "MQTT", "HTTP", "JPEG",
+            "Capture", "Decoders", "Results", "V4L2", "Y4M", "GStreamer", "Media", "SystemCalls", "MQTT", "HTTP", "JPEG",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -125,7 +130,7 @@ let package = Package(
         .plugin(name: "PkgConfigVersion", capability: .buildTool()),
 
         .executableTarget(name: "syncscan", dependencies: [
-            "Daemon", "SystemCalls", "ZBar", "ZXing", "V4L2", "JPEG", "MQTT", "HTTPClient",
+            "Daemon", "Decoders", "SystemCalls", "V4L2", "JPEG", "MQTT", "HTTPClient",
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
@@ -137,7 +142,7 @@ let package = Package(
         .executableTarget(name: "mjpeg-bench", dependencies: ["BenchSupport", "JPEG", "Media"], path: "bench/MJPEGBench"),
         // bench/pipeline.py's whole pipeline on MJPEG frames at a camera's pace (session, outputs, synchronizer, decoder).
         .executableTarget(name: "pipeline-bench", dependencies: [
-            "BenchSupport", "Capture", "JPEG", "Media", .product(name: "Logging", package: "swift-log"),
+            "BenchSupport", "Capture", "Decoders", "JPEG", "Media", .product(name: "Logging", package: "swift-log"),
         ], path: "bench/PipelineBench"),
 
         // Test support: fakes and fixture frames (real QR codes from qrencode).
@@ -159,15 +164,15 @@ let package = Package(
         .testTarget(name: "HTTPTests", dependencies: [
             "HTTP", "SystemCalls", "TestSupport", .product(name: "Logging", package: "swift-log"),
         ]),
-        .testTarget(name: "V4L2Tests", dependencies: ["V4L2", "SystemCalls", "TestSupport", "Capture", "JPEG"]),
+        .testTarget(name: "V4L2Tests", dependencies: ["V4L2", "SystemCalls", "TestSupport", "Capture", "Decoders", "JPEG"]),
         .testTarget(name: "GStreamerTests", dependencies: ["GStreamer", "Media", "SystemCalls", "TestSupport", "ZBar"]),
-        .testTarget(name: "Y4MTests", dependencies: ["Y4M", "Capture", "SystemCalls", "TestSupport"]),
-        .testTarget(name: "CaptureTests", dependencies: ["Capture", "SystemCalls", "TestSupport"]),
+        .testTarget(name: "Y4MTests", dependencies: ["Y4M", "Capture", "Decoders", "SystemCalls", "TestSupport"]),
+        .testTarget(name: "CaptureTests", dependencies: ["Capture", "Decoders", "SystemCalls", "TestSupport"]),
         .testTarget(name: "ResultsTests", dependencies: [
-            "Results", "Capture", "Media", "SystemCalls", "TestSupport", "JPEG", .product(name: "SystemPackage", package: "swift-system"),
+            "Results", "Capture", "Decoders", "Media", "SystemCalls", "TestSupport", "JPEG", .product(name: "SystemPackage", package: "swift-system"),
         ]),
         .testTarget(name: "DaemonTests", dependencies: [
-            "Daemon", "Results", "MQTT", "SystemCalls", "TestSupport", .product(name: "Configuration", package: "swift-configuration"),
+            "Daemon", "Decoders", "Results", "MQTT", "SystemCalls", "TestSupport", .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "Logging", package: "swift-log"), .product(name: "SystemPackage", package: "swift-system"),
         ]),
         .testTarget(name: "syncscanTests", dependencies: ["syncscan", "SystemCalls", "TestSupport"]),

@@ -1,13 +1,12 @@
 import ArgumentParser
 import Daemon
+import Decoders
 import Foundation
 import HTTPClient
 import JPEG
 import Logging
 import MQTT
 import V4L2
-import ZBar
-import ZXing
 
 /// `syncscan`: watch a camera (or a Y4M stream) and print every barcode with its frame.
 @main
@@ -23,17 +22,15 @@ struct Syncscan: AsyncParsableCommand {
 
     /// `syncscan --version`: syncscan's version, then one line per C library it runs with: its
     /// name, version and where the version comes from (the library's own call, or pkg-config at
-    /// build time), each from its wrapper module.
+    /// build time), each from its wrapper module; the decoder libraries' through their adapters.
     static var versionText: String {
         let libraries = [
-            ("zbar", ZBarLibrary.version, ZBarLibrary.versionOrigin),
-            ("zxing-cpp", ZXingLibrary.version, ZXingLibrary.versionOrigin),
             ("TurboJPEG", TurboJPEGLibrary.version, TurboJPEGLibrary.versionOrigin),
             ("libmosquitto", MosquittoLibrary.version, MosquittoLibrary.versionOrigin),
             ("libcurl", CurlLibrary.version, CurlLibrary.versionOrigin),
         ]
         // The inputs' libraries (libv4l2, GStreamer) come from their families in `InputRegistry`.
-        return (["syncscan \(syncscanVersion)"] + libraries.map { "\($0.0) \($0.1) (\($0.2))" } + InputRegistry.versionLines)
+        return (["syncscan \(syncscanVersion)"] + DecoderLibraries.all.map(\.version.line) + libraries.map { "\($0.0) \($0.1) (\($0.2))" } + InputRegistry.versionLines)
             .joined(separator: "\n")
     }
 

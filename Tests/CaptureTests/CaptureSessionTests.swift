@@ -1,3 +1,4 @@
+import Decoders
 import Foundation
 import Logging
 import Media
@@ -12,7 +13,7 @@ private func run(_ source: ScriptedFrameSource, video: VideoDataOutput = VideoDa
                  frameLimit: Int? = nil) async throws -> (collections: [SynchronizedDataCollection], stats: CaptureStatistics) {
     let recorder = CollectionRecorder()
     let session = CaptureSession(input: source, videoDataOutput: video,
-                                 metadataOutput: MetadataOutput(scanningThreads: threads), logger: logger)
+                                 metadataOutput: MetadataOutput(settings: .init(engine: .zbar), scanningThreads: threads), logger: logger)
     let sync = DataOutputSynchronizer { recorder.append($0) }
     let stats = try await session.run(synchronizer: sync, frameLimit: frameLimit)
     return (recorder.collections, stats)
@@ -118,7 +119,7 @@ private func expectLedgerComplete(_ collections: [SynchronizedDataCollection], f
         let steps = ScriptedFrameSource.frames(5) + [.fail("frame 5 truncated")]
         let source = ScriptedFrameSource(steps: steps, isLive: false)
         let recorder = CollectionRecorder()
-        let session = CaptureSession(input: source, logger: logger)
+        let session = CaptureSession(input: source, metadataOutput: MetadataOutput(settings: .init(engine: .zbar)), logger: logger)
         let sync = DataOutputSynchronizer { recorder.append($0) }
         await #expect(throws: ScriptedFrameSource.ScriptError.self) {
             try await session.run(synchronizer: sync)
@@ -135,7 +136,7 @@ private func expectLedgerComplete(_ collections: [SynchronizedDataCollection], f
     @Test func aDeliveryFailureStopsTheSessionAndIsThrown() async throws {
         struct StdoutClosed: Error {}
         let source = ScriptedFrameSource(steps: ScriptedFrameSource.frames(1000), isLive: false)
-        let session = CaptureSession(input: source, logger: logger)
+        let session = CaptureSession(input: source, metadataOutput: MetadataOutput(settings: .init(engine: .zbar)), logger: logger)
         let sync = DataOutputSynchronizer { c in if c.sequenceNumber == 3 { throw StdoutClosed() } }
         await #expect(throws: StdoutClosed.self) { try await session.run(synchronizer: sync) }
         #expect(sync.statistics.frames < 1000)
@@ -150,7 +151,7 @@ private func expectLedgerComplete(_ collections: [SynchronizedDataCollection], f
 
     @Test func cancellingTheTaskStopsALiveSource() async throws {
         let source = ScriptedFrameSource(steps: ScriptedFrameSource.frames(100_000), isLive: true, interval: .milliseconds(1))
-        let session = CaptureSession(input: source, logger: logger)
+        let session = CaptureSession(input: source, metadataOutput: MetadataOutput(settings: .init(engine: .zbar)), logger: logger)
         let recorder = CollectionRecorder()
         let sync = DataOutputSynchronizer { recorder.append($0) }
         // The session runs in a child task, on this suite's executor: a `Task {}` would run on

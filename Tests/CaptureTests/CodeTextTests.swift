@@ -1,8 +1,8 @@
 import Capture
+import Decoders
 import Media
 import Testing
 import TestSupport
-import ZBar
 
 /// A code made at test time whose text depends on its character set, with the bytes and text expected.
 struct CharacterSetCase: CustomTestStringConvertible, Sendable {

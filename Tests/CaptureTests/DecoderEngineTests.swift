@@ -1,8 +1,8 @@
 import Capture
+import Decoders
 import Media
 import Testing
 import TestSupport
-import ZBar
 
 /// Scans `frame` once with a fresh scanner for `engine` and `symbologies`.
 private func scan(_ frame: VideoFrame, engine: DecoderEngine, _ symbologies: Set<Symbology>,
@@ -140,7 +140,7 @@ private func mixedFrame() throws -> (frame: GreyFrame, qr: RenderedCode, datamat
                 grey.draw(code.matrix, centerX: 160, centerY: 120, moduleSize: code.moduleSize,
                           rotationDegrees: condition.rotation, samplesPerAxis: condition.rotation == 0 ? 1 : 3)
                 let frame = condition.make(grey).videoFrame()
-                let zbar = Set(scan(frame, engine: .zbar, all.intersection(Symbology.zbarReadable)).map(Read.init))
+                let zbar = Set(scan(frame, engine: .zbar, all.intersection(ZBarDecoder().readable)).map(Read.init))
                 let zxing = Set(scan(frame, engine: .zxing, all).map(Read.init))
                 let hybrid = Set(scan(frame, engine: .hybrid, all).map(Read.init))
                 #expect(hybrid.isSuperset(of: zbar.union(zxing)), "\(code.name), \(condition.name): zbar \(zbar), zxing \(zxing), hybrid \(hybrid)")

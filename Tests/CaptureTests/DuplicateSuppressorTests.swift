@@ -1,3 +1,4 @@
+import Decoders
 import Media
 import TestSupport
 import Testing
@@ -7,7 +8,7 @@ import ZBar
 private func code(_ text: String, at seconds: Double) -> MachineReadableCodeObject {
     let info = FrameInfo(sequenceNumber: 0, presentationTime: MediaTime(seconds: seconds), width: 10, height: 10, format: .grey)
     return MachineReadableCodeObject(symbology: .qrcode, data: Array(text.utf8), text: text, quality: 1, orientation: .up,
-                                     corners: [PixelPoint(x: 0, y: 0)], frame: info)
+                                     corners: [PixelPoint(x: 0, y: 0)], frame: info, pass: .zbar)
 }
 
 @Suite(.offThePool) struct DuplicateSuppressorTests {

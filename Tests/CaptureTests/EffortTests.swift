@@ -1,9 +1,9 @@
 @testable import Capture
+import Decoders
 import Logging
 import Media
 import Testing
 import TestSupport
-import ZBar
 
 /// A scanner for `engine`, `effort` and `symbologies` (`live`: frames from a live source).
 private func scanner(_ engine: DecoderEngine, _ effort: ScanEffort, _ symbologies: Set<Symbology> = [.qrcode], live: Bool = false,

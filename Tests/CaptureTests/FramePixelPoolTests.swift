@@ -1,3 +1,4 @@
+import Decoders
 import Foundation
 import Logging
 import SystemCalls
@@ -110,7 +111,7 @@ private final class PixelRecorder: @unchecked Sendable {
 
     @Test func withoutARequestNoPixelsAreCopied() async throws {
         let recorder = PixelRecorder()
-        let session = CaptureSession(input: try source(), logger: Logger(label: "test"))
+        let session = CaptureSession(input: try source(), metadataOutput: MetadataOutput(settings: .init(engine: .zbar)), logger: Logger(label: "test"))
         try await session.run(synchronizer: DataOutputSynchronizer { recorder.append($0) })
         #expect(session.pixelPool == nil)
         #expect(recorder.collections.count == 8 && recorder.collections.allSatisfy { $0.video.pixels == nil })
@@ -120,7 +121,7 @@ private final class PixelRecorder: @unchecked Sendable {
     @Test func framesWithCodesCarryTheirPixelsCroppedToTheCodes() async throws {
         let recorder = PixelRecorder()
         let input = try source()
-        let session = CaptureSession(input: input, pixelsRequest: .codes(margin: 4), pixelCopies: 8, logger: Logger(label: "test"))
+        let session = CaptureSession(input: input, metadataOutput: MetadataOutput(settings: .init(engine: .zbar)), pixelsRequest: .codes(margin: 4), pixelCopies: 8, logger: Logger(label: "test"))
         try await session.run(synchronizer: DataOutputSynchronizer { recorder.append($0) })
         let collections = recorder.collections
         #expect(collections.count == 8)
@@ -144,7 +145,7 @@ private final class PixelRecorder: @unchecked Sendable {
         // A live source (nothing waits), slow enough that every frame is scanned.
         let session = CaptureSession(input: try source(isLive: true, interval: .milliseconds(40)),
                                      videoDataOutput: VideoDataOutput(alwaysDiscardsLateVideoFrames: false),
-                                     pixelsRequest: .frame, pixelCopies: 1, logger: Logger(label: "test"))
+                                     metadataOutput: MetadataOutput(settings: .init(engine: .zbar)), pixelsRequest: .frame, pixelCopies: 1, logger: Logger(label: "test"))
         // The recorder keeps every collection (and its copy): the one buffer is never returned.
         try await session.run(synchronizer: DataOutputSynchronizer { recorder.append($0) })
         let withCodes = recorder.collections.filter { !($0.metadata?.metadataObjects.isEmpty ?? true) }
@@ -159,7 +160,7 @@ private final class PixelRecorder: @unchecked Sendable {
             func wantsPixels(of frame: FrameInfo) -> Bool { frame.sequenceNumber % 2 == 1 }
         }
         let recorder = PixelRecorder()
-        let session = CaptureSession(input: try source(), pixelsRequest: .codes(margin: 4), pixelsSampler: OddFrames(),
+        let session = CaptureSession(input: try source(), metadataOutput: MetadataOutput(settings: .init(engine: .zbar)), pixelsRequest: .codes(margin: 4), pixelsSampler: OddFrames(),
                                      pixelCopies: 8, logger: Logger(label: "test"))
         try await session.run(synchronizer: DataOutputSynchronizer { recorder.append($0) })
         for c in recorder.collections {
@@ -180,7 +181,7 @@ private final class PixelRecorder: @unchecked Sendable {
             func wantsPixels(of frame: FrameInfo) -> Bool { false }
         }
         let recorder = PixelRecorder()
-        let session = CaptureSession(input: try source(), pixelsSampler: NoFrames(), logger: Logger(label: "test"))
+        let session = CaptureSession(input: try source(), metadataOutput: MetadataOutput(settings: .init(engine: .zbar)), pixelsSampler: NoFrames(), logger: Logger(label: "test"))
         try await session.run(synchronizer: DataOutputSynchronizer { recorder.append($0) })
         #expect(recorder.collections.count == 8 && recorder.collections.allSatisfy { $0.video.pixels == nil })
         #expect(session.pixelPool?.copied == 0)

@@ -1,9 +1,9 @@
 @testable import Capture
+import Decoders
 import Media
 import SystemCalls
 import Testing
 import TestSupport
-import ZBar
 
 /// A 320x160 frame with one 1-D code across its middle (zint's modules 2 px wide), as frame `seq` at `seq` × 100 ms.
 private func linearFrame(_ zint: String, _ data: String, seq: UInt64 = 0) throws -> VideoFrame {
@@ -33,7 +33,7 @@ private let linear: Set<Symbology> = [.ean13, .upca, .upce, .code39, .code128, .
         let frame = try linearFrame("EANX", "590123412345")
         let wrong = misread(try zbarReading(of: frame), as: "5901234123464")
         let look = ScriptedSecondLook(reading: [])
-        let checked = LinearReadingCheck(secondLook: look).check([wrong], frame: frame, zxingReads: linear, held: nil)
+        let checked = LinearReadingCheck(checked: .zbar, checker: .zxing, secondLook: look).check([wrong], frame: frame, checkerReads: linear, held: nil)
         #expect(checked.codes.isEmpty)
         #expect(checked.counts == ReadingCheckCounts(dropped: 1))
         #expect(look.lookedAt.map(\.data) == [wrong.data])
@@ -43,7 +43,7 @@ private let linear: Set<Symbology> = [.ean13, .upca, .upce, .code39, .code128, .
     func secondLookConfirms() throws {
         let frame = try linearFrame("EANX", "590123412345")
         let reading = try zbarReading(of: frame)
-        let checked = LinearReadingCheck(secondLook: BandSecondLook()).check([reading], frame: frame, zxingReads: linear, held: nil)
+        let checked = LinearReadingCheck(checked: .zbar, checker: .zxing, secondLook: BandSecondLook(checker: ZXingDecoder(), checked: ZBarDecoder())).check([reading], frame: frame, checkerReads: linear, held: nil)
         #expect(checked.codes.map(\.text) == ["5901234123457"])
         #expect(checked.codes.first?.engine == .zbar)
         #expect(checked.counts == ReadingCheckCounts(confirmed: 1))
@@ -53,7 +53,7 @@ private let linear: Set<Symbology> = [.ean13, .upca, .upce, .code39, .code128, .
     func secondLookIsInFramePixels() throws {
         let frame = try linearFrame("CODE128", "BAND-128")
         let reading = try zbarReading(of: frame)
-        let found = BandSecondLook().read(around: reading, in: frame, symbologies: linear)
+        let found = BandSecondLook(checker: ZXingDecoder(), checked: ZBarDecoder()).read(around: reading, in: frame, symbologies: linear)
         let code = try #require(found.first)
         #expect(code.engine == .zxing && code.text == "BAND-128")
         #expect(LinearReadingCheck.covers(code, reading), "\(code.bounds) vs zbar's \(reading.bounds)")
@@ -68,32 +68,32 @@ private let linear: Set<Symbology> = [.ean13, .upca, .upce, .code39, .code128, .
         var zxing = right
         (zxing.engine, zxing.pass) = (.zxing, .zxingFull)
         // In the frame's own passes…
-        let inFrame = LinearReadingCheck(secondLook: ScriptedSecondLook(reading: [])).check([wrong, zxing], frame: frame, zxingReads: linear, held: nil)
+        let inFrame = LinearReadingCheck(checked: .zbar, checker: .zxing, secondLook: ScriptedSecondLook(reading: [])).check([wrong, zxing], frame: frame, checkerReads: linear, held: nil)
         #expect(inFrame.codes.map(\.text) == ["5901234123457"] && inFrame.codes.first?.engine == .zxing)
         #expect(inFrame.counts == ReadingCheckCounts(settled: 1))
         // …and in the second look.
-        let second = LinearReadingCheck(secondLook: ScriptedSecondLook(reading: [zxing])).check([wrong], frame: frame, zxingReads: linear, held: nil)
+        let second = LinearReadingCheck(checked: .zbar, checker: .zxing, secondLook: ScriptedSecondLook(reading: [zxing])).check([wrong], frame: frame, checkerReads: linear, held: nil)
         #expect(second.codes.map(\.text) == ["5901234123457"] && second.codes.first?.engine == .zxing)
         #expect(second.counts == ReadingCheckCounts(settled: 1))
     }
 
     @Test("on a live source an unconfirmed reading is held, emitted when zbar reads it in another frame, dropped when the window passes")
     func liveHoldsUntilAnotherFrame() throws {
-        let check = LinearReadingCheck(secondLook: ScriptedSecondLook(reading: []))
+        let check = LinearReadingCheck(checked: .zbar, checker: .zxing, secondLook: ScriptedSecondLook(reading: []))
         let held = LockedValue(HeldReadings())
         let first = try linearFrame("EANX", "590123412345", seq: 1), second = try linearFrame("EANX", "590123412345", seq: 2)
         let reading = try zbarReading(of: first)
-        let a = check.check([reading], frame: first, zxingReads: linear, held: held)
+        let a = check.check([reading], frame: first, checkerReads: linear, held: held)
         #expect(a.codes.isEmpty && a.counts == ReadingCheckCounts(held: 1))
-        let again = check.check([reading], frame: first, zxingReads: linear, held: held)
+        let again = check.check([reading], frame: first, checkerReads: linear, held: held)
         #expect(again.codes.isEmpty && again.counts == ReadingCheckCounts(), "the same frame is no confirmation")
-        let b = check.check([reading], frame: second, zxingReads: linear, held: held)
+        let b = check.check([reading], frame: second, checkerReads: linear, held: held)
         #expect(b.codes.count == 1 && b.counts == ReadingCheckCounts(confirmed: 1))
 
         let other = misread(reading, as: "5901234123464")
-        _ = check.check([other], frame: second, zxingReads: linear, held: held)
+        _ = check.check([other], frame: second, checkerReads: linear, held: held)
         let late = try linearFrame("EANX", "590123412345", seq: 2 + 11)  // 1.1 s later
-        let d = check.check([reading], frame: late, zxingReads: linear, held: held)
+        let d = check.check([reading], frame: late, checkerReads: linear, held: held)
         #expect(d.codes.isEmpty && d.counts == ReadingCheckCounts(held: 1, dropped: 1), "\(d.counts)")
     }
 

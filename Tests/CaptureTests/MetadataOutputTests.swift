@@ -1,8 +1,8 @@
 import Capture
+import Decoders
 import Media
 import Testing
 import TestSupport
-import ZBar
 
 /// A white `width`×`height` grey frame with `text` as a QR code of 4-pixel modules at (`x`, `y`).
 private func greyFrame(with payload: [UInt8], width: Int = 320, height: Int = 240, x: Double = 90, y: Double = 50,
@@ -14,7 +14,7 @@ private func greyFrame(with payload: [UInt8], width: Int = 320, height: Int = 24
 }
 
 /// Scans one frame with a fresh scanner of `output`.
-private func scan(_ frame: VideoFrame, with output: MetadataOutput = MetadataOutput()) -> [MachineReadableCodeObject] {
+private func scan(_ frame: VideoFrame, with output: MetadataOutput = MetadataOutput(settings: .init(engine: .zbar))) -> [MachineReadableCodeObject] {
     output.makeScanner().scan(frame)
 }
 
@@ -114,11 +114,11 @@ private func scan(_ frame: VideoFrame, with output: MetadataOutput = MetadataOut
         grey.draw(try ModuleMatrix.linearBarcode(zintSymbology: "EANX", data: "590123412345").stretched(toRows: 30),
                   centerX: 390, centerY: 100, moduleSize: 2)
         let frame = grey.videoFrame(format: .nv12)
-        let output = MetadataOutput()
+        let output = MetadataOutput(settings: .init(engine: .zbar))
         let scanner = output.makeScanner()
         #expect(scanner.scan(frame).map(\.symbology) == [.qrcode])
 
-        output.settings = MetadataOutput.Settings(scanner: ScannerSettings(symbologies: [.ean13]))
+        output.settings = MetadataOutput.Settings(engine: .zbar, scanner: ScannerSettings(symbologies: [.ean13]))
         #expect(scanner.scan(frame).map(\.symbology) == [.ean13])
         #expect(scanner.scan(frame).first?.text == "5901234123457")
 
@@ -130,7 +130,7 @@ private func scan(_ frame: VideoFrame, with output: MetadataOutput = MetadataOut
     func invertedSetting() throws {
         let (grey, _) = try greyFrame(with: Array("dark".utf8))
         let frame = grey.inverted().videoFrame(format: .yuyv)
-        let output = MetadataOutput()
+        let output = MetadataOutput(settings: .init(engine: .zbar))
         let scanner = output.makeScanner()
         #expect(scanner.scan(frame).isEmpty)
         output.settings.scanner.testInverted = true
@@ -145,12 +145,12 @@ private func scan(_ frame: VideoFrame, with output: MetadataOutput = MetadataOut
         let full = scan(frame)
         #expect(full.count == 1)
 
-        let leftHalf = MetadataOutput(settings: .init(rectOfInterest: NormalizedRect(x: 0, y: 0, width: 0.5, height: 1)))
+        let leftHalf = MetadataOutput(settings: .init(engine: .zbar, rectOfInterest: NormalizedRect(x: 0, y: 0, width: 0.5, height: 1)))
         #expect(scan(frame, with: leftHalf).isEmpty)
-        let topHalf = MetadataOutput(settings: .init(rectOfInterest: NormalizedRect(x: 0, y: 0, width: 1, height: 0.45)))
+        let topHalf = MetadataOutput(settings: .init(engine: .zbar, rectOfInterest: NormalizedRect(x: 0, y: 0, width: 1, height: 0.45)))
         #expect(scan(frame, with: topHalf).isEmpty)
 
-        let output = MetadataOutput(settings: .init(rectOfInterest: NormalizedRect(x: 0.5, y: 0.35, width: 0.5, height: 0.65)))
+        let output = MetadataOutput(settings: .init(engine: .zbar, rectOfInterest: NormalizedRect(x: 0.5, y: 0.35, width: 0.5, height: 0.65)))
         let inside = scan(frame, with: output)
         #expect(inside.map(\.data) == [Array("roi".utf8)])
         #expect(inside.map(\.corners) == full.map(\.corners))
@@ -170,7 +170,7 @@ private func scan(_ frame: VideoFrame, with output: MetadataOutput = MetadataOut
 
     @Test("scan times are recorded once frames are scanned")
     func scanTimesRecorded() throws {
-        let output = MetadataOutput()
+        let output = MetadataOutput(settings: .init(engine: .zbar))
         #expect(output.scanTimePercentiles() == nil)
         let (grey, _) = try greyFrame(with: Array("timed".utf8))
         _ = scan(grey.videoFrame(), with: output)

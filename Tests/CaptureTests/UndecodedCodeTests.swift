@@ -1,9 +1,9 @@
+import Decoders
 import Foundation
 import Logging
 import Media
 import TestSupport
 import Testing
-import ZBar
 @testable import Capture
 
 /// A 480x240 frame with a readable QR code on the left and, on the right, a QR code whose middle

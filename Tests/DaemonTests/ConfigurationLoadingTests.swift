@@ -1,13 +1,13 @@
 import Capture
 import Configuration
 import Daemon
+import Decoders
 import Foundation
 import Logging
 import Media
 import TestSupport
 import Testing
 import V4L2
-import ZBar
 
 /// A YAML file in a fresh temporary directory, removed when the test's scope ends.
 final class TemporaryConfigFile {
@@ -143,9 +143,9 @@ func expectConfigurationError(file: String?, environment: [String: String] = [:]
 
     @Test func symbologiesAllEnablesEverySymbologyOfTheEngine() async throws {
         let file = try TemporaryConfigFile("symbologies: all\n")
-        #expect(try await SyncscanConfiguration.load(file: file.path, environment: [:]).scanner.symbologies == DecoderEngine.zxingReadable)
+        #expect(try await SyncscanConfiguration.load(file: file.path, environment: [:]).scanner.symbologies == ZXingDecoder().readable)
         let zbar = try TemporaryConfigFile("engine: zbar\nsymbologies: all\n")
-        #expect(try await SyncscanConfiguration.load(file: zbar.path, environment: [:]).scanner.symbologies == Symbology.zbarReadable)
+        #expect(try await SyncscanConfiguration.load(file: zbar.path, environment: [:]).scanner.symbologies == ZBarDecoder().readable)
     }
 
     @Test func symbologiesScalarIsACommaSeparatedList() async throws {
@@ -208,7 +208,7 @@ func expectConfigurationError(file: String?, environment: [String: String] = [:]
     @Test func environmentListOverridesFileList() async throws {
         let file = try TemporaryConfigFile("symbologies: [ean8, upca]\n")
         let c = try await SyncscanConfiguration.load(file: file.path, environment: ["SYNCSCAN_SYMBOLOGIES": "all"])
-        #expect(c.scanner.symbologies == DecoderEngine.zxingReadable)
+        #expect(c.scanner.symbologies == ZXingDecoder().readable)
     }
 
     @Test func everyKeyIsReadFromItsEnvironmentVariable() async throws {
@@ -329,7 +329,7 @@ func expectConfigurationError(file: String?, environment: [String: String] = [:]
         let lines = await expectConfigurationError(file: file.path)
         #expect(lines == ["\(file.path):2: symbologies: the zbar engine does not read aztec; engine: zxing or engine: hybrid does, or remove aztec"])
         let zxing = try TemporaryConfigFile("engine: zxing\nsymbologies: all\n")
-        #expect(try await SyncscanConfiguration.load(file: zxing.path, environment: [:]).scanner.symbologies == DecoderEngine.zxingReadable)
+        #expect(try await SyncscanConfiguration.load(file: zxing.path, environment: [:]).scanner.symbologies == ZXingDecoder().readable)
         let unknown = try TemporaryConfigFile("engine: zxingcpp\n")
         #expect(await expectConfigurationError(file: unknown.path) == ["\(unknown.path):1: engine: unknown engine \"zxingcpp\" (known: zbar, zxing, hybrid)"])
     }

@@ -1,5 +1,6 @@
 @testable import Daemon
 import Capture
+import Decoders
 import Foundation
 import Logging
 import Results

@@ -1,4 +1,5 @@
 import Capture
+import Decoders
 import Foundation
 import Results
 import Testing

@@ -1,4 +1,5 @@
 import Capture
+import Decoders
 import JPEG
 import Media
 import Testing
@@ -33,7 +34,7 @@ func mjpegFramePixels(_ jpeg: [UInt8], width: Int, height: Int, seq: UInt64, reg
         #expect(pixels.cameraJPEG == jpeg && pixels.format == .grey && pixels.frame.format == .mjpeg)
         let code = MachineReadableCodeObject(symbology: .qrcode, data: Array("CAMERA JPEG".utf8), text: "CAMERA JPEG", quality: 1,
                                              orientation: .up, corners: [PixelPoint(x: 16, y: 16), PixelPoint(x: 16, y: 100),
-                                                                         PixelPoint(x: 100, y: 100), PixelPoint(x: 100, y: 16)], frame: info)
+                                                                         PixelPoint(x: 100, y: 100), PixelPoint(x: 100, y: 16)], frame: info, pass: .zbar)
         var delivered = DeliveredCode(code: code, pixels: pixels)
         try handler.handle(&delivered)
         try handler.finish()
@@ -53,7 +54,7 @@ func mjpegFramePixels(_ jpeg: [UInt8], width: Int, height: Int, seq: UInt64, reg
         settings.crop = .code
         let handler = SnapshotResultsHandler(settings: settings, directory: directory, logger: LogRecorder().logger)
         let code = MachineReadableCodeObject(symbology: .qrcode, data: Array("CROP".utf8), text: "CROP", quality: 1, orientation: .up,
-                                             corners: [PixelPoint(x: 16, y: 16)], frame: pixels.frame)
+                                             corners: [PixelPoint(x: 16, y: 16)], frame: pixels.frame, pass: .zbar)
         var delivered = DeliveredCode(code: code, pixels: pixels)
         try handler.handle(&delivered)
         try handler.finish()

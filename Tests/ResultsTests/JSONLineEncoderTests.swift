@@ -1,16 +1,16 @@
 import Capture
+import Decoders
 import Foundation
 import Media
 import TestSupport
 import Testing
-import ZBar
 @testable import Results
 
 private func code(_ data: [UInt8], symbology: Symbology = .qrcode) -> MachineReadableCodeObject {
     let info = FrameInfo(sequenceNumber: 42, presentationTime: MediaTime(nanoseconds: 1_400_000_000), width: 640, height: 480, format: .yuyv)
     return MachineReadableCodeObject(symbology: symbology, data: data, text: String(validating: data, as: UTF8.self), quality: 1, orientation: .right,
                                      corners: [PixelPoint(x: 10, y: 20), PixelPoint(x: 10, y: 120), PixelPoint(x: 110, y: 120), PixelPoint(x: 110, y: 20)],
-                                     frame: info)
+                                     frame: info, pass: .zbar)
 }
 
 private let fixedTime = WallClockTime(secondsSince1970: 1_795_000_000, milliseconds: 7)

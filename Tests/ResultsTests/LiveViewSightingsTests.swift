@@ -1,4 +1,5 @@
 import Capture
+import Decoders
 import Foundation
 import Logging
 import Media
@@ -107,9 +108,9 @@ private func readableAndDamagedFrame() throws -> GreyFrame {
         let corners = [PixelPoint(x: 1, y: 2), PixelPoint(x: 1, y: 9), PixelPoint(x: 8, y: 9), PixelPoint(x: 8, y: 2)]
         let long = MachineReadableCodeObject(symbology: .qrcode, data: Array(String(repeating: "é", count: 100).utf8),
                                              text: String(repeating: "é", count: 100), quality: nil, orientation: .up,
-                                             corners: corners, frame: info, engine: .zxing)
+                                             corners: corners, frame: info, engine: .zxing, pass: .zbar)
         let binary = MachineReadableCodeObject(symbology: .datamatrix, data: [0, 1, 2], text: nil, quality: nil, orientation: .up,
-                                               corners: corners, frame: info, engine: .zxing)
+                                               corners: corners, frame: info, engine: .zxing, pass: .zbar)
         #expect(LiveViewSightings.label(long) == String(repeating: "é", count: LiveViewSightings.labelLimit - 1) + "…")
         #expect(LiveViewSightings.label(binary) == "base64:AAEC")
         let undecoded = UndecodedCodeObject(symbology: .qrcode, error: "checksum", pass: .zxingFast, corners: corners)

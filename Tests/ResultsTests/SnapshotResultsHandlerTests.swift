@@ -1,4 +1,5 @@
 import Capture
+import Decoders
 import Foundation
 import Media
 import SystemPackage
@@ -17,7 +18,7 @@ private func frame(_ text: String, seq: UInt64) throws -> VideoFrame {
 private func code(_ text: String, in frame: VideoFrame) -> MachineReadableCodeObject {
     MachineReadableCodeObject(symbology: .qrcode, data: Array(text.utf8), text: text, quality: 1, orientation: .up,
                               corners: [PixelPoint(x: 40, y: 20), PixelPoint(x: 40, y: 100), PixelPoint(x: 120, y: 100), PixelPoint(x: 120, y: 20)],
-                              frame: frame.info)
+                              frame: frame.info, pass: .zbar)
 }
 
 /// A clock that advances 1 ms per reading from 2026-11-22T10:15:00.000Z.

@@ -1,4 +1,5 @@
 import Capture
+import Decoders
 import Foundation
 import HTTPClient
 import Media
@@ -11,7 +12,7 @@ private func send(_ handler: WebhookResultsHandler, frames: Range<UInt64>) throw
     for seq in frames {
         let frame = GreyFrame(width: 16, height: 16).videoFrame(sequenceNumber: seq, presentationTime: MediaTime(nanoseconds: Int64(seq) * 1_000_000))
         var code = DeliveredCode(code: MachineReadableCodeObject(symbology: .qrcode, data: Array("code \(seq)".utf8), text: "code \(seq)",
-                                                                 quality: 1, orientation: .up, corners: [], frame: frame.info))
+                                                                 quality: 1, orientation: .up, corners: [], frame: frame.info, pass: .zbar))
         try handler.handle(&code)
     }
 }

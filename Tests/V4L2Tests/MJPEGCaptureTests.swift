@@ -1,4 +1,5 @@
 import Capture
+import Decoders
 import Foundation
 import JPEG
 import Logging
@@ -47,7 +48,7 @@ private var mjpegConfiguration: V4L2CaptureSource.Configuration {
                                            frameDecoder: JPEGLumaDecoder(), logger: LogRecorder().logger)
         let collections = Collections()
         let session = CaptureSession(input: EveryFrameSource(camera), videoDataOutput: inFlight,
-                                     metadataOutput: MetadataOutput(scanningThreads: 2), pixelsRequest: .frame, logger: Logger(label: "test"))
+                                     metadataOutput: MetadataOutput(settings: .init(engine: .zbar), scanningThreads: 2), pixelsRequest: .frame, logger: Logger(label: "test"))
         let stats = try await session.run(synchronizer: DataOutputSynchronizer { collections.append($0) }, frameLimit: 6)
         let out = collections.all
         #expect(out.map(\.sequenceNumber) == Array(0...5))
@@ -72,7 +73,7 @@ private var mjpegConfiguration: V4L2CaptureSource.Configuration {
                                            frameDecoder: JPEGLumaDecoder(), logger: recorder.logger)
         let collections = Collections()
         let session = CaptureSession(input: EveryFrameSource(camera), videoDataOutput: inFlight,
-                                     metadataOutput: MetadataOutput(scanningThreads: 2), logger: Logger(label: "test"))
+                                     metadataOutput: MetadataOutput(settings: .init(engine: .zbar), scanningThreads: 2), logger: Logger(label: "test"))
         let stats = try await session.run(synchronizer: DataOutputSynchronizer { collections.append($0) }, frameLimit: script.count)
         let out = collections.all
         #expect(out.map(\.sequenceNumber) == Array(0..<UInt64(script.count)))

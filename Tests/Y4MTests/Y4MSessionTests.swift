@@ -1,3 +1,4 @@
+import Decoders
 import Foundation
 import Media
 import TestSupport
@@ -33,7 +34,7 @@ struct Y4MSessionTests {
         let file = try Y4MTemporaryFile(bytes: y4m)
 
         let source = Y4MSource(path: file.path, logger: y4mTestLogger)
-        let session = CaptureSession(input: source, metadataOutput: MetadataOutput(scanningThreads: 2), logger: y4mTestLogger)
+        let session = CaptureSession(input: source, metadataOutput: MetadataOutput(settings: .init(engine: .zbar), scanningThreads: 2), logger: y4mTestLogger)
         let recorder = Y4MCollectionRecorder()
         try await session.run(synchronizer: DataOutputSynchronizer { recorder.append($0) })
 

@@ -16,6 +16,7 @@ import Glibc
 #endif
 import BenchSupport
 import Capture
+import Decoders
 import JPEG
 import Logging
 import Media

@@ -2,6 +2,7 @@
 // Bytes 0…5 choose engine, pixel format, width and height (1…96), extra row padding and the
 // rect of interest; the rest are the pixels (zero-filled to the frame size, truncated beyond).
 import Capture
+import Decoders
 import FuzzDriver
 import Media
 

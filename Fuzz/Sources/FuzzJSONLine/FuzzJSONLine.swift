@@ -2,6 +2,7 @@
 // trailing "\n", no raw U+2028/U+2029), parse as JSON, and its data_b64 must decode to exactly
 // the payload; "text" (present only for UTF-8 payloads) must equal the payload as text.
 import Capture
+import Decoders
 import Foundation
 import FuzzDriver
 import Media
@@ -12,7 +13,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let payload = Array(UnsafeBufferPointer(start: data, count: size))
     let frame = FrameInfo(sequenceNumber: 1, presentationTime: .zero, width: 640, height: 480, format: .grey)
     let code = MachineReadableCodeObject(symbology: .qrcode, data: payload, text: String(validating: payload, as: UTF8.self), quality: 1, orientation: .up,
-                                         corners: [PixelPoint(x: 0, y: 0)], frame: frame)
+                                         corners: [PixelPoint(x: 0, y: 0)], frame: frame, pass: .zbar)
     // The payload also goes in as the source name (a string field) when it is UTF-8.
     let source = String(validating: payload, as: UTF8.self) ?? "fuzz"
     let line = JSONLineEncoder().encode(code, source: source, time: WallClockTime(secondsSince1970: 0, milliseconds: 0))

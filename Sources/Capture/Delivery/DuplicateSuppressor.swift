@@ -1,5 +1,4 @@
 import Media
-import ZBar
 
 /// Reports a code once while it stays in view, and again only after it was absent for a window
 /// of frame time (never the wall clock, so a paused or slow pipeline does not re-report).

@@ -1,72 +1,70 @@
 import Media
-import ZBar
-import ZXing
 
-/// Which library decodes which symbology: zbar, zxing-cpp, or both (`engine`).
+/// An engine (`engine`): an ordered list of decoder passes, of one library or several, built from data.
 ///
-/// `hybrid` runs both in the same scanning thread, each on every requested symbology it reads,
-/// so it reads at least what either reads alone: zxing-cpp is the stronger on most 2-D codes,
-/// zbar on 1-D codes and on low-contrast QR. A code both read is reported once, as read by
-/// zxing-cpp for a 2-D symbology and by zbar for a 1-D one (`preferred(for:)`). It costs about
-/// what zbar and zxing-cpp cost together. Each library reads in one or more passes
-/// (`DecoderPass.passes(for:symbologies:)`); `ScanEffort` picks which a frame gets.
-public enum DecoderEngine: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
-    case zbar, zxing, hybrid
+/// `Decoders` builds syncscan's three: `zbar` and `zxing` (one library's passes each) and
+/// `hybrid`, both libraries in the same scanning thread, each on every requested symbology it
+/// reads, so it reads at least what either reads alone. A code several libraries read is reported
+/// once, as read by the library `preferred` names for its kind of symbology; the readings of one
+/// library may be checked by another (`readingCheck`, `LinearReadingCheck`).
+public struct DecoderEngine: Sendable, Hashable, CustomStringConvertible {
+    /// Whose reading of a code several libraries read is kept, for 2-D and for 1-D symbologies.
+    public struct Preference: Sendable, Hashable {
+        public var twoDimensional: DecoderLibraryID
+        public var linear: DecoderLibraryID
+        public init(twoDimensional: DecoderLibraryID, linear: DecoderLibraryID) { (self.twoDimensional, self.linear) = (twoDimensional, linear) }
+    }
 
-    public var description: String { rawValue }
+    /// One library's 1-D readings checked by another's (`LinearReadingCheck`), which must have a
+    /// second look (`DecoderReader.readBand`).
+    public struct ReadingCheck: Sendable, Hashable {
+        /// The library whose 1-D readings are checked (zbar).
+        public var checked: DecoderLibraryID
+        /// The library that checks them (zxing-cpp).
+        public var checker: DecoderLibraryID
+        public init(checked: DecoderLibraryID, checker: DecoderLibraryID) { (self.checked, self.checker) = (checked, checker) }
+    }
 
-    /// The symbologies zxing-cpp 3.1.1 reads (`BarcodeReader.readable`).
-    public static var zxingReadable: Set<Symbology> { BarcodeReader.readable }
+    /// The name the configuration gives it (`engine: hybrid`).
+    public let name: String
+    /// Its passes, in the order a frame gets them (cheapest first).
+    public let passes: [DecoderPass]
+    /// The libraries its passes are of, in the order given.
+    public let libraries: [any DecoderLibrary]
+    public let preferred: Preference?
+    public let readingCheck: ReadingCheck?
+
+    /// - Precondition: every pass is of one of `libraries`.
+    public init(name: String, libraries: [any DecoderLibrary], passes: [DecoderPass], preferred: Preference? = nil,
+                readingCheck: ReadingCheck? = nil) {
+        precondition(passes.allSatisfy { pass in libraries.contains { $0.id == pass.library } }, "a pass of a library the engine does not have")
+        (self.name, self.libraries, self.passes, self.preferred, self.readingCheck) = (name, libraries, passes, preferred, readingCheck)
+    }
+
+    public var description: String { name }
+
+    public static func == (a: DecoderEngine, b: DecoderEngine) -> Bool {
+        a.name == b.name && a.passes.map(\.rawValue) == b.passes.map(\.rawValue) && a.libraries.map(\.id) == b.libraries.map(\.id)
+            && a.preferred == b.preferred && a.readingCheck == b.readingCheck
+    }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(name); hasher.combine(passes) }
 
     /// Everything this engine reads: what `symbologies: all` means.
-    public var readable: Set<Symbology> {
-        switch self {
-        case .zbar: Symbology.zbarReadable
-        case .zxing: Self.zxingReadable
-        case .hybrid: Symbology.zbarReadable.union(Self.zxingReadable)
-        }
+    public var readable: Set<Symbology> { libraries.reduce(into: []) { $0.formUnion($1.readable) } }
+
+    /// The library `id` of this engine.
+    public func library(_ id: DecoderLibraryID) -> (any DecoderLibrary)? { libraries.first { $0.id == id } }
+
+    /// The part of `symbologies` that library `id` reads in this engine: all of them in an engine
+    /// of one library (it reads what it can), the ones it reads in an engine of several.
+    public func part(of symbologies: Set<Symbology>, for id: DecoderLibraryID) -> Set<Symbology> {
+        guard let library = library(id) else { return [] }
+        return libraries.count == 1 ? symbologies : symbologies.intersection(library.readable)
     }
 
-    /// The part of `symbologies` that zxing-cpp reads with this engine.
-    public func zxingPart(of symbologies: Set<Symbology>) -> Set<Symbology> {
-        switch self {
-        case .zbar: []
-        case .zxing: symbologies
-        case .hybrid: symbologies.intersection(Self.zxingReadable)
-        }
-    }
-
-    /// The part of `symbologies` that zbar reads with this engine.
-    public func zbarPart(of symbologies: Set<Symbology>) -> Set<Symbology> {
-        switch self {
-        case .zbar: symbologies
-        case .zxing: []
-        case .hybrid: symbologies.intersection(Symbology.zbarReadable)
-        }
-    }
-
-    /// Whose reading of a code both libraries read is kept: zxing-cpp's for 2-D symbologies
-    /// (its corners are the code's own), zbar's for 1-D ones (they carry zbar's quality).
-    public static func preferred(for symbology: Symbology) -> DecoderEngine {
-        symbology.isTwoDimensional ? .zxing : .zbar
-    }
-
-    /// The engines that read `symbology`, for an error that names them.
-    public static func engines(reading symbology: Symbology) -> [DecoderEngine] {
-        allCases.filter { $0.readable.contains(symbology) }
-    }
-}
-
-/// zxing-cpp's decode hints that a user may turn off to trade recall for speed (`zxing.*` keys).
-public struct ZXingSettings: Sendable, Hashable {
-    /// Look harder: more scan lines and binarizer passes (`ZXing_ReaderOptions_setTryHarder`).
-    public var tryHarder = true
-    /// Also try the frame turned 90° (`setTryRotate`).
-    public var tryRotate = true
-    /// Also try downscaled copies, which finds large codes faster (`setTryDownscale`).
-    public var tryDownscale = true
-
-    public init(tryHarder: Bool = true, tryRotate: Bool = true, tryDownscale: Bool = true) {
-        (self.tryHarder, self.tryRotate, self.tryDownscale) = (tryHarder, tryRotate, tryDownscale)
+    /// Whose reading of `symbology` is kept when several libraries read it; `nil`: the first.
+    public func preferred(for symbology: Symbology) -> DecoderLibraryID? {
+        preferred.map { symbology.isTwoDimensional ? $0.twoDimensional : $0.linear }
     }
 }

@@ -1,56 +1,47 @@
 import Media
-import ZBar
-import ZXing
 
-/// One way of reading a frame, by one library with fixed options: the steps of a scan, cheapest first.
+/// One way of reading a frame, by one library with fixed options: a step of a scan, data a library declares.
 ///
 /// Different passes read different codes: zxing-cpp with its fast options reads clean codes at a
-/// fraction of its full cost; its full options (try-harder, rotate, invert, downscale: the
-/// `zxing.*` keys) find more; the GlobalHistogram binarizer reads blurred 1-D codes its default
-/// misses; zbar reads EAN-13 and very low-contrast QR best. Which passes a frame gets is `effort`'s
-/// choice (`ScanEffort`); which exist is the engine's (`passes(for:symbologies:)`).
-public enum DecoderPass: String, Sendable, Hashable, CaseIterable, CustomStringConvertible, Comparable {
-    /// zxing-cpp with try-harder, rotate, invert and downscale off.
-    case zxingFast = "zxing-fast"
-    /// zbar, with the `zbar.*` settings.
-    case zbar
-    /// zxing-cpp with the `zxing.*` options (by default try-harder, rotate, invert, downscale on).
-    case zxingFull = "zxing-full"
-    /// The full pass with zxing-cpp's GlobalHistogram binarizer (`ZXing_Binarizer_GlobalHistogram`).
-    case zxingHistogram = "zxing-histogram"
+/// fraction of its full cost; its full options find more; zbar reads EAN-13 and very low-contrast
+/// QR best. A library lists its passes (`DecoderLibrary.passes`); an engine is an ordered list of
+/// them (`DecoderEngine.passes`); which a frame gets is `effort`'s choice (`ScanEffort`). A pass is
+/// known by its name (code lines' `pass`, the `passes` key, counters): two with one name are one.
+public struct DecoderPass: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// How much a pass costs, roughly: an engine lists its passes in this order.
+    public enum Cost: Int, Sendable, Hashable, Comparable {
+        /// A fraction of a full pass (zxing-fast: about 1 ms a 1280x720 frame).
+        case light
+        /// A library's full reading (zbar, zxing-full: 4–6 times a light pass).
+        case full
+        /// More than a full reading (zxing-histogram).
+        case heavy
+
+        public static func < (a: Cost, b: Cost) -> Bool { a.rawValue < b.rawValue }
+    }
+
+    /// The name code lines and the configuration give it (`zxing-fast`).
+    public let rawValue: String
+    /// The library that runs it (the code line's `engine`).
+    public let library: DecoderLibraryID
+    public let cost: Cost
+
+    public init(_ name: String, library: DecoderLibraryID, cost: Cost) {
+        (self.rawValue, self.library, self.cost) = (name, library, cost)
+    }
 
     public var description: String { rawValue }
 
-    /// Cases are declared in order of cost: a frame's passes run in this order.
-    public static func < (a: DecoderPass, b: DecoderPass) -> Bool {
-        allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
-    }
+    public static func == (a: DecoderPass, b: DecoderPass) -> Bool { a.rawValue == b.rawValue }
+    public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
 
-    /// The library that runs the pass (the code line's `engine`).
-    public var engine: DecoderEngine { self == .zbar ? .zbar : .zxing }
+    /// By cost class, then by name: the order passes are shown in (stats, metrics).
+    public static func < (a: DecoderPass, b: DecoderPass) -> Bool { (a.cost, a.rawValue) < (b.cost, b.rawValue) }
 
-    /// The passes `engine` has for `symbologies`, cheapest first: zbar's (`zbar`), zxing-cpp's
-    /// (`zxing-fast`, `zxing-full`, `zxing-histogram`), or both (`hybrid`); a library with no
-    /// requested symbology to read has none.
+    /// The passes `engine` has for `symbologies`, in the engine's order; a library with no
+    /// requested symbology to read has none (`DecoderEngine.part(of:for:)`).
     public static func passes(for engine: DecoderEngine, symbologies: Set<Symbology>) -> [DecoderPass] {
-        let zxing = !engine.zxingPart(of: symbologies).isEmpty, zbar = !engine.zbarPart(of: symbologies).isEmpty
-        return allCases.filter { $0.engine == .zbar ? zbar : zxing }
-    }
-
-    /// zxing-cpp's hints for this pass (`nil` for zbar): the fast pass turns every try-* off,
-    /// the full pass takes `settings` (`zxing.*`), the histogram pass those with its binarizer.
-    /// `returnErrors` asks for detected-but-undecoded codes (the evidence `auto` looks for).
-    func zxingHints(symbologies: Set<Symbology>, settings: ZXingSettings, returnErrors: Bool) -> ZXingHints? {
-        switch self {
-        case .zbar: nil
-        case .zxingFast:
-            ZXingHints(symbologies: symbologies, tryHarder: false, tryRotate: false, tryDownscale: false, tryInvert: false,
-                       returnErrors: returnErrors)
-        case .zxingFull, .zxingHistogram:
-            ZXingHints(symbologies: symbologies, tryHarder: settings.tryHarder, tryRotate: settings.tryRotate,
-                       tryDownscale: settings.tryDownscale, binarizer: self == .zxingHistogram ? .globalHistogram : .localAverage,
-                       returnErrors: returnErrors)
-        }
+        engine.passes.filter { !engine.part(of: symbologies, for: $0.library).isEmpty }
     }
 }
 
@@ -73,7 +64,7 @@ public enum ScanEffort: String, Sendable, Hashable, CaseIterable, CustomStringCo
     static func basePasses(of passes: [DecoderPass], engine: DecoderEngine, symbologies: Set<Symbology>) -> [DecoderPass] {
         var covered: Set<Symbology> = [], base: [DecoderPass] = []
         for pass in passes {
-            let reads = pass.engine == .zbar ? engine.zbarPart(of: symbologies) : engine.zxingPart(of: symbologies)
+            let reads = engine.part(of: symbologies, for: pass.library)
             if base.isEmpty || !reads.isSubset(of: covered) { base.append(pass); covered.formUnion(reads) }
         }
         return base

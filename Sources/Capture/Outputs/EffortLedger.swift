@@ -1,5 +1,4 @@
 import Media
-import ZBar
 
 /// What `effort: auto` decides from on a live source: each pass's recent cost, the codes read in
 /// the last frames, and the source's frame interval. Shared by the scanning threads (under

@@ -1,7 +1,5 @@
 import Media
 import SystemCalls
-import ZBar
-import ZXing
 
 /// What `hybrid`'s checks of 1-D readings did: readings confirmed, settled, held back and dropped.
 ///
@@ -73,18 +71,23 @@ public protocol SecondLook {
     func read(around code: MachineReadableCodeObject, in frame: VideoFrame, symbologies: Set<Symbology>) -> [MachineReadableCodeObject]
 }
 
-/// `SecondLook` with zxing-cpp (try-harder on; rotate, invert and downscale off: the band is
-/// upright), then, when zxing-cpp reads nothing there, zbar (the code's symbology only).
+/// `SecondLook` through the libraries' own (`DecoderReader.readBand`): the checker's (zxing-cpp:
+/// try-harder on; rotate, invert and downscale off, the band is upright), then, when it reads
+/// nothing there, the checked library's on the code's symbology only (zbar).
 public final class BandSecondLook: SecondLook {
     /// How many times the band is stretched along the bars' axis.
     public static let scale = 3
     /// The most rows (across the bars) a band has.
     public static let maxRows = 96
-    private let reader = BarcodeReader(hints: ZXingHints(symbologies: [], tryHarder: true, tryRotate: false, tryDownscale: false, tryInvert: false))
-    private let zbar = ImageScanner(settings: ScannerSettings(symbologies: []))
+    private let checker: any DecoderReader, checked: any DecoderReader
     private var band: [UInt8] = []
 
-    public init() {}
+    /// - Parameters:
+    ///   - checker: the library whose second look is asked first (zxing-cpp).
+    ///   - checked: the library whose readings are checked, asked when the checker reads nothing (zbar).
+    public init(checker: any DecoderLibrary, checked: any DecoderLibrary) {
+        (self.checker, self.checked) = (checker.makeReader(), checked.makeReader())
+    }
 
     public func read(around code: MachineReadableCodeObject, in frame: VideoFrame, symbologies: Set<Symbology>) -> [MachineReadableCodeObject] {
         let sideways = code.orientation == .left || code.orientation == .right
@@ -125,18 +128,16 @@ public final class BandSecondLook: SecondLook {
             object.orientation = code.orientation
             return object
         }
-        var hints = reader.configuration
-        hints.symbologies = symbologies.filter { !$0.isTwoDimensional }
-        reader.reconfigure(hints)
-        let byZXing = band.withUnsafeBytes { bytes in
-            (try? reader.read(luma: UnsafeRawBufferPointer(rebasing: bytes[0..<(rows * width)]), width: width, height: rows, rowStride: width)) ?? []
+        func look(_ reader: any DecoderReader, _ symbologies: Set<Symbology>) -> [MachineReadableCodeObject] {
+            let found = band.withUnsafeBytes { bytes in
+                reader.readBand(LumaPlane(bytes: UnsafeRawBufferPointer(rebasing: bytes[0..<(rows * width)]), width: width, height: rows,
+                                          rowStride: width), symbologies: symbologies)
+            }
+            guard let found else { return [] }
+            return found.codes.map { inFrame(MachineReadableCodeObject($0, frame: frame.info, pass: found.pass)) }
         }
-        if !byZXing.isEmpty { return byZXing.map { inFrame(MachineReadableCodeObject($0, frame: frame.info, pass: .zxingFull)) } }
-        zbar.reconfigure(ScannerSettings(symbologies: [code.symbology]))
-        let byZBar = band.withUnsafeBytes { bytes in
-            zbar.scan(luma: UnsafeRawBufferPointer(rebasing: bytes[0..<(rows * width)]), width: width, height: rows, bytesPerLine: width)
-        }
-        return byZBar.map { inFrame(MachineReadableCodeObject($0, frame: frame.info)) }
+        let byChecker = look(checker, symbologies.filter { !$0.isTwoDimensional })
+        return byChecker.isEmpty ? look(checked, [code.symbology]) : byChecker
     }
 }
 
@@ -157,30 +158,38 @@ public final class BandSecondLook: SecondLook {
 /// zbar's Code 39 readings are first given Full ASCII's text where they are Full ASCII
 /// (`fullASCII`), as zxing-cpp gives it, so both libraries' readings of one code are one payload.
 ///
-/// zbar's readings of symbologies zxing-cpp does not read, and 2-D ones, pass unchecked.
+/// zbar's readings of symbologies zxing-cpp does not read, and 2-D ones, pass unchecked. Which
+/// library is checked and which checks is the engine's data (`DecoderEngine.ReadingCheck`).
 public struct LinearReadingCheck {
+    /// The library whose 1-D readings are checked (zbar).
+    public let checked: DecoderLibraryID
+    /// The library that checks them (zxing-cpp).
+    public let checker: DecoderLibraryID
     let secondLook: any SecondLook
 
-    public init(secondLook: any SecondLook) { self.secondLook = secondLook }
+    public init(checked: DecoderLibraryID, checker: DecoderLibraryID, secondLook: any SecondLook) {
+        (self.checked, self.checker, self.secondLook) = (checked, checker, secondLook)
+    }
 
-    /// `codes`, every reading of one frame by every pass, with the unconfirmed zbar readings
-    /// taken out and zxing-cpp's readings of second looks added; and what was done.
-    public func check(_ codes: [MachineReadableCodeObject], frame: VideoFrame, zxingReads: Set<Symbology>,
+    /// `codes`, every reading of one frame by every pass, with the unconfirmed readings of the
+    /// checked library taken out and the checker's readings of second looks added; and what was
+    /// done. `checkerReads`: the symbologies the checker reads in the engine.
+    public func check(_ codes: [MachineReadableCodeObject], frame: VideoFrame, checkerReads: Set<Symbology>,
                held: LockedValue<HeldReadings>?) -> (codes: [MachineReadableCodeObject], counts: ReadingCheckCounts) {
         var counts = ReadingCheckCounts(), kept: [MachineReadableCodeObject] = [], added: [MachineReadableCodeObject] = []
-        let byZXing = codes.filter { $0.engine == .zxing }
-        let zxingPayloads = Set(byZXing.map(CodeIdentity.init))
+        let byChecker = codes.filter { $0.engine == checker }
+        let checkerPayloads = Set(byChecker.map(CodeIdentity.init))
         for var code in codes {
-            guard code.engine == .zbar, !code.symbology.isTwoDimensional, zxingReads.contains(code.symbology) else { kept.append(code); continue }
+            guard code.engine == checked, !code.symbology.isTwoDimensional, checkerReads.contains(code.symbology) else { kept.append(code); continue }
             if code.symbology == .code39 { code = Self.fullASCII(code) }
-            guard !zxingPayloads.contains(CodeIdentity(code)) else { kept.append(code); continue }
-            if byZXing.contains(where: { Self.covers($0, code) }) { counts.settled += 1; continue }
-            let second = secondLook.read(around: code, in: frame, symbologies: zxingReads)
-                .map { $0.engine == .zbar && $0.symbology == .code39 ? Self.fullASCII($0) : $0 }
+            guard !checkerPayloads.contains(CodeIdentity(code)) else { kept.append(code); continue }
+            if byChecker.contains(where: { Self.covers($0, code) }) { counts.settled += 1; continue }
+            let second = secondLook.read(around: code, in: frame, symbologies: checkerReads)
+                .map { $0.engine == checked && $0.symbology == .code39 ? Self.fullASCII($0) : $0 }
             if second.contains(where: { CodeIdentity($0) == CodeIdentity(code) }) {
                 counts.confirmed += 1
                 kept.append(code)
-            } else if let other = second.first(where: { $0.engine == .zxing && Self.covers($0, code) }) {
+            } else if let other = second.first(where: { $0.engine == checker && Self.covers($0, code) }) {
                 counts.settled += 1
                 if !added.contains(where: { CodeIdentity($0) == CodeIdentity(other) }) { added.append(other) }
             } else if let held {
@@ -193,7 +202,7 @@ public struct LinearReadingCheck {
                 counts.dropped += 1
             }
         }
-        return (kept + added.filter { !zxingPayloads.contains(CodeIdentity($0)) }, counts)
+        return (kept + added.filter { !checkerPayloads.contains(CodeIdentity($0)) }, counts)
     }
 
     /// A Code 39 reading of zbar's with its Full ASCII pairs decoded, as zxing-cpp gives them (`+A`

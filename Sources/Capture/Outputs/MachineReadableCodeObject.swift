@@ -1,6 +1,4 @@
 import Media
-import ZBar
-import ZXing
 
 /// A point in frame pixels, origin top-left.
 public struct PixelPoint: Sendable, Hashable, Codable {
@@ -19,8 +17,8 @@ public struct MachineReadableCodeObject: Sendable, Hashable {
     public var text: String?
     /// zbar's quality score; `nil` for a code zxing-cpp read (it has none).
     public var quality: Int?
-    /// The library that decoded it: `.zbar` or `.zxing` (with `hybrid`, see `DecoderEngine.preferred(for:)`).
-    public var engine: DecoderEngine
+    /// The library that decoded it: `zbar` or `zxing` (with `hybrid`, see `DecoderEngine.preferred(for:)`).
+    public var engine: DecoderLibraryID
     /// The pass that read it (`zxing-fast`, `zxing-full`, `zxing-histogram`, `zbar`); of a code
     /// several passes of one frame read, the cheapest of the preferred library's.
     public var pass: DecoderPass
@@ -32,11 +30,12 @@ public struct MachineReadableCodeObject: Sendable, Hashable {
     /// The frame the code was seen in: its sequence number, timestamp and geometry.
     public var frame: FrameInfo
 
+    /// - Parameter engine: the library that read it; `nil`: the pass's.
     public init(symbology: Symbology, data: [UInt8], text: String?, quality: Int?, orientation: SymbolOrientation,
-                corners: [PixelPoint], frame: FrameInfo, engine: DecoderEngine = .zbar, pass: DecoderPass? = nil) {
+                corners: [PixelPoint], frame: FrameInfo, engine: DecoderLibraryID? = nil, pass: DecoderPass) {
         self.symbology = symbology
-        self.engine = engine
-        self.pass = pass ?? (engine == .zbar ? .zbar : .zxingFull)
+        self.engine = engine ?? pass.library
+        self.pass = pass
         self.data = data
         self.text = text
         self.quality = quality
@@ -48,27 +47,10 @@ public struct MachineReadableCodeObject: Sendable, Hashable {
         self.bounds = PixelRect(x: x0, y: y0, width: (xs.max() ?? 0) - x0, height: (ys.max() ?? 0) - y0)
     }
 
-    /// Wraps zbar's result. QR and SQ codes keep zbar's four corners; for 1-D codes zbar reports
-    /// one point per scan line that crossed the code, so their corners are those of the box
-    /// around all of them (top-left, bottom-left, bottom-right, top-right, zbar's QR order).
-    init(_ symbol: DecodedSymbol, frame: FrameInfo) {
-        var corners = symbol.points.map { PixelPoint(x: $0.x, y: $0.y) }
-        if corners.count != 4 {
-            let xs = corners.map(\.x), ys = corners.map(\.y)
-            let x0 = xs.min() ?? 0, x1 = xs.max() ?? 0, y0 = ys.min() ?? 0, y1 = ys.max() ?? 0
-            corners = [PixelPoint(x: x0, y: y0), PixelPoint(x: x0, y: y1), PixelPoint(x: x1, y: y1), PixelPoint(x: x1, y: y0)]
-        }
-        self.init(symbology: symbol.symbology, data: symbol.data, text: symbol.text, quality: symbol.quality,
-                  orientation: symbol.orientation, corners: corners, frame: frame)
-    }
-
-    /// Wraps zxing-cpp's result: its corners put in zbar's order (top-left, bottom-left,
-    /// bottom-right, top-right of the code itself), so a consumer sees one outline convention
-    /// whichever engine read the code; none when zxing-cpp gives no position.
-    init(_ barcode: ZXingBarcode, frame: FrameInfo, pass: DecoderPass = .zxingFull) {
-        let c = barcode.corners.map { PixelPoint(x: $0.x, y: $0.y) }
-        self.init(symbology: barcode.symbology, data: barcode.data, text: barcode.text, quality: nil, orientation: barcode.orientation,
-                  corners: c.count == 4 ? [c[0], c[3], c[2], c[1]] : c, frame: frame, engine: .zxing, pass: pass)
+    /// A library's reading, stamped with the frame it was read in and the pass that read it.
+    public init(_ code: DecodedCode, frame: FrameInfo, pass: DecoderPass) {
+        self.init(symbology: code.symbology, data: code.data, text: code.text, quality: code.quality, orientation: code.orientation,
+                  corners: code.corners, frame: frame, pass: pass)
     }
 }
 
@@ -96,10 +78,9 @@ public struct UndecodedCodeObject: Sendable, Hashable {
         bounds = PixelRect(x: x0, y: y0, width: (xs.max() ?? 0) - x0, height: (ys.max() ?? 0) - y0)
     }
 
-    /// Wraps zxing-cpp's report, its corners put in zbar's order as a read code's are.
-    init(_ code: ZXingUndecodedCode, pass: DecoderPass) {
-        let c = code.corners.map { PixelPoint(x: $0.x, y: $0.y) }
-        self.init(symbology: code.symbology, error: code.error, pass: pass, corners: c.count == 4 ? [c[0], c[3], c[2], c[1]] : c)
+    /// A library's report, stamped with the pass that detected it.
+    init(_ code: DetectedCode, pass: DecoderPass) {
+        self.init(symbology: code.symbology, error: code.error, pass: pass, corners: code.corners)
     }
 
     /// Whether its centre lies within `code`'s bounds: the same code, read by a pass.

@@ -1,55 +1,19 @@
 import Foundation
 import Media
 import SystemCalls
-import ZBar
-import ZXing
 
-/// A rectangle in normalized frame coordinates (0–1, origin top-left), like AVFoundation's
-/// `rectOfInterest`.
-public struct NormalizedRect: Sendable, Hashable, Codable {
-    public var x: Double, y: Double, width: Double, height: Double
-    public init(x: Double, y: Double, width: Double, height: Double) {
-        self.x = x; self.y = y; self.width = width; self.height = height
-    }
-    public static let full = NormalizedRect(x: 0, y: 0, width: 1, height: 1)
-
-    /// The rectangle at `x`,`y` of the given size inside the unit square, a missing side reaching
-    /// the far edge; or, per wrong side (`x`, `y`, `width`, `height`), what is wrong with it.
-    public static func fitting(x: Double, y: Double, width: Double?, height: Double?)
-        -> (rect: NormalizedRect?, problems: [(side: String, message: String)]) {
-        var problems: [(side: String, message: String)] = []
-        for (origin, size, name, axis, edge) in [(x, width, "width", "x", "right"), (y, height, "height", "y", "bottom")] {
-            let extent = size ?? 1 - origin
-            if extent <= 0 { problems.append((axis, "leaves no \(name): \(axis) must be less than 1")) }
-            if origin + extent > 1 + 1e-9 {
-                let sum = DecimalText.string(origin + extent, fractionDigits: 6)
-                problems.append((size != nil ? name : axis, "\(axis) + \(name) = \(sum) goes past the \(edge) edge (must be at most 1)"))
-            }
-        }
-        guard problems.isEmpty else { return (nil, problems) }
-        let (w, h) = (width ?? 1 - x, height ?? 1 - y)
-        return (NormalizedRect(x: x, y: y, width: min(w, 1 - x), height: min(h, 1 - y)), [])
-    }
-
-    /// The pixel rectangle this covers in a `width`×`height` frame.
-    public func pixels(width: Int, height: Int) -> PixelRect {
-        let x0 = Int((x * Double(width)).rounded(.down)), y0 = Int((y * Double(height)).rounded(.down))
-        let x1 = Int(((x + self.width) * Double(width)).rounded(.up)), y1 = Int(((y + self.height) * Double(height)).rounded(.up))
-        return PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
-    }
-}
-
-/// Scans frames with zbar, zxing-cpp or both, in passes ordered by cost, and emits
-/// machine-readable code objects stamped with their frame and pass (AVFoundation's
-/// `AVCaptureMetadataOutput`).
+/// Scans frames with an engine's decoder passes, ordered by cost, and emits machine-readable
+/// code objects stamped with their frame and pass (AVFoundation's `AVCaptureMetadataOutput`).
 ///
-/// Each scanning thread has its own `Scanner` (a zbar scanner and a zxing-cpp reader per pass).
+/// The libraries come in through `DecoderLibrary` (`DecoderEngine.libraries`); each scanning
+/// thread has its own `Scanner`, with a reader of each library (`DecoderLibrary.makeReader`).
 /// The settings can be replaced while running; scanners pick them up before their next frame.
 /// `effort` (`ScanEffort`) picks each frame's passes; what `auto` decides from on a live source
 /// (recent pass costs, recent codes, the frame interval) is shared by the threads.
 public final class MetadataOutput: @unchecked Sendable {
     /// What to scan for, with which decoder, how hard, and where.
     public struct Settings: Sendable, Hashable {
+        /// The passes and the libraries that run them (`Decoders` builds `zbar`, `zxing`, `hybrid`).
         public var engine: DecoderEngine
         /// The symbologies (all engines) and zbar's own settings.
         public var scanner: ScannerSettings
@@ -60,22 +24,21 @@ public final class MetadataOutput: @unchecked Sendable {
         public var onlyPasses: Set<DecoderPass>?
         /// Only this part of the frame is scanned (a crop, not a copy).
         public var rectOfInterest: NormalizedRect
-        /// The cheapest zxing-cpp pass also reports the codes it detected but could not decode
+        /// The first pass of a library that can (zxing-cpp's cheapest) also reports the codes it detected but could not decode
         /// (`ScanReport.undecoded`), whatever the effort (a live view outlines them); it does with
         /// `effort: auto` on a live source anyway.
         public var reportsUndecoded: Bool
-        public init(engine: DecoderEngine = .zbar, scanner: ScannerSettings = ScannerSettings(),
+        public init(engine: DecoderEngine, scanner: ScannerSettings = ScannerSettings(),
                     zxing: ZXingSettings = ZXingSettings(), effort: ScanEffort = .auto, onlyPasses: Set<DecoderPass>? = nil,
                     rectOfInterest: NormalizedRect = .full, reportsUndecoded: Bool = false) {
             (self.engine, self.scanner, self.zxing, self.effort, self.rectOfInterest) = (engine, scanner, zxing, effort, rectOfInterest)
             (self.onlyPasses, self.reportsUndecoded) = (onlyPasses, reportsUndecoded)
         }
 
-        /// zbar's settings for its part of the symbologies (`engine.zbarPart`).
-        var zbarPart: ScannerSettings {
-            var part = scanner
-            part.symbologies = engine.zbarPart(of: scanner.symbologies)
-            return part
+        /// What `pass` asks of its library's reader: the library's part of the symbologies.
+        func request(for pass: DecoderPass, reportsUndecoded: Bool) -> DecoderRequest {
+            DecoderRequest(symbologies: engine.part(of: scanner.symbologies, for: pass.library), scanner: scanner, zxing: zxing,
+                           reportsUndecoded: reportsUndecoded)
         }
 
         /// The passes of the engine for the requested symbologies (those of `onlyPasses`), cheapest first.
@@ -89,7 +52,7 @@ public final class MetadataOutput: @unchecked Sendable {
     private struct Shared {
         var settings: Settings
         var scanTimes = RecentDurations(capacity: 1024)
-        var failures = (count: 0, last: nil as ZXingError?)
+        var failures = (count: 0, last: nil as DecoderFailure?)
         var effort = EffortLedger()
         /// The scan each scanning thread has under way, by scanner.
         var inProgress: [Int: ScanInProgress] = [:]
@@ -121,7 +84,7 @@ public final class MetadataOutput: @unchecked Sendable {
     private let passWillRun: (@Sendable (UInt64, DecoderPass) -> Void)?
 
     /// - Parameter passWillRun: called on the scanning thread before each pass over a frame (tests).
-    public init(settings: Settings = Settings(), scanningThreads: Int = 1, scanTimeObserver: (@Sendable (Duration) -> Void)? = nil,
+    public init(settings: Settings, scanningThreads: Int = 1, scanTimeObserver: (@Sendable (Duration) -> Void)? = nil,
                 passTimeObserver: (@Sendable (DecoderPass, Duration) -> Void)? = nil,
                 passWillRun: (@Sendable (UInt64, DecoderPass) -> Void)? = nil) {
         self.shared = LockedValue(Shared(settings: settings))
@@ -168,7 +131,7 @@ public final class MetadataOutput: @unchecked Sendable {
 
     /// Frames on which a decoder library failed (zxing-cpp threw), and the latest failure. Such a
     /// frame still yields what the other passes read, and the session goes on.
-    public var decoderFailures: (count: Int, last: ZXingError?) { shared.withLock { $0.failures } }
+    public var decoderFailures: (count: Int, last: DecoderFailure?) { shared.withLock { $0.failures } }
 
     private static func seconds(_ d: Duration) -> Double {
         Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
@@ -184,7 +147,7 @@ public final class MetadataOutput: @unchecked Sendable {
         passTimeObserver?(pass, time)
     }
 
-    fileprivate func record(failure: ZXingError) {
+    fileprivate func record(failure: DecoderFailure) {
         shared.withLock { $0.failures = ($0.failures.count + 1, failure) }
     }
 
@@ -206,30 +169,29 @@ public final class MetadataOutput: @unchecked Sendable {
         public var passesCut: [DecoderPass]
         /// What each pass that ran read by itself, before one reading per code was kept.
         public var readings: [DecoderPass: [MachineReadableCodeObject]] = [:]
-        /// The codes the cheapest zxing-cpp pass detected but could not decode and no pass read
+        /// The codes the first pass of a library that reports them (zxing-cpp's) detected but could not decode and no pass read
         /// (asked for with `effort: auto` on a live source, or `Settings.reportsUndecoded`).
         public var undecoded: [UndecodedCodeObject] = []
         /// What `hybrid`'s check of zbar's 1-D readings did on this frame (`LinearReadingCheck`).
         public var readingCheck = ReadingCheckCounts()
     }
 
-    /// One thread's decoders: a zbar scanner with its luma scratch plane (for packed formats),
-    /// and a zxing-cpp reader per pass, which read every format in place.
+    /// One thread's decoders: a reader of each library the engine has (made on first use), and a
+    /// luma scratch plane for a library that reads no pixel stride (packed formats).
     public final class Scanner {
         private let output: MetadataOutput
         private let live: Bool
         /// This scanner's key in the output's record of scans under way.
         private let id: Int
-        private let zbar: ImageScanner
-        private var zxing: [DecoderPass: BarcodeReader] = [:]
-        private let readingCheck = LinearReadingCheck(secondLook: BandSecondLook())
+        private var readers: [DecoderLibraryID: any DecoderReader] = [:]
+        /// The engine's reading check, made for the rule and libraries it was made with.
+        private var readingCheck: (rule: DecoderEngine.ReadingCheck, check: LinearReadingCheck)?
         private var scratch: UnsafeMutableRawBufferPointer = UnsafeMutableRawBufferPointer(start: nil, count: 0)
 
         init(output: MetadataOutput, live: Bool) {
             self.output = output
             self.live = live
             self.id = output.newScannerID()
-            self.zbar = ImageScanner(settings: output.settings.zbarPart)
         }
 
         deinit { scratch.deallocate() }
@@ -240,11 +202,12 @@ public final class MetadataOutput: @unchecked Sendable {
         /// Scans `frame` with the passes `effort` picks, cheapest first, and returns the codes
         /// found, one per symbology and payload: a code several passes read is the reading of
         /// the preferred library (`DecoderEngine.preferred(for:)`), by its cheapest pass.
+        /// An engine with a reading check (`DecoderEngine.readingCheck`) has it applied first.
         ///
         /// `fast` runs the base passes (`ScanEffort.basePasses`); `max`, and `auto` on a file,
         /// every pass. `auto` on a live source runs a harder pass only while there is evidence
-        /// of an unread code — zxing-cpp's detected-but-undecoded results from the cheapest
-        /// zxing-cpp pass, or a code read within `EffortLedger.recentFrames` frames and not yet
+        /// of an unread code — the detected-but-undecoded codes of the first pass of a library that
+        /// reports them (zxing-cpp's), or a code read within `EffortLedger.recentFrames` frames and not yet
         /// in this one — and only when its expected cost (`EffortLedger.expectedCost`: scaled by
         /// this frame's first-pass time) fits in what is left of the frame's budget (frame
         /// interval × scanning threads × `EffortLedger.budgetShare`) and, with several scanners,
@@ -262,6 +225,7 @@ public final class MetadataOutput: @unchecked Sendable {
             output.noteScan(ScanInProgress(scanner: id, sequenceNumber: frame.info.sequenceNumber, startedAt: start), scanner: id)
             defer { output.noteScan(nil, scanner: id) }
             let passes = settings.passes
+            let reportingPass = passes.first { settings.engine.library($0.library)?.reportsUndecoded == true }
             let base = Set(ScanEffort.basePasses(of: passes, engine: settings.engine, symbologies: settings.scanner.symbologies))
             let adaptive = settings.effort == .auto && live
             let info = frame.info
@@ -293,7 +257,7 @@ public final class MetadataOutput: @unchecked Sendable {
                 output.notePass(pass, seq: info.sequenceNumber, scanner: id)
                 let passStart = ContinuousClock.now
                 let found = run(pass, on: frame, settings: settings, region: region,
-                                returnErrors: (adaptive || settings.reportsUndecoded) && pass == passes.first { $0.engine == .zxing })
+                                reportsUndecoded: (adaptive || settings.reportsUndecoded) && pass == reportingPass)
                 let passTime = ContinuousClock.now - passStart
                 output.record(pass, time: passTime, firstPass: firstPassTime)
                 if firstPassTime == nil { firstPassTime = passTime }
@@ -308,16 +272,17 @@ public final class MetadataOutput: @unchecked Sendable {
             }
             output.record(scanTime: ContinuousClock.now - start)
             if adaptive { output.withEffortLedger { $0.noteRead(read, seq: info.sequenceNumber) } }
-            if settings.engine == .hybrid {
-                (codes, report.readingCheck) = readingCheck.check(codes, frame: frame, zxingReads: settings.engine.zxingPart(of: settings.scanner.symbologies),
-                                                                  held: live ? output.heldReadings : nil)
+            if let check = readingCheck(for: settings.engine) {
+                (codes, report.readingCheck) = check.check(codes, frame: frame,
+                                                           checkerReads: settings.engine.part(of: settings.scanner.symbologies, for: check.checker),
+                                                           held: live ? output.heldReadings : nil)
             }
             var kept: [CodeIdentity: Int] = [:]
             for code in codes {
                 let identity = CodeIdentity(code)
                 if let index = kept[identity] {
-                    let preferred = DecoderEngine.preferred(for: code.symbology)
-                    if code.engine == preferred && report.codes[index].engine != preferred { report.codes[index] = code }
+                    let preferred = settings.engine.preferred(for: code.symbology)
+                    if let preferred, code.engine == preferred && report.codes[index].engine != preferred { report.codes[index] = code }
                 } else {
                     kept[identity] = report.codes.count
                     report.codes.append(code)
@@ -327,48 +292,61 @@ public final class MetadataOutput: @unchecked Sendable {
             return report
         }
 
-        /// One pass over `frame`: its codes, and (zxing-cpp with `returnErrors`) those it
-        /// detected but could not decode. A zxing-cpp failure is recorded and reads nothing.
+        /// The engine's reading check, made on first use (and again when the engine's rule changes);
+        /// `nil` for an engine without one.
+        private func readingCheck(for engine: DecoderEngine) -> LinearReadingCheck? {
+            guard let rule = engine.readingCheck else { return nil }
+            if let readingCheck, readingCheck.rule == rule { return readingCheck.check }
+            guard let checker = engine.library(rule.checker), let checked = engine.library(rule.checked) else { return nil }
+            let check = LinearReadingCheck(checked: rule.checked, checker: rule.checker, secondLook: BandSecondLook(checker: checker, checked: checked))
+            readingCheck = (rule, check)
+            return check
+        }
+
+        /// This thread's reader of `library`, made on first use.
+        private func reader(of library: any DecoderLibrary) -> any DecoderReader {
+            if let reader = readers[library.id] { return reader }
+            let reader = library.makeReader()
+            readers[library.id] = reader
+            return reader
+        }
+
+        /// One pass over `frame`: its codes, and (when asked, of a library that reports them) those
+        /// it detected but could not decode. A library's failure is recorded and reads nothing.
         private func run(_ pass: DecoderPass, on frame: VideoFrame, settings: Settings, region: PixelRect?,
-                         returnErrors: Bool) -> (codes: [MachineReadableCodeObject], undecoded: [UndecodedCodeObject]) {
-            let info = frame.info
-            guard let hints = pass.zxingHints(symbologies: settings.engine.zxingPart(of: settings.scanner.symbologies),
-                                              settings: settings.zxing, returnErrors: returnErrors) else {
-                zbar.reconfigure(settings.zbarPart)
-                let symbols = withLumaPlane(of: frame) { luma, bytesPerLine in
-                    zbar.scan(luma: luma, width: frame.width, height: frame.height, bytesPerLine: bytesPerLine, region: region)
+                         reportsUndecoded: Bool) -> (codes: [MachineReadableCodeObject], undecoded: [UndecodedCodeObject]) {
+            guard let library = settings.engine.library(pass.library) else { return ([], []) }
+            let reader = reader(of: library)
+            let request = settings.request(for: pass, reportsUndecoded: reportsUndecoded)
+            let result = library.readsPixelStride
+                ? withLumaInPlace(of: frame) { reader.read(pass, in: $0, region: region, request: request) }
+                : withLumaPlane(of: frame) { luma, bytesPerLine in
+                    reader.read(pass, in: LumaPlane(bytes: luma, width: frame.width, height: frame.height, rowStride: bytesPerLine),
+                                region: region, request: request)
                 }
-                return (symbols.map { MachineReadableCodeObject($0, frame: info) }, [])
-            }
-            let reader = zxing[pass] ?? BarcodeReader(hints: hints)
-            zxing[pass] = reader
-            reader.reconfigure(hints)
-            switch readWithZXing(reader, frame, region: region) {
+            switch result {
             case .success(let found):
-                return (found.barcodes.map { MachineReadableCodeObject($0, frame: info, pass: pass) },
+                return (found.codes.map { MachineReadableCodeObject($0, frame: frame.info, pass: pass) },
                         found.undecoded.map { UndecodedCodeObject($0, pass: pass) })
-            case .failure(let error):
-                output.record(failure: error)
+            case .failure(let failure):
+                output.record(failure: failure)
                 return ([], [])
             }
         }
 
-        /// zxing-cpp on the frame's luma in place: the Y plane of grey and planar formats, every
-        /// second byte of packed 4:2:2 (pixel stride 2, from the first luma byte).
-        private func readWithZXing(_ reader: BarcodeReader, _ frame: VideoFrame,
-                                   region: PixelRect?) -> Result<(barcodes: [ZXingBarcode], undecoded: [ZXingUndecodedCode]), ZXingError> {
+        /// Calls `body` with the frame's luma in place: the Y plane of grey and planar formats,
+        /// every second byte of packed 4:2:2 (pixel stride 2, from the first luma byte).
+        private func withLumaInPlace<R>(of frame: VideoFrame, _ body: (LumaPlane) -> R) -> R {
             let (offset, step) = frame.format.hasPlanarLuma ? (0, 1) : frame.format.lumaLayout
             return frame.buffer.withUnsafeBytes { bytes in
-                Result { () throws(ZXingError) in
-                    try reader.readReporting(luma: UnsafeRawBufferPointer(rebasing: bytes[offset...]), width: frame.width, height: frame.height,
-                                   rowStride: frame.bytesPerLine, pixelStride: step, region: region)
-                }
+                body(LumaPlane(bytes: UnsafeRawBufferPointer(rebasing: bytes[offset...]), width: frame.width, height: frame.height,
+                               rowStride: frame.bytesPerLine, pixelStride: step))
             }
         }
 
         /// Calls `body` with the frame's 8-bit luma plane and its stride: in place for grey and
-        /// planar formats, extracted once into the scratch plane for packed 4:2:2 (zbar has no
-        /// pixel stride). The frame's bytes (mmap'd for a camera) are read as raw bytes, never
+        /// planar formats, extracted once into the scratch plane for packed 4:2:2 (for a library
+        /// with no pixel stride, such as zbar). The frame's bytes (mmap'd for a camera) are read as raw bytes, never
         /// bound to a type.
         private func withLumaPlane<R>(of frame: VideoFrame, _ body: (UnsafeRawBufferPointer, Int) -> R) -> R {
             frame.buffer.withUnsafeBytes { bytes in

@@ -30,13 +30,14 @@ public final class CaptureSession: @unchecked Sendable {
     public static let maximumDiscontinuity: UInt64 = 100_000
 
     /// - Parameters:
+    ///   - metadataOutput: what scans the frames, with its engine (`MetadataOutput.Settings.engine`).
     ///   - pixelsRequest: copy this part of each frame that has codes, for the results handlers
     ///     (`ResultsHandler.pixelsRequest`); `nil` copies nothing.
     ///   - pixelsSampler: also copy, whole, each scanned frame it picks (with or without codes),
     ///     through the same pool (`ResultsHandler.pixelsSampler`).
     ///   - pixelCopies: copies that may exist at once (the pool's bound).
     public init(input: any FrameSource, videoDataOutput: VideoDataOutput = VideoDataOutput(),
-                metadataOutput: MetadataOutput = MetadataOutput(), pixelsRequest: PixelsRequest? = nil,
+                metadataOutput: MetadataOutput, pixelsRequest: PixelsRequest? = nil,
                 pixelsSampler: (any FramePixelsSampler)? = nil, pixelCopies: Int = 8, logger: Logger) {
         self.input = input
         self.videoDataOutput = videoDataOutput

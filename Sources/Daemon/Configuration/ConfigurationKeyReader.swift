@@ -102,9 +102,14 @@ struct ConfigurationKeyReader {
 
     /// One of `T`'s cases by its raw value, any case: `log_level: Debug`, `device.fourcc: yuyv`.
     mutating func choice<T: CaseIterable & RawRepresentable<String>>(_ key: String, _ what: String) -> T? {
-        guard let name = string(key) else { return nil }
-        if let v = T.allCases.first(where: { $0.rawValue.lowercased() == name.lowercased() }) { return v }
-        problem(key, "unknown \(what) \"\(name)\" (known: \(T.allCases.map(\.rawValue).joined(separator: ", ")))")
+        choice(key, what, among: Array(T.allCases), named: \.rawValue)
+    }
+
+    /// One of `cases` by its name, any case: `engine: hybrid` (the engines are values, not an enum).
+    mutating func choice<T>(_ key: String, _ what: String, among cases: [T], named name: (T) -> String) -> T? {
+        guard let text = string(key) else { return nil }
+        if let v = cases.first(where: { name($0).lowercased() == text.lowercased() }) { return v }
+        problem(key, "unknown \(what) \"\(text)\" (known: \(cases.map(name).joined(separator: ", ")))")
         return nil
     }
 

@@ -1,5 +1,6 @@
 import Capture
 import Configuration
+import Decoders
 import Foundation
 import HTTP
 import Logging
@@ -8,7 +9,6 @@ import MQTT
 import Results
 import SystemPackage
 import V4L2
-import ZBar
 
 extension SyncscanConfiguration {
     /// Loads and validates the configuration: `overrides` > `environment` > `file` > defaults.
@@ -78,14 +78,14 @@ extension SyncscanConfiguration {
             if let v = Int(text), (1...64).contains(v) { scanningThreads = v } else { keys.problem("scanning_threads", "expected \(threads), found \"\(text)\"") }
         }
 
-        if let v: DecoderEngine = keys.choice("engine", "engine") { engine = v }
+        if let v = keys.choice("engine", "engine", among: DecoderEngine.allCases, named: \.name) { engine = v }
         if let v: ScanEffort = keys.choice("effort", "effort") { effort = v }
         if let names = keys.list("symbologies", of: "a list of symbology names or \"all\"") {
             let parsed = Symbology.parse(list: names, all: engine.readable)
             parsed.problems.forEach { keys.problem($0.index.map { "symbologies[\($0)]" } ?? "symbologies", $0.message) }
             scanner.symbologies = parsed.symbologies
         }
-        for symbology in Symbology.allCases where Symbology.zbarReadable.contains(symbology) {
+        for symbology in Symbology.allCases where ZBarDecoder().readable.contains(symbology) {
             let prefix = "zbar.\(symbology.rawValue)."
             if let enable = keys.bool(prefix + "enable") {
                 if enable { scanner.symbologies.insert(symbology) } else { scanner.symbologies.remove(symbology) }

@@ -1,4 +1,5 @@
 import Capture
+import Decoders
 import GStreamer
 import Logging
 import Media
@@ -6,7 +7,6 @@ import Results
 import SystemCalls
 import HTTP
 import V4L2
-import ZBar
 
 /// Everything the syncscan service can be configured with, already validated.
 ///

@@ -41,7 +41,7 @@ enum ServiceLines {
         if let fps = framesPerSecond, fps.isFinite { fields.append("\"frames_per_second\":\(DecimalText.string(max(0, fps), fractionDigits: 2))") }
         fields += ["\"scanned\":\(s.scanned)", "\"dropped\":\(s.droppedTotal)"]
         fields += DroppedReason.allCases.map { "\"dropped_\($0.rawValue)\":\(s.dropped[$0, default: 0])" }
-        fields += DecoderPass.allCases.filter { s.codesByPass[$0] != nil }.map { "\"codes_\($0.rawValue)\":\(s.codesByPass[$0]!)" }
+        fields += s.codesByPass.keys.sorted().map { "\"codes_\($0.rawValue)\":\(s.codesByPass[$0]!)" }
         fields += ["\"passes_cut\":\(s.passesCut.values.reduce(0, +))"]
         if !s.readingCheck.isEmpty {
             let r = s.readingCheck

@@ -1,6 +1,4 @@
-import Media
-
-/// How an `ImageScanner` decodes: which symbologies, and zbar's per-symbology settings.
+/// Which symbologies to read (every engine), and zbar's own settings (`zbar.*` keys, zbar's `ImageScanner`).
 ///
 /// Setting names follow `zbarcam -S` (`enable`, `min-length`, `max-length`, `test-inverted`,
 /// `x-density`, `y-density`) so zbar users recognise them.
