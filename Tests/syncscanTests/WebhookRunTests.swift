@@ -67,6 +67,64 @@ private func hookFrames(_ count: Int) throws -> [GreyFrame] {
     }
 }
 
+/// The frame sequence number in an id (`<source>-<run>-<seq>-<index>`).
+private func sequence(_ id: String) -> Int { Int(id.split(separator: "-").dropLast().last ?? "") ?? -1 }
+
+/// The ids `receiver` answered with a 2xx, each request's objects in order (one object or a batch's array).
+private func deliveredIDs(_ receiver: WebhookReceiver) -> [String] {
+    receiver.requests.filter { (200...299).contains($0.status) }.flatMap { bodyObjects($0).compactMap { $0["id"] as? String } }
+}
+
+/// A request's code objects: its body's one object, or each of its array's.
+private func bodyObjects(_ request: WebhookReceiver.Request) -> [[String: Any]] {
+    let json = try? JSONSerialization.jsonObject(with: Data(request.body.utf8))
+    return (json as? [[String: Any]]) ?? (json as? [String: Any]).map { [$0] } ?? []
+}
+
+/// A configuration file of `webhook:` lines (and no duplicate suppression), rewritten by `write`.
+private final class WebhookConfigFile {
+    let file: TemporaryFile
+    init(_ webhook: String) throws {
+        file = try TemporaryFile(contents: [], suffix: ".yaml")
+        try write(webhook)
+    }
+    var path: String { file.path }
+    func write(_ webhook: String) throws {
+        try Data(("duplicate_suppression:\n  enabled: false\nwebhook:\n" + webhook).utf8).write(to: URL(fileURLWithPath: file.path))
+    }
+}
+
+@Suite(.serialized, .offThePool) struct WebhookReloadAndBatchRunTests {
+    /// SIGHUP with the config file naming a second receiver instead of the first: applied in
+    /// place (no restart), the codes after the reload reach the second, those before it the
+    /// first, and every code of the run reaches one of them once.
+    @Test func aReloadToANewURLSendsTheCodesAfterItThereAndLosesNone() throws {
+        let (first, second) = (try WebhookReceiver(), try WebhookReceiver())
+        let spool = try TemporaryDirectory()
+        let config = try WebhookConfigFile("  url: \(first.url)\n  spool_directory: \(spool.path)\n")
+        let run = try LiveSyncscan(["--config", config.path])
+        let frames = try hookFrames(20)
+        #expect(run.feed(frames) { deliveredIDs(first).count >= 3 }, "codes at the first receiver")
+        try config.write("  url: \(second.url)\n  spool_directory: \(spool.path)\n")
+        run.daemon.send(SIGHUP)
+        // The old code said a restart applies it: that line ends the wait too, and the test fails.
+        #expect(run.feed(frames) { deliveredIDs(second).count >= 3 || run.stderr.contains("restart the service") },
+                "codes at the second receiver after the reload")
+        #expect(waitUntil(every: .milliseconds(50)) { deliveredIDs(first).count + deliveredIDs(second).count >= run.stdoutCodes.count },
+                "every code so far delivered")
+        #expect(run.closeInputAndWait() == 0, "stderr: \(run.stderr)")
+
+        let (before, after) = (deliveredIDs(first), deliveredIDs(second))
+        let all = before + after
+        #expect(all.count == run.stdoutCodes.count && Set(all).count == all.count, "each code once: \(all.count) of \(run.stdoutCodes.count)")
+        #expect(all.map(sequence).sorted() == run.stdoutSequences.sorted())
+        #expect(!before.isEmpty && !after.isEmpty && before.map(sequence).max()! < after.map(sequence).min()!,
+                "the first receiver's codes all come before the second's: \(before.map(sequence)) \(after.map(sequence))")
+        #expect(run.stderr.contains("webhook settings reloaded in place") && !run.stderr.contains("restart the service"), "stderr: \(run.stderr)")
+        #expect(try summaryCounts(run.stderr)["webhook_delivered"] == Double(all.count))
+    }
+}
+
 /// The first run's `webhook_delivered` in its summary line.
 private func beforeOutageDelivered(_ stderr: String) -> Int {
     Int((try? summaryCounts(stderr))?["webhook_delivered"] ?? -1)
