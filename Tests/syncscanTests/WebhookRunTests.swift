@@ -123,6 +123,72 @@ private final class WebhookConfigFile {
         #expect(run.stderr.contains("webhook settings reloaded in place") && !run.stderr.contains("restart the service"), "stderr: \(run.stderr)")
         #expect(try summaryCounts(run.stderr)["webhook_delivered"] == Double(all.count))
     }
+
+    /// `webhook.batch_max` 20 and `batch_wait_ms` 1000 on a live pipe, through a while of 503s:
+    /// each request a JSON array whose Idempotency-Key is its ids joined by ", ", a batch that
+    /// failed sent again as the same batch (its key answered 200 later), no batch short of 20
+    /// sent before its oldest code waited 1 s, and every code answered 200 once.
+    @Test func batchesCarryEveryCodeOnceAndKeepTheirKeyAcrossRetries() throws {
+        let receiver = try WebhookReceiver()
+        let config = try WebhookConfigFile("  url: \(receiver.url)\n  batch_max: 20\n  batch_wait_ms: 1000\n")
+        let run = try LiveSyncscan(["--config", config.path])
+        let frames = try hookFrames(20)
+        #expect(run.feed(frames) { receiver.requests.count >= 2 }, "batches answered 200")
+        try receiver.answer("503")
+        #expect(run.feed(frames) { receiver.requests.contains { $0.status == 503 } }, "a batch answered 503")
+        try receiver.answer("200")
+        let refused = receiver.requests.filter { $0.status == 503 }
+        let refusedKeys = Set(refused.compactMap(\.key))
+        let refusedIDs = Set(refused.flatMap { bodyObjects($0).compactMap { $0["id"] as? String } })
+        // A refused code answered 200 under another key (the batch made anew) ends the wait too, and fails below.
+        #expect(run.feed(frames) {
+            let answered = receiver.requests.filter { $0.status == 200 }
+            return Set(answered.compactMap(\.key)).isSuperset(of: refusedKeys) || answered.contains {
+                !refusedKeys.contains($0.key ?? "") && !refusedIDs.isDisjoint(with: bodyObjects($0).compactMap { $0["id"] as? String })
+            }
+        }, "the refused codes answered 200")
+        let answeredKeys = Set(receiver.requests.filter { $0.status == 200 }.compactMap(\.key))
+        #expect(answeredKeys.isSuperset(of: refusedKeys), "each refused batch answered 200 with its key: \(refusedKeys.subtracting(answeredKeys))")
+        #expect(waitUntil(every: .milliseconds(50)) { deliveredIDs(receiver).count >= run.stdoutCodes.count }, "every code so far delivered")
+        let closedAt = Date().timeIntervalSince1970
+        #expect(run.closeInputAndWait() == 0, "stderr: \(run.stderr)")
+
+        let ids = deliveredIDs(receiver)
+        #expect(ids.count == run.stdoutCodes.count && Set(ids).count == ids.count, "each code once: \(ids.count) of \(run.stdoutCodes.count)")
+        #expect(ids.map(sequence) == run.stdoutSequences, "in order")
+        let requests = receiver.requests
+        #expect(requests.allSatisfy { $0.body.hasPrefix("[") && $0.key == bodyObjects($0).compactMap { $0["id"] as? String }.joined(separator: ", ") })
+        #expect(requests.contains { bodyObjects($0).count > 1 }, "codes were batched: \(requests.map { bodyObjects($0).count })")
+        let time = ISO8601DateFormatter()
+        time.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        for request in requests where request.wall < closedAt && bodyObjects(request).count < 20 {
+            let oldest = try #require(bodyObjects(request).compactMap { ($0["time"] as? String).flatMap(time.date) }.min())
+            #expect(request.wall - oldest.timeIntervalSince1970 >= 0.99, "a batch of \(bodyObjects(request).count) sent early: \(request.key ?? "")")
+        }
+    }
+
+    /// Two URLs, the second's receiver down at first: the first is not held back, and each
+    /// receiver is answered 200 for every code once.
+    @Test func twoURLsEachGetEveryCodeOnce() throws {
+        let (first, second) = (try WebhookReceiver(), try WebhookReceiver())
+        second.stop()
+        let run = try LiveSyncscan(["--duplicate-window", "0", "--webhook-url", first.url, "--webhook-url", second.url])
+        let frames = try hookFrames(20)
+        #expect(run.feed(frames) { deliveredIDs(first).count >= 3 }, "the first receiver gets codes while the second is down")
+        try second.start()
+        #expect(run.feed(frames) { deliveredIDs(second).count >= 3 }, "the second receiver gets codes once up")
+        #expect(waitUntil(every: .milliseconds(50)) {
+            deliveredIDs(first).count >= run.stdoutCodes.count && deliveredIDs(second).count >= run.stdoutCodes.count
+        }, "every code so far delivered to both")
+        #expect(run.closeInputAndWait() == 0, "stderr: \(run.stderr)")
+
+        for receiver in [first, second] {
+            let ids = deliveredIDs(receiver)
+            #expect(ids.count == run.stdoutCodes.count && Set(ids).count == ids.count, "each code once: \(ids.count) of \(run.stdoutCodes.count)")
+            #expect(ids.map(sequence) == run.stdoutSequences, "in order")
+        }
+        #expect(try summaryCounts(run.stderr)["webhook_delivered"] == Double(2 * run.stdoutCodes.count))
+    }
 }
 
 /// The first run's `webhook_delivered` in its summary line.

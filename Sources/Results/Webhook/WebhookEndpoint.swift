@@ -159,6 +159,8 @@ final class WebhookEndpoint: @unchecked Sendable {
         /// Codes the outboxes before a reload's new one dropped.
         var droppedEarlier = 0
         var poster: HTTPPoster?
+        /// After a failed request, how many codes it carried: the retry sends the same ones (the same Idempotency-Key).
+        var retryBatch: Int?
         var failuresInARow = 0
         /// The last failed attempt got no answer (refused, timed out): the receiver is away, not busy.
         var receiverAway = false
@@ -209,7 +211,7 @@ final class WebhookEndpoint: @unchecked Sendable {
                 waitForNews(wasClosed: closed, until: min(nextAttempt, deadline ?? nextAttempt))
                 continue
             }
-            if settings.batchMax > 1, settings.batchWaitMilliseconds > 0, !closed, !batchWaitStarted,
+            if settings.batchMax > 1, settings.batchWaitMilliseconds > 0, !closed, !batchWaitStarted, retryBatch == nil,
                outbox.memoryCount < settings.batchMax, outbox.spooledCount == 0, outbox.memoryCount > 0 {
                 // The first code of a batch waits for others, up to webhook.batch_wait_ms.
                 batchWaitStarted = true
@@ -218,7 +220,7 @@ final class WebhookEndpoint: @unchecked Sendable {
                 continue
             }
             var batch: [(id: Int32, message: MQTTConnection.Message)] = []
-            _ = outbox.publishPending(window: max(1, settings.batchMax)) { message in
+            _ = outbox.publishPending(window: retryBatch ?? max(1, settings.batchMax)) { message in
                 lastID &+= 1
                 batch.append((lastID, message))
                 return .success(lastID)
@@ -245,7 +247,7 @@ final class WebhookEndpoint: @unchecked Sendable {
             case .delivered:
                 for sent in batch { outbox.acknowledge(sent.id) }
                 counts.delivered += batch.count
-                failuresInARow = 0
+                (failuresInARow, retryBatch) = (0, nil)
                 if !failingKinds.isEmpty {
                     logger.notice("webhook delivers again", metadata: ["url": "\(shownURL)", "waiting": "\(outbox.memoryCount + outbox.spooledCount)"])
                     failingKinds.removeAll()
@@ -253,6 +255,7 @@ final class WebhookEndpoint: @unchecked Sendable {
             case .permanentFailure(let status):
                 for sent in batch { outbox.acknowledge(sent.id) }
                 counts.failures[status, default: 0] += batch.count
+                retryBatch = nil
                 if refusedStatuses.insert(status).inserted {
                     logger.error("webhook receiver refused codes for good; they are counted and not sent again (logged once per status)",
                                  metadata: ["url": "\(shownURL)", "status": "\(status)", "codes": "\(batch.count)",
@@ -262,6 +265,7 @@ final class WebhookEndpoint: @unchecked Sendable {
                 outbox.connectionLost()
                 counts.retried += batch.count
                 failuresInARow += 1
+                retryBatch = batch.count
                 if case .failure = result { receiverAway = true } else { receiverAway = false }
                 let wait = after ?? WebhookRetryRules.backoff(failures: failuresInARow, cap: backoffCap)
                 nextAttempt = ContinuousClock.now + wait
