@@ -74,10 +74,10 @@ final class WebhookEndpoint: @unchecked Sendable {
         shared = LockedValue(Shared(bound: max(1, settings.queueMessages)))
     }
 
-    /// `webhook-<host_port_path>` (the URL without scheme, any password redacted) as a spool file name.
+    /// `webhook-<host_port_path>.webhook-spool` (the URL without scheme, any password redacted).
     static func spoolFileName(for url: String) -> String {
         let shown = WebhookSettings.redacted(url)
-        return MQTTSpool.fileName(for: "webhook-" + (shown.range(of: "://").map { String(shown[$0.upperBound...]) } ?? shown))
+        return MQTTSpool.fileName(for: "webhook-" + (shown.range(of: "://").map { String(shown[$0.upperBound...]) } ?? shown), owner: .webhook)
     }
 
     private var shownURL: String { WebhookSettings.redacted(url) }
@@ -326,7 +326,7 @@ final class WebhookEndpoint: @unchecked Sendable {
     /// The spool file (`webhook.spool_directory`, one per URL), or `nil` (none set, or it cannot be opened: logged).
     private func openSpool(_ settings: WebhookSettings) -> MQTTSpool? {
         guard let directory = settings.spoolDirectory else { return nil }
-        switch MQTTSpool.open(directory: FilePath(directory), fileName: spoolFileName, maxBytes: settings.spoolMaxBytes, logger: logger) {
+        switch MQTTSpool.open(directory: FilePath(directory), fileName: spoolFileName, owner: .webhook, maxBytes: settings.spoolMaxBytes, logger: logger) {
         case .success(let spool):
             if !spool.isEmpty {
                 logger.notice("webhook codes spooled by an earlier run are delivered first", metadata: [
