@@ -184,7 +184,7 @@ final class WebhookEndpoint: @unchecked Sendable {
                     // What waits (memory, then the spool) moves, in order, into an outbox with the new bounds and spool.
                     let (waiting, failure) = outbox.takeAll()
                     if let failure {
-                        logger.error("webhook spool failed at a reload; the codes left in it are sent when it can be read",
+                        logger.error("webhook spool failed at a reload; the codes it still holds stay in its file, read again when it is opened",
                                      metadata: ["url": "\(shownURL)", "error": "\(failure)"])
                     }
                     droppedEarlier += outbox.dropped
