@@ -73,6 +73,7 @@ public enum ResultsHandlerRegistry {
         } catch {
             logger.error("webhook.token_file cannot be read at the reload; the running token is kept until it can",
                          metadata: ["file": "\(path)", "error": "\(error)"])
+            // Recorded as the running file, so the next reload reads the new one again.
             settings.tokenFile = webhook.settings.tokenFile
             webhook.apply(settings, keepingToken: true)
         }
