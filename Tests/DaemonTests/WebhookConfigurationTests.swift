@@ -70,11 +70,10 @@ import Testing
         ])
     }
 
-    @Test func aReloadThatChangesWebhookKeysSaysARestartAppliesThem() async throws {
+    @Test func webhookKeysAreNotReadOnlyAtStart() async throws {
         let old = try await SyncscanConfiguration.load(file: nil, environment: ["SYNCSCAN_WEBHOOK_URL": "http://a/x"])
-        let same = try await SyncscanConfiguration.load(file: nil, environment: ["SYNCSCAN_WEBHOOK_URL": "http://a/x"])
-        let changed = try await SyncscanConfiguration.load(file: nil, environment: ["SYNCSCAN_WEBHOOK_URL": "http://b/y"])
-        #expect(same.startOnlyChanges(from: old).isEmpty)
-        #expect(changed.startOnlyChanges(from: old).map(\.keys) == ["webhook.*"])
+        let changed = try await SyncscanConfiguration.load(file: nil, environment: ["SYNCSCAN_WEBHOOK_URL": "http://b/y",
+                                                                                     "SYNCSCAN_MQTT_URL": "mqtt://broker"])
+        #expect(changed.startOnlyChanges(from: old).map(\.keys) == ["mqtt.*"])
     }
 }

@@ -50,7 +50,7 @@ private struct FakeBroker {
 }
 
 private func openSpool(_ directory: TemporaryDirectory, maxBytes: Int = 1 << 20) throws -> MQTTSpool {
-    try MQTTSpool.open(directory: FilePath(directory.path), fileName: "cam.mqtt-spool", maxBytes: maxBytes, logger: Logger(label: "test")).get()
+    try MQTTSpool.open(directory: FilePath(directory.path), fileName: "cam.mqtt-spool", owner: .mqtt, maxBytes: maxBytes, logger: Logger(label: "test")).get()
 }
 
 @Suite(.offThePool) struct MQTTOutboxTests {

@@ -22,7 +22,7 @@ private func message(_ i: Int, size: Int = 10) -> MQTTConnection.Message {
 }
 
 private func open(_ directory: SpoolDirectory, maxBytes: Int = 1 << 20, logger: Logger = Logger(label: "test")) throws -> MQTTSpool {
-    try MQTTSpool.open(directory: FilePath(directory.path), fileName: "cam.mqtt-spool", maxBytes: maxBytes, logger: logger).get()
+    try MQTTSpool.open(directory: FilePath(directory.path), fileName: "cam.mqtt-spool", owner: .mqtt, maxBytes: maxBytes, logger: logger).get()
 }
 
 private func drain(_ spool: MQTTSpool) throws -> [MQTTConnection.Message] {
@@ -66,7 +66,7 @@ private func drain(_ spool: MQTTSpool) throws -> [MQTTConnection.Message] {
         #expect(try drain(reopened) == written)
         #expect(reopened.isEmpty)
         let size = try FileManager.default.attributesOfItem(atPath: directory.file)[.size] as? Int
-        #expect(size == MQTTSpool.header.count, "an emptied spool is cut back to its header")
+        #expect(size == MQTTSpool.Owner.mqtt.header.count, "an emptied spool is cut back to its header")
     }
 
     @Test func aFullSpoolRefusesWithoutWriting() throws {
@@ -119,7 +119,7 @@ private func drain(_ spool: MQTTSpool) throws -> [MQTTConnection.Message] {
         }
         var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: directory.file)))
         let record = MQTTSpool.record(message(0)).count
-        bytes[MQTTSpool.header.count + 2 * record + 12] ^= 0x40  // inside the third record's topic
+        bytes[MQTTSpool.Owner.mqtt.header.count + 2 * record + 12] ^= 0x40  // inside the third record's topic
         try Data(bytes).write(to: URL(fileURLWithPath: directory.file))
         let log = LogRecorder()
         let reopened = try open(directory, logger: log.logger)
@@ -130,14 +130,14 @@ private func drain(_ spool: MQTTSpool) throws -> [MQTTConnection.Message] {
     @Test func aFileThatIsNotASpoolIsRefusedNamingIt() throws {
         let directory = try SpoolDirectory()
         try Data("hello\n".utf8).write(to: URL(fileURLWithPath: directory.file))
-        let result = MQTTSpool.open(directory: FilePath(directory.path), fileName: "cam.mqtt-spool", maxBytes: 1 << 20, logger: Logger(label: "t"))
+        let result = MQTTSpool.open(directory: FilePath(directory.path), fileName: "cam.mqtt-spool", owner: .mqtt, maxBytes: 1 << 20, logger: Logger(label: "t"))
         guard case .failure(let error) = result else { Issue.record("opened a file that is not a spool"); return }
         #expect(error.description.contains(directory.file) && error.description.contains("is not a syncscan MQTT spool"), "\(error)")
         #expect(try String(contentsOfFile: directory.file, encoding: .utf8) == "hello\n", "left as it was")
     }
 
     @Test func aMissingDirectorySaysWhatToDo() throws {
-        let result = MQTTSpool.open(directory: "/nonexistent/syncscan", fileName: "x.mqtt-spool", maxBytes: 1 << 20, logger: Logger(label: "t"))
+        let result = MQTTSpool.open(directory: "/nonexistent/syncscan", fileName: "x.mqtt-spool", owner: .mqtt, maxBytes: 1 << 20, logger: Logger(label: "t"))
         guard case .failure(let error) = result else { Issue.record("opened in a missing directory"); return }
         #expect(error.call == "open" && error.cause == .noSuchFileOrDirectory)
         #expect(error.description.contains("/nonexistent/syncscan does not exist: create it, or point mqtt.spool_directory"), "\(error)")
@@ -151,13 +151,54 @@ private func drain(_ spool: MQTTSpool) throws -> [MQTTConnection.Message] {
         for i in 0..<400 { #expect(try spool.removeFirst().get() == big[i]) }
         let size = try #require(try FileManager.default.attributesOfItem(atPath: directory.file)[.size] as? Int)
         // Rewritten once the taken records outweighed the rest (at the 301st), then 99 more taken.
-        #expect(size == 299 * MQTTSpool.record(big[0]).count + MQTTSpool.header.count, "file size \(size): the taken records were cut")
+        #expect(size == 299 * MQTTSpool.record(big[0]).count + MQTTSpool.Owner.mqtt.header.count, "file size \(size): the taken records were cut")
         #expect(spool.count == 200)
         #expect(try drain(spool) == Array(big[400...]))
     }
 
+    @Test func aWebhookSpoolNamesTheWebhookInItsFileHeaderAndMessages() throws {
+        // MQTT's own are unchanged, so the files of earlier runs are read.
+        #expect(MQTTSpool.Owner.mqtt.header == Array("syncscan MQTT spool 1\n".utf8))
+        let directory = try SpoolDirectory()
+        let spool = try MQTTSpool.open(directory: FilePath(directory.path), fileName: "w.webhook-spool", owner: .webhook, maxBytes: 1 << 20,
+                                       logger: Logger(label: "t")).get()
+        #expect(try spool.append(message(1)).get())
+        let bytes = try #require(FileManager.default.contents(atPath: directory.path + "/w.webhook-spool"))
+        #expect(bytes.starts(with: Array("syncscan webhook spool 1\n".utf8)))
+
+        try Data("hello\n".utf8).write(to: URL(fileURLWithPath: directory.path + "/x.webhook-spool"))
+        let notASpool = MQTTSpool.open(directory: FilePath(directory.path), fileName: "x.webhook-spool", owner: .webhook, maxBytes: 1 << 20,
+                                       logger: Logger(label: "t"))
+        guard case .failure(let error) = notASpool else { Issue.record("opened a file that is not a spool"); return }
+        #expect(error.description.contains("is not a syncscan webhook spool") && error.description.contains("webhook.spool_directory"), "\(error)")
+        let missing = MQTTSpool.open(directory: "/nonexistent/syncscan", fileName: "x.webhook-spool", owner: .webhook, maxBytes: 1 << 20,
+                                     logger: Logger(label: "t"))
+        guard case .failure(let error) = missing else { Issue.record("opened in a missing directory"); return }
+        #expect(error.description.contains("the webhook spool /nonexistent/syncscan/x.webhook-spool failed")
+                && error.description.contains("point webhook.spool_directory"), "\(error)")
+    }
+
+    /// A webhook spool an earlier version wrote as `.mqtt-spool` (MQTT's header) is renamed and
+    /// read, its codes kept in order; rewritten, it gets the webhook's header.
+    @Test func aWebhookSpoolOfTheEarlierNameIsTakenOver() throws {
+        let directory = try SpoolDirectory()
+        let old = try open(directory)  // cam.mqtt-spool, MQTT's header
+        for i in 0..<3 { #expect(try old.append(message(i)).get()) }
+        let log = LogRecorder()
+        let spool = try MQTTSpool.open(directory: FilePath(directory.path), fileName: "cam.webhook-spool", owner: .webhook, maxBytes: 1 << 20,
+                                       logger: log.logger).get()
+        #expect(!FileManager.default.fileExists(atPath: directory.file))
+        #expect(log.lines(containing: "taken over under its new name").count == 1, "\(log.lines)")
+        #expect(spool.count == 3)
+        #expect(try spool.prepend([message(9)]).get() == 0)
+        let bytes = try #require(FileManager.default.contents(atPath: directory.path + "/cam.webhook-spool"))
+        #expect(bytes.starts(with: Array("syncscan webhook spool 1\n".utf8)))
+        #expect(try drain(spool) == [message(9)] + (0..<3).map { message($0) })
+    }
+
     @Test func fileNamesKeepOnlySafeCharacters() {
-        #expect(MQTTSpool.fileName(for: "syncscan-dock1-video0") == "syncscan-dock1-video0.mqtt-spool")
-        #expect(MQTTSpool.fileName(for: "../a b/c") == ".._a_b_c.mqtt-spool")
+        #expect(MQTTSpool.fileName(for: "syncscan-dock1-video0", owner: .mqtt) == "syncscan-dock1-video0.mqtt-spool")
+        #expect(MQTTSpool.fileName(for: "../a b/c", owner: .mqtt) == ".._a_b_c.mqtt-spool")
+        #expect(MQTTSpool.fileName(for: "webhook-h_8080_hook", owner: .webhook) == "webhook-h_8080_hook.webhook-spool")
     }
 }

@@ -8,7 +8,7 @@ import TestSupport
 @testable import Results
 
 /// Codes of `count` frames (one code each), from frame `first` on, handed to `handler`.
-private func send(_ handler: WebhookResultsHandler, frames: Range<UInt64>) throws {
+func send(_ handler: WebhookResultsHandler, frames: Range<UInt64>) throws {
     for seq in frames {
         let frame = GreyFrame(width: 16, height: 16).videoFrame(sequenceNumber: seq, presentationTime: MediaTime(nanoseconds: Int64(seq) * 1_000_000))
         var code = DeliveredCode(code: MachineReadableCodeObject(symbology: .qrcode, data: Array("code \(seq)".utf8), text: "code \(seq)",
@@ -17,12 +17,12 @@ private func send(_ handler: WebhookResultsHandler, frames: Range<UInt64>) throw
     }
 }
 
-private func counter(_ handler: WebhookResultsHandler, _ name: String) -> Int {
+func counter(_ handler: WebhookResultsHandler, _ name: String) -> Int {
     handler.counters.first { $0.name == name }?.value ?? 0
 }
 
 /// Keys the receiver answered with a 2xx, and whether each body's `id` is its header's key.
-private func deliveredKeys(_ receiver: WebhookReceiver) -> [String] {
+func deliveredKeys(_ receiver: WebhookReceiver) -> [String] {
     receiver.requests.filter { (200...299).contains($0.status) }.compactMap(\.key)
 }
 

@@ -67,6 +67,130 @@ private func hookFrames(_ count: Int) throws -> [GreyFrame] {
     }
 }
 
+/// The frame sequence number in an id (`<source>-<run>-<seq>-<index>`).
+private func sequence(_ id: String) -> Int { Int(id.split(separator: "-").dropLast().last ?? "") ?? -1 }
+
+/// The ids `receiver` answered with a 2xx, each request's objects in order (one object or a batch's array).
+private func deliveredIDs(_ receiver: WebhookReceiver) -> [String] {
+    receiver.requests.filter { (200...299).contains($0.status) }.flatMap { bodyObjects($0).compactMap { $0["id"] as? String } }
+}
+
+/// A request's code objects: its body's one object, or each of its array's.
+private func bodyObjects(_ request: WebhookReceiver.Request) -> [[String: Any]] {
+    let json = try? JSONSerialization.jsonObject(with: Data(request.body.utf8))
+    return (json as? [[String: Any]]) ?? (json as? [String: Any]).map { [$0] } ?? []
+}
+
+/// A configuration file of `webhook:` lines (and no duplicate suppression), rewritten by `write`.
+private final class WebhookConfigFile {
+    let file: TemporaryFile
+    init(_ webhook: String) throws {
+        file = try TemporaryFile(contents: [], suffix: ".yaml")
+        try write(webhook)
+    }
+    var path: String { file.path }
+    func write(_ webhook: String) throws {
+        try Data(("duplicate_suppression:\n  enabled: false\nwebhook:\n" + webhook).utf8).write(to: URL(fileURLWithPath: file.path))
+    }
+}
+
+@Suite(.serialized, .offThePool) struct WebhookReloadAndBatchRunTests {
+    /// SIGHUP with the config file naming a second receiver instead of the first: applied in
+    /// place (no restart), the codes after the reload reach the second, those before it the
+    /// first, and every code of the run reaches one of them once.
+    @Test func aReloadToANewURLSendsTheCodesAfterItThereAndLosesNone() throws {
+        let (first, second) = (try WebhookReceiver(), try WebhookReceiver())
+        let spool = try TemporaryDirectory()
+        let config = try WebhookConfigFile("  url: \(first.url)\n  spool_directory: \(spool.path)\n")
+        let run = try LiveSyncscan(["--config", config.path])
+        let frames = try hookFrames(20)
+        #expect(run.feed(frames) { deliveredIDs(first).count >= 3 }, "codes at the first receiver")
+        try config.write("  url: \(second.url)\n  spool_directory: \(spool.path)\n")
+        run.daemon.send(SIGHUP)
+        // The old code said a restart applies it: that line ends the wait too, and the test fails.
+        #expect(run.feed(frames) { deliveredIDs(second).count >= 3 || run.stderr.contains("restart the service") },
+                "codes at the second receiver after the reload")
+        #expect(waitUntil(every: .milliseconds(50)) { deliveredIDs(first).count + deliveredIDs(second).count >= run.stdoutCodes.count },
+                "every code so far delivered")
+        #expect(run.closeInputAndWait() == 0, "stderr: \(run.stderr)")
+
+        let (before, after) = (deliveredIDs(first), deliveredIDs(second))
+        let all = before + after
+        #expect(all.count == run.stdoutCodes.count && Set(all).count == all.count, "each code once: \(all.count) of \(run.stdoutCodes.count)")
+        #expect(all.map(sequence).sorted() == run.stdoutSequences.sorted())
+        #expect(!before.isEmpty && !after.isEmpty && before.map(sequence).max()! < after.map(sequence).min()!,
+                "the first receiver's codes all come before the second's: \(before.map(sequence)) \(after.map(sequence))")
+        #expect(run.stderr.contains("webhook settings reloaded in place") && !run.stderr.contains("restart the service"), "stderr: \(run.stderr)")
+        #expect(try summaryCounts(run.stderr)["webhook_delivered"] == Double(all.count))
+    }
+
+    /// `webhook.batch_max` 20 and `batch_wait_ms` 1000 on a live pipe, through a while of 503s:
+    /// each request a JSON array whose Idempotency-Key is its ids joined by ", ", a batch that
+    /// failed sent again as the same batch (its key answered 200 later), no batch short of 20
+    /// sent before its oldest code waited 1 s, and every code answered 200 once.
+    @Test func batchesCarryEveryCodeOnceAndKeepTheirKeyAcrossRetries() throws {
+        let receiver = try WebhookReceiver()
+        let config = try WebhookConfigFile("  url: \(receiver.url)\n  batch_max: 20\n  batch_wait_ms: 1000\n")
+        let run = try LiveSyncscan(["--config", config.path])
+        let frames = try hookFrames(20)
+        #expect(run.feed(frames) { receiver.requests.count >= 2 }, "batches answered 200")
+        try receiver.answer("503")
+        #expect(run.feed(frames) { receiver.requests.contains { $0.status == 503 } }, "a batch answered 503")
+        try receiver.answer("200")
+        let refused = receiver.requests.filter { $0.status == 503 }
+        let refusedKeys = Set(refused.compactMap(\.key))
+        let refusedIDs = Set(refused.flatMap { bodyObjects($0).compactMap { $0["id"] as? String } })
+        // A refused code answered 200 under another key (the batch made anew) ends the wait too, and fails below.
+        #expect(run.feed(frames) {
+            let answered = receiver.requests.filter { $0.status == 200 }
+            return Set(answered.compactMap(\.key)).isSuperset(of: refusedKeys) || answered.contains {
+                !refusedKeys.contains($0.key ?? "") && !refusedIDs.isDisjoint(with: bodyObjects($0).compactMap { $0["id"] as? String })
+            }
+        }, "the refused codes answered 200")
+        let answeredKeys = Set(receiver.requests.filter { $0.status == 200 }.compactMap(\.key))
+        #expect(answeredKeys.isSuperset(of: refusedKeys), "each refused batch answered 200 with its key: \(refusedKeys.subtracting(answeredKeys))")
+        #expect(waitUntil(every: .milliseconds(50)) { deliveredIDs(receiver).count >= run.stdoutCodes.count }, "every code so far delivered")
+        let closedAt = Date().timeIntervalSince1970
+        #expect(run.closeInputAndWait() == 0, "stderr: \(run.stderr)")
+
+        let ids = deliveredIDs(receiver)
+        #expect(ids.count == run.stdoutCodes.count && Set(ids).count == ids.count, "each code once: \(ids.count) of \(run.stdoutCodes.count)")
+        #expect(ids.map(sequence) == run.stdoutSequences, "in order")
+        let requests = receiver.requests
+        #expect(requests.allSatisfy { $0.body.hasPrefix("[") && $0.key == bodyObjects($0).compactMap { $0["id"] as? String }.joined(separator: ", ") })
+        #expect(requests.contains { bodyObjects($0).count > 1 }, "codes were batched: \(requests.map { bodyObjects($0).count })")
+        let time = ISO8601DateFormatter()
+        time.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        for request in requests where request.wall < closedAt && bodyObjects(request).count < 20 {
+            let oldest = try #require(bodyObjects(request).compactMap { ($0["time"] as? String).flatMap(time.date) }.min())
+            #expect(request.wall - oldest.timeIntervalSince1970 >= 0.99, "a batch of \(bodyObjects(request).count) sent early: \(request.key ?? "")")
+        }
+    }
+
+    /// Two URLs, the second's receiver down at first: the first is not held back, and each
+    /// receiver is answered 200 for every code once.
+    @Test func twoURLsEachGetEveryCodeOnce() throws {
+        let (first, second) = (try WebhookReceiver(), try WebhookReceiver())
+        second.stop()
+        let run = try LiveSyncscan(["--duplicate-window", "0", "--webhook-url", first.url, "--webhook-url", second.url])
+        let frames = try hookFrames(20)
+        #expect(run.feed(frames) { deliveredIDs(first).count >= 3 }, "the first receiver gets codes while the second is down")
+        try second.start()
+        #expect(run.feed(frames) { deliveredIDs(second).count >= 3 }, "the second receiver gets codes once up")
+        #expect(waitUntil(every: .milliseconds(50)) {
+            deliveredIDs(first).count >= run.stdoutCodes.count && deliveredIDs(second).count >= run.stdoutCodes.count
+        }, "every code so far delivered to both")
+        #expect(run.closeInputAndWait() == 0, "stderr: \(run.stderr)")
+
+        for receiver in [first, second] {
+            let ids = deliveredIDs(receiver)
+            #expect(ids.count == run.stdoutCodes.count && Set(ids).count == ids.count, "each code once: \(ids.count) of \(run.stdoutCodes.count)")
+            #expect(ids.map(sequence) == run.stdoutSequences, "in order")
+        }
+        #expect(try summaryCounts(run.stderr)["webhook_delivered"] == Double(2 * run.stdoutCodes.count))
+    }
+}
+
 /// The first run's `webhook_delivered` in its summary line.
 private func beforeOutageDelivered(_ stderr: String) -> Int {
     Int((try? summaryCounts(stderr))?["webhook_delivered"] ?? -1)

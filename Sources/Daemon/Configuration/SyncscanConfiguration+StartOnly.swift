@@ -1,11 +1,10 @@
 extension SyncscanConfiguration {
-    /// The handlers' key groups read only at start that differ in `old`: `("webhook.*", "webhook")`
-    /// for each, so a reload says a restart applies them.
-    public func startOnlyChanges(from old: SyncscanConfiguration) -> [(keys: String, what: String)] {
+    /// The handlers' key groups read only at start that differ in `old`, with why: a reload says a
+    /// restart applies them. (`webhook.*` apply in place: `ResultsHandlerRegistry.reload`.)
+    public func startOnlyChanges(from old: SyncscanConfiguration) -> [(keys: String, why: String)] {
         [
-            snapshots != old.snapshots ? ("snapshots.*", "snapshot") : nil,
-            mqtt != old.mqtt ? ("mqtt.*", "MQTT") : nil,
-            webhook != old.webhook ? ("webhook.*", "webhook") : nil,
+            snapshots != old.snapshots ? ("snapshots.*", "snapshot settings are read at start") : nil,
+            mqtt != old.mqtt ? ("mqtt.*", "MQTT settings are read at start") : nil,
         ].compactMap { $0 }
     }
 }

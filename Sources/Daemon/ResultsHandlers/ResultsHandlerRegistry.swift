@@ -50,6 +50,35 @@ public enum ResultsHandlerRegistry {
         return made.compactMap { $0 }
     }
 
+    /// Applies a reloaded configuration to the handlers that take one in place: the webhook's
+    /// `webhook.*` (the token file read again; a removed `webhook.url` closes the endpoints).
+    /// The rest are read at start (`SyncscanConfiguration.startOnlyChanges`), as is a webhook
+    /// turned on when none was at start.
+    public static func reload(_ handlers: [any ResultsHandler], to new: SyncscanConfiguration, logger: Logger) {
+        guard let webhook = handlers.lazy.compactMap({ $0 as? WebhookResultsHandler }).first else {
+            if new.webhook != nil {
+                logger.notice("webhook.url changed: the webhook handler is made at start; restart the service to apply it")
+            }
+            return
+        }
+        guard var settings = new.webhook else {
+            var none = webhook.settings
+            none.urls = []
+            webhook.apply(none, token: nil)
+            return
+        }
+        guard let path = settings.tokenFile else { return webhook.apply(settings, token: nil) }
+        do {
+            webhook.apply(settings, token: try firstLine(of: path).trimmingCharacters(in: .whitespaces))
+        } catch {
+            logger.error("webhook.token_file cannot be read at the reload; the running token is kept until it can",
+                         metadata: ["file": "\(path)", "error": "\(error)"])
+            // Recorded as the running file, so the next reload reads the new one again.
+            settings.tokenFile = webhook.settings.tokenFile
+            webhook.apply(settings, keepingToken: true)
+        }
+    }
+
     /// This machine's host name up to its first dot, for MQTT's default topic prefix.
     static func shortHostname() -> String {
         let name = ProcessInfo.processInfo.hostName

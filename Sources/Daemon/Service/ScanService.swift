@@ -279,9 +279,10 @@ public final class ScanService: Service, @unchecked Sendable {
             }
         }
         writer.setCapacity(new.configuration.output.queueLines)
-        for (keys, what) in new.configuration.startOnlyChanges(from: old.configuration) {
-            logger.notice("\(keys) changed: \(what) settings are read at start; restart the service to apply them")
+        for (keys, why) in new.configuration.startOnlyChanges(from: old.configuration) {
+            logger.notice("\(keys) changed: \(why); restart the service to apply them")
         }
+        ResultsHandlerRegistry.reload(handlers, to: new.configuration, logger: logger)
         let (needsRestart, running) = state.withLock { state in
             let old = state.options
             state.options = new

@@ -144,6 +144,24 @@ struct MQTTOutbox {
         }
     }
 
+    /// Takes every code not yet delivered, memory's then the spool's, oldest first, leaving the
+    /// outbox empty (a reload moves them into one with new bounds or another spool); with the
+    /// spool's failure, if it failed (what it still holds stays in its file).
+    mutating func takeAll() -> (codes: [MQTTConnection.Message], failure: IOError?) {
+        var codes = queue[head...].filter { !$0.acknowledged && $0.isCode }.map(\.message)
+        queue.removeAll()
+        head = 0
+        inflight.removeAll()
+        guard let spool else { return (codes, nil) }
+        while true {
+            switch spool.removeFirst() {
+            case .success(let message?): codes.append(message)
+            case .success(nil): return (codes, nil)
+            case .failure(let error): return (codes, error)
+            }
+        }
+    }
+
     /// Drops the oldest entry in memory (a code is counted).
     private mutating func dropOldest() {
         if queue[head].isCode { dropped += 1 }

@@ -350,8 +350,8 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
     /// The spool file (`mqtt.spool_directory`), or `nil` (none set, or it cannot be opened: logged).
     private func openSpool() -> MQTTSpool? {
         guard let directory = settings.spoolDirectory else { return nil }
-        let name = MQTTSpool.fileName(for: connectionOptions.clientID ?? "syncscan")
-        switch MQTTSpool.open(directory: FilePath(directory), fileName: name, maxBytes: settings.spoolMaxBytes, logger: logger) {
+        let name = MQTTSpool.fileName(for: connectionOptions.clientID ?? "syncscan", owner: .mqtt)
+        switch MQTTSpool.open(directory: FilePath(directory), fileName: name, owner: .mqtt, maxBytes: settings.spoolMaxBytes, logger: logger) {
         case .success(let spool):
             if !spool.isEmpty {
                 logger.notice("MQTT codes spooled by an earlier run are delivered first", metadata: [

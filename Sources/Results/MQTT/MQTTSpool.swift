@@ -6,10 +6,11 @@ import MQTT
 import SystemCalls
 import SystemPackage
 
-/// MQTT messages waiting on disk for the broker, oldest first, within a byte bound
-/// (`mqtt.spool_directory`, `mqtt.spool_max_bytes`).
+/// Messages waiting on disk, oldest first, within a byte bound: MQTT's for the broker
+/// (`mqtt.spool_directory`, `mqtt.spool_max_bytes`), the webhook's codes for a receiver (`webhook.*`).
 ///
-/// One file, `<directory>/<name>.mqtt-spool` (mode 0600), holds a header line and records added
+/// One file, `<directory>/<name>.mqtt-spool` (`.webhook-spool`: the file, its header line and the
+/// messages name the handler that owns it, `Owner`; mode 0600), holds a header line and records added
 /// at its end and taken from its front. A record is its length (4 bytes, little-endian), an
 /// FNV-1a checksum of what follows (4 bytes), a flags byte (QoS, retain), the topic's length
 /// (2 bytes), the topic and the payload. Opening keeps every whole record; a record cut short by
@@ -18,15 +19,39 @@ import SystemPackage
 /// its header when none is left. Writes are not synced one by one (a killed process loses
 /// nothing the kernel has); `sync()` flushes them to the disk at exit.
 ///
-/// Not thread-safe: one thread (the MQTT handler's) owns it. The descriptor is closed in `deinit`.
+/// Not thread-safe: one thread (the MQTT handler's, a webhook URL's) owns it. The descriptor is closed in `deinit`.
 final class MQTTSpool {
-    static let header: [UInt8] = Array("syncscan MQTT spool 1\n".utf8)
+    /// The handler a spool belongs to: what its file name, its header line and its messages say.
+    struct Owner: Sendable {
+        /// In messages: `MQTT`, `webhook`.
+        let name: String
+        /// Its keys' group: `mqtt` (`mqtt.spool_directory`, `mqtt.spool_max_bytes`).
+        let keys: String
+        /// An earlier name of its files (their header MQTT's), taken over when found: the webhook's first spools.
+        let formerExtension: String?
+
+        /// MQTT's: `.mqtt-spool`, `syncscan MQTT spool 1` (unchanged, so earlier runs' files are read).
+        static let mqtt = Owner(name: "MQTT", keys: "mqtt", formerExtension: nil)
+        /// The webhook's: `.webhook-spool`, `syncscan webhook spool 1`; it took over `.mqtt-spool` files.
+        static let webhook = Owner(name: "webhook", keys: "webhook", formerExtension: ".mqtt-spool")
+
+        /// `.mqtt-spool`, `.webhook-spool`.
+        var fileExtension: String { ".\(keys)-spool" }
+        /// The file's first line.
+        var header: [UInt8] { Array("syncscan \(name) spool 1\n".utf8) }
+        /// The first lines a file of this owner may start with: its own, and MQTT's for a file it took over.
+        var readableHeaders: [[UInt8]] { formerExtension == nil ? [header] : [header, Owner.mqtt.header] }
+    }
+
     /// Bytes of a record before its flags: length and checksum.
     private static let recordPrefix = 8
 
     let path: FilePath
+    let owner: Owner
     let maxBytes: Int
     private var fd: FileDescriptor
+    /// The length of the file's header line (one taken over keeps its first line until rewritten).
+    private var headerLength: Int64
     /// Offset of the oldest record still spooled; `end` is the file's size.
     private var front: Int64
     private var end: Int64
@@ -37,30 +62,46 @@ final class MQTTSpool {
     var bytes: Int { Int(end - front) }
     var isEmpty: Bool { count == 0 }
 
-    /// The file name for a client: `name` with anything but letters, digits, `.`, `_` and `-` as `_`.
-    static func fileName(for name: String) -> String {
+    /// The file name for a client or URL: `name` with anything but letters, digits, `.`, `_` and
+    /// `-` as `_`, then the owner's extension.
+    static func fileName(for name: String, owner: Owner) -> String {
         String(name.unicodeScalars.map { s in
             s.isASCII && (s.properties.isAlphabetic || ("0"..."9").contains(s) || "._-".unicodeScalars.contains(s)) ? Character(s) : "_"
-        }) + ".mqtt-spool"
+        }) + owner.fileExtension
     }
 
-    /// Opens (or creates) the spool `fileName` in `directory` and reads what an earlier run left there.
-    static func open(directory: FilePath, fileName: String, maxBytes: Int, logger: Logger) -> Result<MQTTSpool, IOError> {
+    /// Opens (or creates) the spool `fileName` in `directory` and reads what an earlier run left
+    /// there; a file of the owner's former name is renamed to `fileName` first (logged).
+    static func open(directory: FilePath, fileName: String, owner: Owner, maxBytes: Int, logger: Logger) -> Result<MQTTSpool, IOError> {
         let path = directory.appending(fileName)
+        if let former = owner.formerExtension, fileName.hasSuffix(owner.fileExtension) {
+            let formerPath = directory.appending(String(fileName.dropLast(owner.fileExtension.count)) + former)
+            let taken = formerPath.withPlatformString { from in path.withPlatformString { to in
+                access(to, F_OK) != 0 && access(from, F_OK) == 0 ? valueOrErrno { rename(from, to) }.map { _ in true } : .success(false)
+            } }
+            switch taken {
+            case .success(true):
+                logger.notice("the \(owner.name) spool of an earlier version is taken over under its new name", metadata: [
+                    "from": "\(formerPath)", "file": "\(path)"])
+            case .success(false): break
+            case .failure(let errno): return .failure(.spoolFailed(path: formerPath, call: "rename", errno: errno, owner: owner))
+            }
+        }
         let opened = Result(catchingErrno: {
             try FileDescriptor.open(path, .readWrite, options: [.create, .closeOnExec], permissions: [.ownerReadWrite])
         })
         guard case .success(let fd) = opened else {
-            if case .failure(let errno) = opened { return .failure(.spoolFailed(path: path, call: "open", errno: errno)) }
+            if case .failure(let errno) = opened { return .failure(.spoolFailed(path: path, call: "open", errno: errno, owner: owner)) }
             fatalError("unreachable")
         }
-        let spool = MQTTSpool(path: path, maxBytes: maxBytes, fd: fd)
+        let spool = MQTTSpool(path: path, owner: owner, maxBytes: maxBytes, fd: fd)
         return spool.load(logger: logger).map { spool }
     }
 
-    private init(path: FilePath, maxBytes: Int, fd: FileDescriptor) {
-        (self.path, self.maxBytes, self.fd) = (path, maxBytes, fd)
+    private init(path: FilePath, owner: Owner, maxBytes: Int, fd: FileDescriptor) {
+        (self.path, self.owner, self.maxBytes, self.fd) = (path, owner, maxBytes, fd)
         (front, end, count) = (0, 0, 0)
+        headerLength = Int64(owner.header.count)
     }
 
     deinit { try? fd.close() }
@@ -70,35 +111,37 @@ final class MQTTSpool {
         let size: Int64
         switch Result(catchingErrno: { try fd.seek(offset: 0, from: .end) }) {
         case .success(let s): size = s
-        case .failure(let errno): return .failure(.spoolFailed(path: path, call: "lseek", errno: errno))
+        case .failure(let errno): return .failure(.spoolFailed(path: path, call: "lseek", errno: errno, owner: owner))
         }
         if size == 0 {
             end = 0
-            return write(Self.header, at: 0).map { end = Int64(Self.header.count); front = end }
+            return write(owner.header, at: 0).map { end = headerLength; front = end }
         }
         var bytes = [UInt8](repeating: 0, count: Int(size))
         if case .failure(let error) = read(into: &bytes, at: 0) { return .failure(error) }
-        guard bytes.starts(with: Self.header) else {
+        guard let header = owner.readableHeaders.first(where: { bytes.starts(with: $0) }) else {
             return .failure(IOError(code: .malformedInput, call: "read",
-                                    message: "\(path) is not a syncscan MQTT spool (its first line differs): move it away, or point mqtt.spool_directory elsewhere"))
+                                    message: "\(path) is not a syncscan \(owner.name) spool (its first line differs): move it away, "
+                                        + "or point \(owner.keys).spool_directory elsewhere"))
         }
-        var offset = Self.header.count
+        headerLength = Int64(header.count)
+        var offset = header.count
         var records = 0
         while offset < bytes.count {
             guard let length = Self.recordLength(bytes, at: offset), offset + Self.recordPrefix + length <= bytes.count,
                   Self.checksum(bytes[(offset + Self.recordPrefix)..<(offset + Self.recordPrefix + length)]) == Self.uint32(bytes, at: offset + 4)
             else {
-                logger.warning("the MQTT spool ends in a damaged record (cut short by a crash or a full disk); the records before it are kept",
+                logger.warning("the \(owner.name) spool ends in a damaged record (cut short by a crash or a full disk); the records before it are kept",
                                metadata: ["file": "\(path)", "kept": "\(records)", "cut_bytes": "\(bytes.count - offset)"])
                 if case .failure(let errno) = Result(catchingErrno: { try fd.resize(to: Int64(offset)) }) {
-                    return .failure(.spoolFailed(path: path, call: "ftruncate", errno: errno))
+                    return .failure(.spoolFailed(path: path, call: "ftruncate", errno: errno, owner: owner))
                 }
                 break
             }
             offset += Self.recordPrefix + length
             records += 1
         }
-        (front, end, count) = (Int64(Self.header.count), Int64(offset), records)
+        (front, end, count) = (headerLength, Int64(offset), records)
         return .success(())
     }
 
@@ -129,11 +172,11 @@ final class MQTTSpool {
         front += Int64(Self.recordPrefix + length)
         count -= 1
         if count == 0 {
-            if case .failure(let errno) = Result(catchingErrno: { try fd.resize(to: Int64(Self.header.count)) }) {
-                return .failure(.spoolFailed(path: path, call: "ftruncate", errno: errno))
+            if case .failure(let errno) = Result(catchingErrno: { try fd.resize(to: headerLength) }) {
+                return .failure(.spoolFailed(path: path, call: "ftruncate", errno: errno, owner: owner))
             }
-            (front, end) = (Int64(Self.header.count), Int64(Self.header.count))
-        } else if front > 1 << 20 && front - Int64(Self.header.count) > end - front {
+            (front, end) = (headerLength, headerLength)
+        } else if front > 1 << 20 && front - headerLength > end - front {
             if case .failure(let error) = rewrite(before: []) { return .failure(error) }
         }
         return .success(message)
@@ -156,7 +199,7 @@ final class MQTTSpool {
 
     /// Flushes the spool to the disk (`fsync`).
     func sync() -> Result<Void, IOError> {
-        valueOrErrno { fsync(fd.rawValue) }.map { _ in () }.mapError { .spoolFailed(path: path, call: "fsync", errno: $0) }
+        valueOrErrno { fsync(fd.rawValue) }.map { _ in () }.mapError { .spoolFailed(path: path, call: "fsync", errno: $0, owner: owner) }
     }
 
     /// Writes the header, `records`, then the records still spooled to a temporary file beside the
@@ -167,7 +210,7 @@ final class MQTTSpool {
             try FileDescriptor.open(temporary, .readWrite, options: [.create, .truncate, .closeOnExec], permissions: [.ownerReadWrite])
         })
         guard case .success(let new) = opened else {
-            if case .failure(let errno) = opened { return .failure(.spoolFailed(path: temporary, call: "open", errno: errno)) }
+            if case .failure(let errno) = opened { return .failure(.spoolFailed(path: temporary, call: "open", errno: errno, owner: owner)) }
             fatalError("unreachable")
         }
         var offset: Int64 = 0
@@ -175,9 +218,9 @@ final class MQTTSpool {
         func put(_ bytes: [UInt8]) -> Result<Void, IOError> {
             let written = Result(catchingErrno: { try bytes.withUnsafeBytes { _ = try new.writeAll(toAbsoluteOffset: offset, $0) } })
             offset += Int64(bytes.count)
-            return written.mapError { .spoolFailed(path: temporary, call: "write", errno: $0) }
+            return written.mapError { [owner] in .spoolFailed(path: temporary, call: "write", errno: $0, owner: owner) }
         }
-        var result = put(Self.header)
+        var result = put(owner.header)
         for record in records where result.isSuccess {
             result = put(record)
             added += 1
@@ -189,11 +232,11 @@ final class MQTTSpool {
             position += Int64(chunk.count)
         }
         if result.isSuccess {
-            result = valueOrErrno { fsync(new.rawValue) }.map { _ in () }.mapError { .spoolFailed(path: temporary, call: "fsync", errno: $0) }
+            result = valueOrErrno { fsync(new.rawValue) }.map { _ in () }.mapError { [owner] in .spoolFailed(path: temporary, call: "fsync", errno: $0, owner: owner) }
         }
         if result.isSuccess {
             result = temporary.withPlatformString { from in path.withPlatformString { to in valueOrErrno { rename(from, to) } } }
-                .map { _ in () }.mapError { .spoolFailed(path: path, call: "rename", errno: $0) }
+                .map { _ in () }.mapError { [path, owner] in .spoolFailed(path: path, call: "rename", errno: $0, owner: owner) }
         }
         guard result.isSuccess else {
             _ = try? new.close()
@@ -202,7 +245,8 @@ final class MQTTSpool {
         }
         try? fd.close()
         fd = new
-        (front, end, count) = (Int64(Self.header.count), offset, count + added)
+        headerLength = Int64(owner.header.count)
+        (front, end, count) = (headerLength, offset, count + added)
         return .success(())
     }
 
@@ -247,11 +291,11 @@ final class MQTTSpool {
 
     private func write(_ bytes: [UInt8], at offset: Int64) -> Result<Void, IOError> {
         Result(catchingErrno: { try bytes.withUnsafeBytes { _ = try fd.writeAll(toAbsoluteOffset: offset, $0) } })
-            .mapError { .spoolFailed(path: path, call: "write", errno: $0) }
+            .mapError { [path, owner] in .spoolFailed(path: path, call: "write", errno: $0, owner: owner) }
     }
 
     private func read(into buffer: inout [UInt8], at offset: Int64) -> Result<Void, IOError> {
-        let fd = self.fd, path = self.path
+        let (fd, path, owner) = (self.fd, self.path, self.owner)
         return buffer.withUnsafeMutableBytes { raw -> Result<Void, IOError> in
             var done = 0
             while done < raw.count {
@@ -262,7 +306,7 @@ final class MQTTSpool {
                 case .success(0):
                     return .failure(IOError(code: .malformedInput, call: "pread", message: "\(path) is shorter than syncscan wrote it"))
                 case .success(let count): done += count
-                case .failure(let errno): return .failure(.spoolFailed(path: path, call: "pread", errno: errno))
+                case .failure(let errno): return .failure(.spoolFailed(path: path, call: "pread", errno: errno, owner: owner))
                 }
             }
             return .success(())
@@ -275,16 +319,16 @@ extension Result {
 }
 
 extension IOError {
-    /// A call on the MQTT spool at `path` failed with `errno`, and what to do.
-    static func spoolFailed(path: FilePath, call: String, errno: Errno) -> IOError {
+    /// A call on `owner`'s spool at `path` failed with `errno`, and what to do (naming the owner's keys).
+    static func spoolFailed(path: FilePath, call: String, errno: Errno, owner: MQTTSpool.Owner) -> IOError {
         let directory = path.removingLastComponent()
         let advice = switch errno {
-        case .noSuchFileOrDirectory: "the directory \(directory) does not exist: create it, or point mqtt.spool_directory at one that does"
+        case .noSuchFileOrDirectory: "the directory \(directory) does not exist: create it, or point \(owner.keys).spool_directory at one that does"
         case .permissionDenied, .notPermitted, .readOnlyFileSystem:
             "\(directory) is not writable here: under systemd the unit's StateDirectory= is (the default), or add the directory to ReadWritePaths="
-        case .noSpace, .diskQuotaExceeded: "the file system of \(directory) is full: free space there, or lower mqtt.spool_max_bytes"
+        case .noSpace, .diskQuotaExceeded: "the file system of \(directory) is full: free space there, or lower \(owner.keys).spool_max_bytes"
         default: "check \(directory)"
         }
-        return IOError(call: call, message: "the MQTT spool \(path) failed: \(advice)", errno: errno)
+        return IOError(call: call, message: "the \(owner.name) spool \(path) failed: \(advice)", errno: errno)
     }
 }

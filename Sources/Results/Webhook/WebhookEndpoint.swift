@@ -11,8 +11,12 @@ import SystemPackage
 /// The codes wait under MQTT's store-and-forward rules (`MQTTOutbox` and `MQTTSpool`, a code
 /// being a message whose topic is its idempotency key and whose payload is its body): memory
 /// first, then the spool file, the oldest dropped and counted past both; at exit what was not
-/// delivered joins the spool, and the next run sends it first with the same keys. No lock is
-/// held during a request: `add` and the counters share only `Shared` with the thread.
+/// delivered joins the spool, and the next run sends it first with the same keys. A reload
+/// changes the settings in place (`apply`): the thread takes them between requests, moving what
+/// waits into a new outbox when the bounds or the spool change; an endpoint whose URL a reload
+/// removes is closed as at exit, and one made for a URL whose spool file an older endpoint still
+/// holds starts once that one has finished. No lock is held during a request: `add`, `apply`
+/// and the counters share only `Shared` with the thread.
 final class WebhookEndpoint: @unchecked Sendable {
     typealias Entry = MQTTOutbox.Entry
 
@@ -32,44 +36,77 @@ final class WebhookEndpoint: @unchecked Sendable {
 
     private struct Shared {
         var incoming: [Entry] = []
+        /// `incoming`'s bound: `webhook.queue_messages`.
+        var bound: Int
+        /// Settings and headers from a reload, not yet taken by the thread.
+        var update: (settings: WebhookSettings, headers: [String])?
         var started = false
         var closed = false
+        /// Closed by a reload that removed the URL (not by the service's exit): what the logs say.
+        var removed = false
         var finished = false
         var counts = Counts()
     }
 
     let url: String
-    private let settings: WebhookSettings
+    /// The spool's file name in `webhook.spool_directory`: one per URL.
+    let spoolFileName: String
+    /// The settings the thread starts with (a reload's come through `Shared.update`).
+    private let initialSettings: WebhookSettings
     /// Content-Type, the configured headers and the token's `Authorization`: never logged.
-    private let headers: [String]
+    private let initialHeaders: [String]
+    /// An endpoint a reload closed that holds the same spool file: the thread waits for it to finish first.
+    private let predecessor: WebhookEndpoint?
     private let logger: Logger
-    private let shared = LockedValue(Shared())
+    private let shared: LockedValue<Shared>
     /// Seconds `finish` waits for the receiver to take what is queued before spooling or dropping it.
     let drainTimeoutSeconds: Double
     /// The backoff's cap (`WebhookRetryRules.maximumBackoff`; tests shorten it).
     let backoffCap: Duration
 
-    init(url: String, settings: WebhookSettings, headers: [String], drainTimeoutSeconds: Double, backoffCap: Duration, logger: Logger) {
-        (self.url, self.settings, self.headers, self.drainTimeoutSeconds) = (url, settings, headers, drainTimeoutSeconds)
+    init(url: String, settings: WebhookSettings, headers: [String], drainTimeoutSeconds: Double, backoffCap: Duration,
+         predecessor: WebhookEndpoint? = nil, logger: Logger) {
+        (self.url, initialSettings, initialHeaders, self.drainTimeoutSeconds) = (url, settings, headers, drainTimeoutSeconds)
+        spoolFileName = Self.spoolFileName(for: url)
         self.backoffCap = backoffCap
+        self.predecessor = predecessor
         self.logger = logger
+        shared = LockedValue(Shared(bound: max(1, settings.queueMessages)))
     }
 
-    private var bound: Int { max(1, settings.queueMessages) }
+    /// `webhook-<host_port_path>.webhook-spool` (the URL without scheme, any password redacted).
+    static func spoolFileName(for url: String) -> String {
+        let shown = WebhookSettings.redacted(url)
+        return MQTTSpool.fileName(for: "webhook-" + (shown.range(of: "://").map { String(shown[$0.upperBound...]) } ?? shown), owner: .webhook)
+    }
+
     private var shownURL: String { WebhookSettings.redacted(url) }
 
     var counts: Counts { shared.withLock { $0.counts } }
     var queued: Int { shared.withLock { $0.counts.memory + $0.incoming.count } }
 
-    /// Hands a code to the thread. Should it fall behind by a whole queue, the oldest waiting code is dropped and counted.
-    func add(_ entry: Entry) {
-        let bound = self.bound
-        shared.withLock { shared in
-            if shared.incoming.count >= bound {
+    /// Hands a code to the thread; `false` once the endpoint is closed (the code is not taken).
+    /// Should the thread fall behind by a whole queue, the oldest waiting code is dropped and counted.
+    @discardableResult
+    func add(_ entry: Entry) -> Bool {
+        let taken = shared.withLock { shared in
+            guard !shared.closed else { return false }
+            if shared.incoming.count >= shared.bound {
                 shared.incoming.removeFirst()
                 shared.counts.dropped += 1
             }
             shared.incoming.append(entry)
+            return true
+        }
+        shared.broadcast()
+        return taken
+    }
+
+    /// New settings and headers (a reload): the thread applies them before its next request.
+    func apply(_ settings: WebhookSettings, headers: [String]) {
+        shared.withLock { shared in
+            shared.update = (settings, headers)
+            shared.bound = max(1, settings.queueMessages)
         }
         shared.broadcast()
     }
@@ -87,20 +124,43 @@ final class WebhookEndpoint: @unchecked Sendable {
         }.start()
     }
 
+    /// Closes the endpoint without waiting: from now on `add` takes nothing, and the thread
+    /// delivers, spools or drops what it holds as at exit (`finish`), then ends.
+    /// - Parameter removed: a reload removed the URL (what the logs say), rather than the service stopping.
+    func close(removed: Bool) {
+        shared.withLock { shared in
+            if !shared.closed { shared.removed = removed }
+            shared.closed = true
+        }
+        shared.broadcast()
+    }
+
     /// Waits up to `drainTimeoutSeconds` for the receiver to take what is queued (with a spool,
     /// not while it does not answer), spools the rest and stops the thread; safe to call more than once.
     func finish() {
         start()
-        shared.withLock { $0.closed = true }
-        shared.broadcast()
+        close(removed: false)
+        waitUntilFinished()
+    }
+
+    /// Blocks until the thread has ended (after `close` or `finish`).
+    func waitUntilFinished() {
         shared.withLock(when: { $0.finished }) { _, _ in }
     }
 
     // MARK: - The endpoint's thread
 
     private func run() {
-        var outbox = MQTTOutbox(bound: bound, spool: openSpool())
+        // An endpoint a reload closed may still hold this URL's spool file: one owner at a time
+        // (`finish` starts its thread too, should the handler never have started).
+        predecessor?.finish()
+        var (settings, headers) = (initialSettings, initialHeaders)
+        var outbox = MQTTOutbox(bound: max(1, settings.queueMessages), spool: openSpool(settings))
+        /// Codes the outboxes before a reload's new one dropped.
+        var droppedEarlier = 0
         var poster: HTTPPoster?
+        /// After a failed request, how many codes it carried: the retry sends the same ones (the same Idempotency-Key).
+        var retryBatch: Int?
         var failuresInARow = 0
         /// The last failed attempt got no answer (refused, timed out): the receiver is away, not busy.
         var receiverAway = false
@@ -113,16 +173,33 @@ final class WebhookEndpoint: @unchecked Sendable {
         var counts = Counts()
 
         while true {
-            let (newEntries, closed) = shared.withLock { shared -> ([Entry], Bool) in
-                defer { shared.incoming.removeAll(keepingCapacity: true) }
-                return (shared.incoming, shared.closed)
+            let (newEntries, closed, update) = shared.withLock { shared in
+                defer { (shared.update, shared.incoming) = (nil, []) }
+                return (shared.incoming, shared.closed, shared.update)
+            }
+            if let update {
+                if update.settings.caFile != settings.caFile || update.settings.timeoutSeconds != settings.timeoutSeconds { poster = nil }
+                if (update.settings.queueMessages, update.settings.spoolDirectory, update.settings.spoolMaxBytes)
+                    != (settings.queueMessages, settings.spoolDirectory, settings.spoolMaxBytes) {
+                    // What waits (memory, then the spool) moves, in order, into an outbox with the new bounds and spool.
+                    let (waiting, failure) = outbox.takeAll()
+                    if let failure {
+                        logger.error("webhook spool failed at a reload; the codes it still holds stay in its file, read again when it is opened",
+                                     metadata: ["url": "\(shownURL)", "error": "\(failure)"])
+                    }
+                    droppedEarlier += outbox.dropped
+                    outbox = MQTTOutbox(bound: 1, spool: nil)  // the old spool's file closed before the new one opens
+                    outbox = MQTTOutbox(bound: max(1, update.settings.queueMessages), spool: openSpool(update.settings))
+                    outbox.place(waiting.map { Entry(message: $0, isCode: true) })
+                }
+                (settings, headers) = update
             }
             outbox.place(newEntries)
             if let error = outbox.spoolFailure {
                 logger.error("webhook spool failed; codes wait in memory only", metadata: ["url": "\(shownURL)", "error": "\(error)"])
                 outbox.spoolFailure = nil
             }
-            publish(counts, outbox)
+            publish(counts, outbox, droppedEarlier: droppedEarlier)
             let now = ContinuousClock.now
             if closed {
                 if deadline == nil { deadline = now + .milliseconds(Int(drainTimeoutSeconds * 1000)) }
@@ -134,7 +211,7 @@ final class WebhookEndpoint: @unchecked Sendable {
                 waitForNews(wasClosed: closed, until: min(nextAttempt, deadline ?? nextAttempt))
                 continue
             }
-            if settings.batchMax > 1, settings.batchWaitMilliseconds > 0, !closed, !batchWaitStarted,
+            if settings.batchMax > 1, settings.batchWaitMilliseconds > 0, !closed, !batchWaitStarted, retryBatch == nil,
                outbox.memoryCount < settings.batchMax, outbox.spooledCount == 0, outbox.memoryCount > 0 {
                 // The first code of a batch waits for others, up to webhook.batch_wait_ms.
                 batchWaitStarted = true
@@ -143,7 +220,7 @@ final class WebhookEndpoint: @unchecked Sendable {
                 continue
             }
             var batch: [(id: Int32, message: MQTTConnection.Message)] = []
-            _ = outbox.publishPending(window: max(1, settings.batchMax)) { message in
+            _ = outbox.publishPending(window: retryBatch ?? max(1, settings.batchMax)) { message in
                 lastID &+= 1
                 batch.append((lastID, message))
                 return .success(lastID)
@@ -170,7 +247,7 @@ final class WebhookEndpoint: @unchecked Sendable {
             case .delivered:
                 for sent in batch { outbox.acknowledge(sent.id) }
                 counts.delivered += batch.count
-                failuresInARow = 0
+                (failuresInARow, retryBatch) = (0, nil)
                 if !failingKinds.isEmpty {
                     logger.notice("webhook delivers again", metadata: ["url": "\(shownURL)", "waiting": "\(outbox.memoryCount + outbox.spooledCount)"])
                     failingKinds.removeAll()
@@ -178,6 +255,7 @@ final class WebhookEndpoint: @unchecked Sendable {
             case .permanentFailure(let status):
                 for sent in batch { outbox.acknowledge(sent.id) }
                 counts.failures[status, default: 0] += batch.count
+                retryBatch = nil
                 if refusedStatuses.insert(status).inserted {
                     logger.error("webhook receiver refused codes for good; they are counted and not sent again (logged once per status)",
                                  metadata: ["url": "\(shownURL)", "status": "\(status)", "codes": "\(batch.count)",
@@ -187,6 +265,7 @@ final class WebhookEndpoint: @unchecked Sendable {
                 outbox.connectionLost()
                 counts.retried += batch.count
                 failuresInARow += 1
+                retryBatch = batch.count
                 if case .failure = result { receiverAway = true } else { receiverAway = false }
                 let wait = after ?? WebhookRetryRules.backoff(failures: failuresInARow, cap: backoffCap)
                 nextAttempt = ContinuousClock.now + wait
@@ -198,19 +277,23 @@ final class WebhookEndpoint: @unchecked Sendable {
             }
         }
         poster = nil
+        let removed = shared.withLock { $0.removed }
         let lostAtExit = outbox.closeForExit()
         if let error = outbox.spoolFailure {
-            logger.error("webhook spool failed at exit", metadata: ["url": "\(shownURL)", "error": "\(error)"])
+            logger.error(removed ? "webhook spool failed when a reload removed the URL" : "webhook spool failed at exit",
+                         metadata: ["url": "\(shownURL)", "error": "\(error)"])
         }
         if let spool = outbox.spool, spool.count > 0, outbox.spoolFailure == nil {
-            logger.notice("webhook codes the receiver has not taken are spooled for the next run", metadata: [
+            logger.notice(removed ? "webhook codes the receiver has not taken are spooled until webhook.url names it again"
+                                  : "webhook codes the receiver has not taken are spooled for the next run", metadata: [
                 "url": "\(shownURL)", "file": "\(spool.path)", "codes": "\(spool.count)"])
         }
         if lostAtExit > 0 {
-            logger.error("webhook codes not delivered at exit: the receiver did not take them in time and no spool kept them", metadata: [
+            logger.error(removed ? "webhook codes not delivered when a reload removed the URL: the receiver did not take them in time and no spool kept them"
+                                 : "webhook codes not delivered at exit: the receiver did not take them in time and no spool kept them", metadata: [
                 "url": "\(shownURL)", "codes": "\(lostAtExit)", "fix": "set webhook.spool_directory"])
         }
-        counts.outboxDropped = outbox.dropped + lostAtExit
+        counts.outboxDropped = droppedEarlier + outbox.dropped + lostAtExit
         counts.memory = 0
         counts.spooled = outbox.spooledCount
         let final = counts
@@ -223,15 +306,15 @@ final class WebhookEndpoint: @unchecked Sendable {
         shared.broadcast()
     }
 
-    /// Waits for a new code, or `finish`, or `until`.
+    /// Waits for a new code, a reload's settings, `finish`, or `until`.
     private func waitForNews(wasClosed: Bool, until: ContinuousClock.Instant) {
-        shared.withLock(when: { !$0.incoming.isEmpty || ($0.closed && !wasClosed) }, deadline: until) { _, _ in }
+        shared.withLock(when: { !$0.incoming.isEmpty || $0.update != nil || ($0.closed && !wasClosed) }, deadline: until) { _, _ in }
     }
 
     /// Publishes the thread's counters to the accessors.
-    private func publish(_ counts: Counts, _ outbox: MQTTOutbox) {
+    private func publish(_ counts: Counts, _ outbox: MQTTOutbox, droppedEarlier: Int) {
         var counts = counts
-        (counts.memory, counts.spooled, counts.outboxDropped) = (outbox.memoryCount, outbox.spooledCount, outbox.dropped)
+        (counts.memory, counts.spooled, counts.outboxDropped) = (outbox.memoryCount, outbox.spooledCount, droppedEarlier + outbox.dropped)
         let published = counts
         shared.withLock { shared in
             let dropped = shared.counts.dropped
@@ -241,10 +324,9 @@ final class WebhookEndpoint: @unchecked Sendable {
     }
 
     /// The spool file (`webhook.spool_directory`, one per URL), or `nil` (none set, or it cannot be opened: logged).
-    private func openSpool() -> MQTTSpool? {
+    private func openSpool(_ settings: WebhookSettings) -> MQTTSpool? {
         guard let directory = settings.spoolDirectory else { return nil }
-        let name = MQTTSpool.fileName(for: "webhook-" + (shownURL.range(of: "://").map { String(shownURL[$0.upperBound...]) } ?? shownURL))
-        switch MQTTSpool.open(directory: FilePath(directory), fileName: name, maxBytes: settings.spoolMaxBytes, logger: logger) {
+        switch MQTTSpool.open(directory: FilePath(directory), fileName: spoolFileName, owner: .webhook, maxBytes: settings.spoolMaxBytes, logger: logger) {
         case .success(let spool):
             if !spool.isEmpty {
                 logger.notice("webhook codes spooled by an earlier run are delivered first", metadata: [

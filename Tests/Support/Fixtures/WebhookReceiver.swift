@@ -19,6 +19,8 @@ public final class WebhookReceiver: @unchecked Sendable {
         public var status: Int
         /// When it arrived: the receiver's monotonic clock, in seconds.
         public var time: Double
+        /// When it arrived: the wall clock, in seconds since 1970 (against a code's `time`).
+        public var wall: Double
         public var body: String
     }
 

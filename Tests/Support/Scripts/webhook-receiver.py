@@ -2,7 +2,7 @@
 """A webhook receiver for syncscan's tests: http.server on 127.0.0.1:PORT (https with --cert/--key).
 
 Each POST is recorded as one JSON line in DIR/requests.jsonl (path, Idempotency-Key, Authorization,
-Content-Type, the status answered, the monotonic clock's seconds, the body), then answered as DIR/mode says now, so a test
+Content-Type, the status answered, the monotonic and the wall clock's seconds, the body), then answered as DIR/mode says now, so a test
 changes the answer by writing that file: "200" (the default, no file), "503", "400", or
 "429 SECONDS" (with Retry-After: SECONDS). With --delay SECONDS each answer waits that long (a slow
 receiver, bench/webhook.py). Usage: webhook-receiver.py PORT DIR [--cert C --key K] [--delay SECONDS]
@@ -38,6 +38,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             "content_type": self.headers.get("Content-Type"),
             "status": status,
             "time": time.monotonic(),
+            "wall": time.time(),
             "body": body.decode("utf-8", "replace"),
         }
         with open(os.path.join(self.server.directory, "requests.jsonl"), "a") as f:
