@@ -1,5 +1,6 @@
 import Capture
 import Daemon
+import Decoders
 import Foundation
 import Media
 import Results
@@ -10,7 +11,7 @@ import Testing
 private func send(_ handler: any ResultsHandler, seq: UInt64) throws {
     let frame = GreyFrame(width: 16, height: 16).videoFrame(sequenceNumber: seq, presentationTime: MediaTime(nanoseconds: Int64(seq) * 1_000_000))
     var code = DeliveredCode(code: MachineReadableCodeObject(symbology: .qrcode, data: Array("code \(seq)".utf8), text: "code \(seq)",
-                                                             quality: 1, orientation: .up, corners: [], frame: frame.info))
+                                                             quality: 1, orientation: .up, corners: [], frame: frame.info, pass: .zbar))
     try handler.handle(&code)
 }
 
