@@ -77,7 +77,7 @@ def cpu_and_status(process):
 
 
 def summary(err):
-    """The fields of syncscan's `summary:` line, and the codes' texts from its stdout."""
+    """The numeric fields of syncscan's `summary:` line (stderr)."""
     line = next((l for l in err.splitlines() if "summary:" in l), "")
     return {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", line)}
 
