@@ -87,7 +87,10 @@ public enum GStreamerURI {
     public static func pipelineDescription(_ uri: SourceURI, transport: RTSPTransport = .tcp, latencyMilliseconds: Int = 200) -> String {
         switch kind(of: uri) {
         case .network(let scheme) where scheme.hasPrefix("rtsp"):
-            return "rtspsrc location=\(quoted(uri.location)) latency=\(latencyMilliseconds) protocols=\(transport.rawValue) ! decodebin ! " + sinkTail
+            // buffer-mode=none: the buffers' timestamps are the RTP clock's (the camera's own
+            // timeline), not the jitter buffer's default "slave" estimate, which follows the
+            // arrival times for seconds after frames come late or in a burst.
+            return "rtspsrc location=\(quoted(uri.location)) latency=\(latencyMilliseconds) protocols=\(transport.rawValue) buffer-mode=none ! decodebin ! " + sinkTail
         case .network:
             return "souphttpsrc location=\(quoted(uri.location)) is-live=true ! decodebin ! " + sinkTail
         case .file(let path):

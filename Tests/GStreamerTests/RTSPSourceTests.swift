@@ -68,6 +68,57 @@ import ZBar
         #expect(log.all.contains { $0.line.contains("rtsp://viewer:***@127.0.0.1:\(server.port)/test") })
     }
 
+    /// The server stamps frame N of its stream N × 100 ms (10 fps; the RTP timestamps) and holds
+    /// every 5th frame 350 ms, so the frames behind it arrive late, in a burst: the frames' pts
+    /// are the stream's own clock, not their arrival. The code in each frame (`frame-K`, looped)
+    /// counts the stream's frames: frame N after the first read has pts = first + N × 100 ms,
+    /// within one frame period, and the pts strictly increase.
+    @Test func ptsFollowTheStreamsClockWithinAFrameWhenFramesArriveLateAndInBursts() throws {
+        let period: Int64 = 100_000_000
+        let server = try RTSPTestServer(frames: try Self.codes.map { try GreyFrame.withQRCode($0).frame }, hold: (every: 5, milliseconds: 350))
+        let uri = try #require(try GStreamerURI.parse(server.url()))
+        let source = try GStreamerSource(uri: uri, missingTimeout: .seconds(30), logger: LogRecorder().logger)
+        let scanner = ImageScanner()
+        try source.start()
+        // (pts, the code's K, when next() gave it) for 40 frames: 4 s of the stream, 8 holds.
+        var frames: [(pts: Int64, code: Int, arrival: ContinuousClock.Instant)] = []
+        while frames.count < 40, let event = try source.next() {
+            guard case .frame(let frame) = event else { Issue.record("not a frame: \(event)"); continue }
+            let arrival = ContinuousClock.now
+            let read = frame.buffer.withUnsafeBytes { bytes in
+                scanner.scan(luma: bytes, width: frame.width, height: frame.height, bytesPerLine: frame.bytesPerLine)
+            }.compactMap(\.text)
+            guard read.count == 1, let code = Self.codes.firstIndex(of: read[0]) else {
+                Issue.record("frame \(frame.sequenceNumber): \(read)")
+                continue
+            }
+            frames.append((frame.presentationTime.nanoseconds, code, arrival))
+        }
+        source.stop()
+        try #require(frames.count == 40)
+        // The stream's frame number of each, from its code: consecutive frames of the stream (TCP,
+        // the appsink waits for the reader: none is lost).
+        var number = [0]
+        for (previous, frame) in zip(frames, frames.dropFirst()) {
+            let step = (frame.code - previous.code + Self.codes.count) % Self.codes.count
+            #expect(step == 1, "frame-\(previous.code) then frame-\(frame.code)")
+            number.append(number.last! + step)
+        }
+        let pts = frames.map(\.pts)
+        #expect(zip(pts, pts.dropFirst()).allSatisfy { $0 < $1 }, "pts strictly increasing: \(pts)")
+        for (n, time) in zip(number, pts) {
+            let off = (time - pts[0]) - Int64(n) * period
+            #expect(abs(off) <= period, "frame \(n): pts \(time - pts[0]) ns after the first, \(off) ns off the stream's clock")
+        }
+        // The holds showed: the arrivals themselves strayed from the stream's clock by more than
+        // two frame periods (else this test could not tell the stream's clock from arrival times).
+        let arrivals = zip(number, frames).map { n, frame in
+            let (seconds, attoseconds) = frames[0].arrival.duration(to: frame.arrival).components
+            return seconds * 1_000_000_000 + attoseconds / 1_000_000_000 - Int64(n) * period
+        }
+        #expect(arrivals.max()! - arrivals.min()! > 2 * period, "arrival offsets \(arrivals)")
+    }
+
     @Test func overUDPEveryCodeIsReadToo() throws {
         let server = try RTSPTestServer(frames: try Self.codes.map { try GreyFrame.withQRCode($0).frame })
         let uri = try #require(try GStreamerURI.parse(server.url()))

@@ -13,11 +13,18 @@ public final class RTSPTestServer: @unchecked Sendable {
     private let framesPerSecond: Int
     /// `USER:PASSWORD` the server demands, or nil.
     private let credentials: String?
+    /// Every `every`-th frame held `milliseconds` before it is sent, or nil.
+    private let hold: (every: Int, milliseconds: Int)?
     private var process: ChildProcess?
 
     /// Writes `frames` as PGM files and starts the server; throws when it does not listen within 10 s.
-    /// - Parameter credentials: `USER:PASSWORD` a client must give; nil: no authentication.
-    public init(frames: [GreyFrame], framesPerSecond: Int = 10, credentials: String? = nil) throws {
+    /// Frame N of the stream (counted across loops) is stamped N / `framesPerSecond` s: its RTP timestamp.
+    /// - Parameters:
+    ///   - credentials: `USER:PASSWORD` a client must give; nil: no authentication.
+    ///   - hold: every `every`-th frame held `milliseconds` before it is sent, the frames behind
+    ///     it then sent late in a burst (their timestamps unchanged); nil: sent on time.
+    public init(frames: [GreyFrame], framesPerSecond: Int = 10, credentials: String? = nil,
+                hold: (every: Int, milliseconds: Int)? = nil) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("syncscan-rtsp-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         for (n, frame) in frames.enumerated() {
@@ -26,6 +33,7 @@ public final class RTSPTestServer: @unchecked Sendable {
         frameCount = frames.count
         self.framesPerSecond = framesPerSecond
         self.credentials = credentials
+        self.hold = hold
         port = try MosquittoBroker.freePort()
         try start()
     }
@@ -45,7 +53,8 @@ public final class RTSPTestServer: @unchecked Sendable {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("scripts/rtsp-test-server.py").path
         let out = "\(directory)/server-\(UUID().uuidString).out"
-        let p = try ChildProcess(["/usr/bin/python3", script, "\(port)", "\(directory)/frame-%d.pgm", "\(frameCount)", "\(framesPerSecond)"] + (credentials.map { [$0] } ?? []),
+        let options = hold.map { ["--hold=\($0.every):\($0.milliseconds)"] } ?? []
+        let p = try ChildProcess(["/usr/bin/python3", script] + options + ["\(port)", "\(directory)/frame-%d.pgm", "\(frameCount)", "\(framesPerSecond)"] + (credentials.map { [$0] } ?? []),
                                  stdout: .file(out), stderr: .file(out))
         process = p
         let deadline = Date().addingTimeInterval(10)
