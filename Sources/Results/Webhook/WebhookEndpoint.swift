@@ -238,7 +238,9 @@ final class WebhookEndpoint: @unchecked Sendable {
                 }
             }
             let result: Result<HTTPPoster.Response, HTTPClientError> = poster.map { poster in
-                let body = batch.count == 1 ? batch[0].message.payload
+                // With batching on, every request is an array, one code's too (a batch that waited
+                // out webhook.batch_wait_ms alone): a receiver of batches reads one shape.
+                let body = batch.count == 1 && settings.batchMax == 1 ? batch[0].message.payload
                     : Array("[".utf8) + Array(batch.map(\.message.payload).joined(separator: Array(",".utf8))) + Array("]".utf8)
                 let key = batch.map(\.message.topic).joined(separator: ", ")
                 return poster.post(url: url, body: body, headers: headers + ["Idempotency-Key: \(key)"])
