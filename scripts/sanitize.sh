@@ -15,14 +15,17 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 kinds=("$@"); [ ${#kinds[@]} -gt 0 ] || kinds=(thread address)
 status=0
+# What failed in each run, printed again after the last one so the log's tail names it.
+report=$(mktemp /tmp/syncscan-sanitize.XXXXXX)
+trap 'rm -f "$report"' EXIT
 # ThreadSanitizer cannot see Synchronization.Mutex on Linux (a futex): two threads that take one
 # in turn are reported as a race only when they happen to meet, so a run may pass or fail by
 # chance. Shared state goes behind SystemCalls.LockedValue (a pthread mutex); say where it does not.
 if futex=$(grep -rnE '\bMutex(<|\()' Sources Tests --include='*.swift' | grep -vE '^[^:]+:[0-9]+:\s*//'); then
     for kind in "${kinds[@]}"; do
         if [ "$kind" = thread ]; then
-            echo "sanitize thread: Synchronization's Mutex, which ThreadSanitizer cannot see, is used here (use SystemCalls.LockedValue):"
-            echo "$futex"
+            echo "sanitize thread: Synchronization's Mutex, which ThreadSanitizer cannot see, is used here (use SystemCalls.LockedValue):" | tee -a "$report"
+            echo "$futex" | tee -a "$report"
             status=1
         fi
     done
@@ -35,19 +38,24 @@ for kind in "${kinds[@]}"; do
     esac
     start=$(date +%s)
     if ! swift build --build-tests --sanitize="$kind" --scratch-path "$scratch"; then
-        echo "sanitize $kind: build failed after $(( $(date +%s) - start )) s"
+        echo "sanitize $kind: build failed after $(( $(date +%s) - start )) s" | tee -a "$report"
         status=1; continue
     fi
     built=$(date +%s)
     # halt_on_error: any report fails the run (TSan otherwise only prints and exits 66 at the end).
     # No suppressions: shared state is behind SystemCalls.LockedValue (a pthread mutex TSan sees),
     # never Synchronization.Mutex (a futex TSan cannot see on Linux).
+    UNIT_TEST_REPORT=$report \
     TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1} \
     ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:halt_on_error=1} \
         UNIT_TEST_LIMIT=${UNIT_TEST_LIMIT:-1200} scripts/unit-tests.sh --skip-build --sanitize="$kind" --scratch-path "$scratch" \
             ${filter:+--filter "$filter"} ${skip:+--skip "$skip"}
     rc=$?
     [ $rc -eq 0 ] || status=1
-    echo "sanitize $kind: build $(( built - start )) s, tests $(( $(date +%s) - built )) s, exit $rc"
+    echo "sanitize $kind: build $(( built - start )) s, tests $(( $(date +%s) - built )) s, exit $rc" | tee -a "$report"
 done
+if [ $status -ne 0 ]; then
+    echo "sanitize: failed; what each run said of it:"
+    cat "$report"
+fi
 exit $status
