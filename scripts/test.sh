@@ -6,5 +6,5 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
 scripts/setup.sh --tests
 swift build --build-tests
-scripts/unit-tests.sh --skip-build
+UNIT_TEST_WATCH_CLOSES=1 scripts/unit-tests.sh --skip-build
 scripts/test-vivid.sh

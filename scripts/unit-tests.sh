@@ -16,10 +16,27 @@
 # error, and the tests that started and never finished (a crash takes the process down mid-test).
 # UNIT_TEST_REPORT: a file that summary is appended to as well (scripts/sanitize.sh prints it
 # again after its last run, so a CI log's tail names the cause whichever run failed).
+#
+# UNIT_TEST_WATCH_CLOSES=1 (scripts/test.sh sets it): scripts/close-watch.c is preloaded into the
+# run (the test process, the daemons and tools it starts), and every close(2) of a descriptor that
+# is not open fails the run with its stack. A double close is a race: in a process running tests
+# side by side, the second close takes the number another test was given meanwhile, and that test
+# fails far from the cause, rarely. Most double closes meet no reuse and get EBADF: reported every
+# run. Not with a sanitizer (its own close interceptor comes first).
 set -uo pipefail
 LIMIT=${UNIT_TEST_LIMIT:-900}
 log=$(mktemp /tmp/syncscan-unit-tests.XXXXXX)
 trap 'rm -f "$log"' EXIT
+
+watch_log=
+if [ "${UNIT_TEST_WATCH_CLOSES:-0}" = 1 ]; then
+    watch_dir=$(mktemp -d /tmp/syncscan-close-watch.XXXXXX)
+    trap 'rm -f "$log"; rm -rf "$watch_dir"' EXIT
+    cc -shared -fPIC -O1 -o "$watch_dir/close-watch.so" "$(dirname "$0")/close-watch.c" -ldl || exit 2
+    watch_log=$watch_dir/closes.log
+    export SYNCSCAN_CLOSE_WATCH_LOG=$watch_log
+    export LD_PRELOAD=$watch_dir/close-watch.so${LD_PRELOAD:+:$LD_PRELOAD}
+fi
 
 # Own process group, so the test bundle (a child of swift test) can be found and killed with it.
 setsid swift test "$@" > "$log" 2>&1 &
@@ -59,6 +76,37 @@ EOF
 done
 wait "$runner"; status=$?
 wait "$follower"
+unset LD_PRELOAD
+if [ -n "$watch_log" ] && [ -s "$watch_log" ]; then
+    {
+        echo "unit-tests: a descriptor was closed that was not open (a double close: a race with any test that opens one meanwhile); each with its stack:"
+        python3 - "$watch_log" <<'EOF'
+import re, subprocess, sys
+# Frames as backtrace_symbols_fd prints them: BINARY(SYMBOL+0xOFFSET)[ADDRESS]; an offset from
+# the binary's start (no symbol) is resolved with addr2line, names demangled by swift demangle.
+for line in open(sys.argv[1], errors="replace"):
+    line = line.rstrip("\n")
+    m = re.match(r"(\S+)\((\S*?)\+(0x[0-9a-f]+)\)\[", line)
+    if not m:
+        print("  " + line); continue
+    binary, symbol, offset = m.groups()
+    where = symbol
+    if not symbol and "close-watch" not in binary:
+        try:
+            out = subprocess.run(["addr2line", "-f", "-e", binary, offset], capture_output=True, text=True, timeout=30).stdout.split("\n")
+            where = out[0] + " " + (out[1] if len(out) > 1 else "")
+        except Exception:
+            pass
+    if where:
+        try:
+            where = subprocess.run(["swift", "demangle", "--simplified", "--compact"], input=where, capture_output=True, text=True, timeout=30).stdout.strip() or where
+        except Exception:
+            pass
+    print("    " + (where or line) + "  (" + binary.rsplit("/", 1)[-1] + ")")
+EOF
+    } | tee -a "${UNIT_TEST_REPORT:-/dev/null}"
+    [ "$status" -ne 0 ] || status=1
+fi
 if [ "$status" -ne 0 ]; then
     {
         echo "unit-tests: swift test $* exited $status; what failed:"
@@ -70,7 +118,7 @@ i = 0
 while i < len(lines):
     line = lines[i]
     m = re.search(r"◇ Test (.+?) started\.", line)
-    if m and not m.group(1).startswith("case "):
+    if m and not m.group(1).startswith("case ") and m.group(1) != "run":
         started.append(m.group(1))
     m = re.search(r"[✔✘] Test (.+?) (?:with \d+ test cases? )?(?:passed|failed)", line)
     if m:

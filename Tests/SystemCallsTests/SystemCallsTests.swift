@@ -40,12 +40,20 @@ import Testing
 @Suite(.offThePool) struct PollSetTests {
     @Test func reportsWhichDescriptorHasInputAndTimesOutWhenNoneHas() throws {
         let first = try FileDescriptor.pipe(), second = try FileDescriptor.pipe()
-        defer { for fd in [first.readEnd, first.writeEnd, second.readEnd, second.writeEnd] { try? fd.close() } }
+        // Each descriptor closed once: second's write end is closed by the test, so the defer
+        // leaves it (a second close would close whatever a test running beside this one has been
+        // given that number since: another test's eventfd, a pipe, a spool).
+        var secondWriteEndOpen = true
+        defer {
+            for fd in [first.readEnd, first.writeEnd, second.readEnd] { try? fd.close() }
+            if secondWriteEndOpen { try? second.writeEnd.close() }
+        }
         let poll = PollSet([first.readEnd, second.readEnd])
         #expect(poll.wait(timeout: .milliseconds(1)) == .success(false))
         _ = try second.writeEnd.writeAll([1])
         #expect(poll.wait(timeout: hangTimeout) == .success(true))
         #expect(poll.events(at: 0).isEmpty && poll.events(at: 1) == .input)
+        secondWriteEndOpen = false
         try second.writeEnd.close()
         var byte: UInt8 = 0
         _ = try withUnsafeMutableBytes(of: &byte) { try second.readEnd.read(into: $0) }

@@ -31,7 +31,8 @@ public final class InMemorySnapshotDirectory: SnapshotDirectory, @unchecked Send
         set { lock.withLock { _prepareFailure = newValue } }
     }
     /// A disk that does not answer: every write from now on waits until `releaseWrites()`
-    /// (or 60 s, a guard against a hung test).
+    /// (or `hangTimeout`, a guard against a hung test: a shorter one is reached on a starved
+    /// machine while the test is still handling its codes, and the held write goes through).
     public func holdWrites() { held.withLock { $0 = true } }
 
     /// Lets held writes, and later ones, go through.
@@ -53,7 +54,7 @@ public final class InMemorySnapshotDirectory: SnapshotDirectory, @unchecked Send
     }
 
     public func write(_ jpeg: [UInt8], named name: String) -> Result<Void, SnapshotFileError> {
-        held.withLock(when: { !$0 }, deadline: .now + .seconds(60)) { _, _ in }
+        held.withLock(when: { !$0 }, deadline: .now + hangTimeout) { _, _ in }
         return lock.withLock {
             _writes += 1
             if let errno = _writeFailure {

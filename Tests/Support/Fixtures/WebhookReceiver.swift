@@ -52,7 +52,7 @@ public final class WebhookReceiver: @unchecked Sendable {
         if let tls { arguments += ["--cert", tls.certificatePath, "--key", tls.keyPath] }
         let p = try ChildProcess(arguments, stderr: .file(directory.path + "/stderr"))
         process = p
-        let up = waitUntil(timeout: .seconds(20)) {
+        let up = waitUntil(timeout: hangTimeout) {  // the event: listening, or the receiver gone
             FileManager.default.fileExists(atPath: listening) && MosquittoBroker.accepts(port: port) || !p.isRunning
         }
         guard up, p.isRunning else {
