@@ -156,12 +156,13 @@ let package = Package(
 
         // Test support: fakes and fixture frames (real QR codes from qrencode).
         .target(name: "TestSupport", dependencies: [
-            "Media", "V4L2", "Capture", "Results", "SystemCalls", "JPEG", .product(name: "SystemPackage", package: "swift-system"),
+            "ConfigurationKeys", "Media", "V4L2", "Capture", "Results", "SystemCalls", "JPEG", .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
         ], path: "Tests/Support", exclude: ["Scripts"]),
 
         .testTarget(name: "SystemCallsTests", dependencies: ["SystemCalls", "TestSupport"]),
         .testTarget(name: "MediaTests", dependencies: ["Media", "TestSupport"]),
+        .testTarget(name: "ConfigurationKeysTests", dependencies: ["ConfigurationKeys", "TestSupport"]),
         .testTarget(name: "ZBarTests", dependencies: ["ZBar", "TestSupport"]),
         .testTarget(name: "ZXingTests", dependencies: ["ZXing", "TestSupport", "Media"]),
         // CTurboJPEG directly too: the reference the decoder's grey is compared with is TurboJPEG's own call.
