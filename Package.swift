@@ -5,13 +5,14 @@ import PackageDescription
 // CV4L2/CGStreamer/CZBar/CZXing/CTurboJPEG (C) → V4L2 (camera) / Y4M (file, pipe) / GStreamer (network, video files) → Capture/Outputs
 // (video; metadata through the DecoderLibrary protocol, which Decoders implements with ZBar and ZXing)
 // → Capture/Synchronizer → Results (JSON lines) ; Daemon wires it as a service ; syncscan is `main`.
+// ConfigurationKeys: each component's settings read their own keys through it; Daemon composes them.
 let package = Package(
     name: "syncscan",
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "syncscan", targets: ["syncscan"]),
         // For the libFuzzer package in Fuzz/ (depends on this one by path); nothing else uses it.
-        .library(name: "SyncscanFuzzTargets", targets: ["Y4M", "Results", "Capture", "Daemon", "Media", "ZBar", "ZXing", "Decoders"]),
+        .library(name: "SyncscanFuzzTargets", targets: ["Y4M", "Results", "Capture", "ConfigurationKeys", "Daemon", "Media", "ZBar", "ZXing", "Decoders"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -50,6 +51,15 @@ let package = Package(
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
 
+        // The configuration keys a component reads its settings from, under its prefix (`ConfigurationKeyReader`,
+        // `ConfigurationSection`), over swift-configuration; each problem with its key and file line (`ConfigurationError`).
+        .target(name: "ConfigurationKeys", dependencies: [
+            "Media", "SystemCalls",
+            .product(name: "Configuration", package: "swift-configuration"),
+            .product(name: "SystemPackage", package: "swift-system"),
+            .product(name: "Yams", package: "Yams"),
+        ]),
+
         // Wrappers: the only modules that import C.
         .target(name: "ZBar", dependencies: [
             "CZBar", "Media",
@@ -80,7 +90,7 @@ let package = Package(
         // The inputs, peers behind Media's `FrameSource`: a camera through libv4l2, and a
         // YUV4MPEG2 file or pipe read through swift-system (no C, no Glibc).
         .target(name: "V4L2", dependencies: [
-            "CV4L2", "Media", "SystemCalls",
+            "CV4L2", "ConfigurationKeys", "Media", "SystemCalls",
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
         ], plugins: ["PkgConfigVersion"]),
@@ -92,7 +102,7 @@ let package = Package(
 
         // Network streams (RTSP, HTTP), video files and gst: pipelines through GStreamer's appsink.
         .target(name: "GStreamer", dependencies: [
-            "CGStreamer", "Media", "SystemCalls",
+            "CGStreamer", "ConfigurationKeys", "Media", "SystemCalls",
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -105,24 +115,23 @@ let package = Package(
 
         // The decoder libraries behind Capture's `DecoderLibrary` protocol: zbar's and zxing-cpp's
         // adapters (each over its wrapper module) and the engines made of their passes (zbar, zxing, hybrid).
-        .target(name: "Decoders", dependencies: ["Capture", "Media", "ZBar", "ZXing"]),
+        .target(name: "Decoders", dependencies: ["Capture", "ConfigurationKeys", "Media", "ZBar", "ZXing"]),
 
         // Results handlers: where matched code + frame pairs go (JSON lines on stdout, JPEG snapshots).
         .target(name: "Results", dependencies: [
-            "Capture", "Media", "ZBar", "SystemCalls", "JPEG", "MQTT", "HTTPClient",
+            "Capture", "ConfigurationKeys", "Media", "ZBar", "SystemCalls", "JPEG", "MQTT", "HTTPClient",
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
         ]),
 
         // The service: configuration, systemd notify, signals, stats.
         .target(name: "Daemon", dependencies: [
-            "Capture", "Decoders", "Results", "V4L2", "Y4M", "GStreamer", "Media", "SystemCalls", "MQTT", "HTTP", "JPEG",
+            "Capture", "ConfigurationKeys", "Decoders", "Results", "V4L2", "Y4M", "GStreamer", "Media", "SystemCalls", "MQTT", "HTTP", "JPEG",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             .product(name: "Configuration", package: "swift-configuration"),
-            .product(name: "Yams", package: "Yams"),
             .product(name: "Prometheus", package: "swift-prometheus"),
         ]),
 
@@ -130,7 +139,7 @@ let package = Package(
         .plugin(name: "PkgConfigVersion", capability: .buildTool()),
 
         .executableTarget(name: "syncscan", dependencies: [
-            "Daemon", "Decoders", "SystemCalls", "V4L2", "JPEG", "MQTT", "HTTPClient",
+            "ConfigurationKeys", "Daemon", "Decoders", "SystemCalls", "V4L2", "JPEG", "MQTT", "HTTPClient",
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
@@ -147,12 +156,13 @@ let package = Package(
 
         // Test support: fakes and fixture frames (real QR codes from qrencode).
         .target(name: "TestSupport", dependencies: [
-            "Media", "V4L2", "Capture", "Results", "SystemCalls", "JPEG", .product(name: "SystemPackage", package: "swift-system"),
+            "ConfigurationKeys", "Media", "V4L2", "Capture", "Results", "SystemCalls", "JPEG", .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
         ], path: "Tests/Support", exclude: ["Scripts"]),
 
         .testTarget(name: "SystemCallsTests", dependencies: ["SystemCalls", "TestSupport"]),
         .testTarget(name: "MediaTests", dependencies: ["Media", "TestSupport"]),
+        .testTarget(name: "ConfigurationKeysTests", dependencies: ["ConfigurationKeys", "TestSupport"]),
         .testTarget(name: "ZBarTests", dependencies: ["ZBar", "TestSupport"]),
         .testTarget(name: "ZXingTests", dependencies: ["ZXing", "TestSupport", "Media"]),
         // CTurboJPEG directly too: the reference the decoder's grey is compared with is TurboJPEG's own call.
@@ -172,7 +182,7 @@ let package = Package(
             "Results", "Capture", "Decoders", "Media", "SystemCalls", "TestSupport", "JPEG", .product(name: "SystemPackage", package: "swift-system"),
         ]),
         .testTarget(name: "DaemonTests", dependencies: [
-            "Daemon", "Decoders", "Results", "MQTT", "SystemCalls", "TestSupport", .product(name: "Configuration", package: "swift-configuration"),
+            "ConfigurationKeys", "Daemon", "Decoders", "Results", "MQTT", "SystemCalls", "TestSupport", .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "Logging", package: "swift-log"), .product(name: "SystemPackage", package: "swift-system"),
         ]),
         .testTarget(name: "syncscanTests", dependencies: ["syncscan", "SystemCalls", "TestSupport"]),

@@ -1,3 +1,4 @@
+import ConfigurationKeys
 import Media
 
 extension V4L2CaptureSource {
@@ -81,6 +82,33 @@ extension V4L2CaptureSource {
             if busyRetryLimit < 0 { return "busy retry limit \(busyRetryLimit) must be ≥ 0" }
             if let t = missingTimeout, t <= .zero { return "missing timeout \(t) must be positive" }
             return nil
+        }
+    }
+}
+
+extension V4L2CaptureSource.Configuration: ConfigurationSection {
+    /// Reads `device.*` (given `keys.scoped(to: "device")`): checked for every source, used only by cameras.
+    public init(reading keys: ConfigurationKeyReader) {
+        self.init()
+        let sizes = Self.sizeRange
+        width = keys.int("width", in: sizes)
+        height = keys.int("height", in: sizes)
+        if (width == nil) != (height == nil) {
+            keys.problem(width == nil ? "height" : "width", "\(keys.fullKey("width")) and \(keys.fullKey("height")) must be given together")
+        }
+        framesPerSecond = keys.double("fps", in: Self.frameRateRange, lowerOpen: true)
+        if let v = keys.double("min_fps", in: Self.frameRateRange, " (the floor under which a smaller, faster size is chosen; 0: none)") {
+            minimumFramesPerSecond = v
+        }
+        pixelFormat = keys.choice("fourcc", "pixel format")
+        if let v = keys.int("max_width", in: sizes) { maximumWidth = v }
+        if let v = keys.int("max_height", in: sizes) { maximumHeight = v }
+        if let v = keys.int("buffers", in: Self.bufferCountRange, " (streaming needs 2; V4L2 allows at most 32)") { bufferCount = v }
+        if let v = keys.double("missing_timeout", in: 1...86_400, " (seconds a lost camera is waited for)") { missingTimeout = .seconds(v) }
+        controls = keys.entries(of: "controls").compactMap { entry in
+            let setting = V4L2ControlSetting(name: entry.name, value: entry.value)
+            if let problem = setting.typeProblem { keys.problem("controls.\(entry.name)", problem); return nil }
+            return setting
         }
     }
 }

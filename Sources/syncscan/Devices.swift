@@ -1,4 +1,5 @@
 import ArgumentParser
+import ConfigurationKeys
 import Foundation
 import Daemon
 import V4L2

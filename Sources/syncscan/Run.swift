@@ -1,5 +1,6 @@
 import ArgumentParser
 import Configuration
+import ConfigurationKeys
 import Daemon
 import Foundation
 import Logging

@@ -1,3 +1,4 @@
+import ConfigurationKeys
 @testable import Daemon
 import Foundation
 import TestSupport

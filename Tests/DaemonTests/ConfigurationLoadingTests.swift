@@ -1,5 +1,6 @@
 import Capture
 import Configuration
+import ConfigurationKeys
 import Daemon
 import Decoders
 import Foundation

@@ -1,3 +1,4 @@
+import ConfigurationKeys
 import Daemon
 import Media
 import Testing

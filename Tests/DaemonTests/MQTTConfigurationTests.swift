@@ -1,4 +1,5 @@
 import Configuration
+import ConfigurationKeys
 import Daemon
 import Foundation
 import MQTT

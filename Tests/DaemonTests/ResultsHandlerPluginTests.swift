@@ -49,7 +49,7 @@ private final class RecordingResultsHandler: ResultsHandler, @unchecked Sendable
         configuration.source = video.path
         configuration.duplicateSuppression.enabled = false
         configuration.statsIntervalSeconds = 0
-        configuration.metricsTextfile = metrics.path + "/syncscan.prom"
+        configuration.metrics.textfile = metrics.path + "/syncscan.prom"
         let out = try TemporaryFile(contents: [], suffix: ".jsonl")
         let fd = try FileDescriptor.open(out.path, .writeOnly, options: .append)
         defer { try? fd.close() }

@@ -1,4 +1,5 @@
 import Capture
+import ConfigurationKeys
 @testable import Daemon
 import Foundation
 import Logging

@@ -2,6 +2,7 @@
 // text, then optionally a NUL and up to four NUL-separated "NAME=VALUE" chunks, each becoming
 // the variable SYNCSCAN_NAME. Every outcome must be a configuration or a thrown
 // ConfigurationError (load's documented contract); anything else, or a trap, is a finding.
+import ConfigurationKeys
 import Daemon
 import Foundation
 import FuzzDriver

@@ -76,7 +76,7 @@ extension ScanService {
     /// content to the textfile writer's thread; returns that writer.
     @discardableResult
     func publishMetrics(_ counters: ServiceCounters) -> MetricsTextfileWriter? {
-        let (metrics, path, existing) = state.withLock { ($0.metrics, $0.options.configuration.metricsTextfile, $0.textfileWriter) }
+        let (metrics, path, existing) = state.withLock { ($0.metrics, $0.options.configuration.metrics.textfile, $0.textfileWriter) }
         metrics.update(counters, textfileWriteFailures: existing?.failures ?? 0)
         guard let path else { return existing }
         let textfile = existing ?? MetricsTextfileWriter(logger: logger)

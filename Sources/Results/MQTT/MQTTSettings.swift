@@ -1,3 +1,4 @@
+import ConfigurationKeys
 import MQTT
 
 /// Where and how the MQTT handler publishes (`mqtt.*`).
@@ -42,5 +43,58 @@ public struct MQTTSettings: Sendable, Hashable {
         if let dot = name.lastIndex(of: "."), dot != name.startIndex { name = String(name[..<dot]) }
         let cleaned = String(name.map { $0 == "+" || $0 == "#" || $0 == "/" ? "_" : $0 })
         return cleaned.isEmpty ? "stdin" : cleaned
+    }
+}
+
+extension MQTTSettings: ConfigurationSection {
+    /// Reads `mqtt.*` (given `keys.scoped(to: "mqtt")`), Home Assistant's `mqtt.homeassistant.*`
+    /// included; every key is read (so each is known) whether or not `mqtt.url` is set. `nil`: no `mqtt.url`.
+    public init?(reading keys: ConfigurationKeyReader) {
+        let urlText = keys.string("url", "mqtt://HOST:PORT or mqtts://HOST:PORT", isSecret: true)
+        var url: MQTTBrokerURL?
+        if let urlText {
+            do { url = try MQTTBrokerURL(parsing: urlText) } catch { keys.problem("url", "\(error)") }
+        }
+        self.init(url: url ?? (try! MQTTBrokerURL(parsing: "mqtt://localhost")))
+        if let v = keys.string("topic_prefix") {
+            if Self.isTopicPrefix(v) { topicPrefix = v } else {
+                keys.problem("topic_prefix", "\"\(v)\" is not a topic prefix: no leading or trailing /, no + or # wildcards (e.g. syncscan/dock1/video0)")
+            }
+        }
+        if let v = keys.string("client_id") {
+            if v.isEmpty || v.utf8.count > 65535 { keys.problem("client_id", "must be 1 to 65535 bytes; remove the key for syncscan-<hostname>-<source>") }
+            else { clientID = v }
+        }
+        if let v = keys.int("qos", in: 0...2, " (MQTT QoS: 0 at most once, 1 at least once, 2 exactly once)") { qos = v }
+        if let v = keys.int("keepalive_seconds", in: 5...65535) { keepaliveSeconds = v }
+        username = keys.string("username")
+        passwordFile = keys.string("password_file", "a file path")
+        if passwordFile != nil && username == nil { keys.problem("password_file", "needs \(keys.fullKey("username")) too") }
+        caFile = keys.string("ca_file", "a file path")
+        if let v = keys.int("queue_messages", in: 1...10_000_000) { queueMessages = v }
+        // "" turns the spool off; the default is the unit's state directory (systemd's $STATE_DIRECTORY).
+        let spool = keys.string("spool_directory", "a directory path, or \"\" for none") ?? keys.systemdStateDirectory
+        spoolDirectory = spool?.isEmpty == false ? spool : nil
+        if let v = keys.int("spool_max_bytes", in: 4096...(1 << 40)) { spoolMaxBytes = v }
+        readHomeAssistant(keys.scoped(to: "homeassistant"))
+        if let url, url.tls, caFile == nil {
+            keys.problem("url", "mqtts:// needs \(keys.fullKey("ca_file")) (the CA certificates that verify the broker)")
+        }
+        if url == nil { return nil }
+    }
+
+    /// `mqtt.homeassistant.*`: Home Assistant's MQTT discovery.
+    private mutating func readHomeAssistant(_ keys: ConfigurationKeyReader) {
+        if let v = keys.bool("discovery") { homeAssistantDiscovery = v }
+        if let v = keys.string("prefix") {
+            if Self.isTopicPrefix(v) { homeAssistantPrefix = v } else {
+                keys.problem("prefix", "\"\(v)\" is not a discovery prefix: no leading or trailing /, no + or # wildcards (Home Assistant's default is homeassistant)")
+            }
+        }
+    }
+
+    /// Not empty, no leading or trailing `/`, no `+` or `#` wildcard.
+    private static func isTopicPrefix(_ text: String) -> Bool {
+        !(text.isEmpty || text.hasSuffix("/") || text.hasPrefix("/") || text.contains("+") || text.contains("#"))
     }
 }

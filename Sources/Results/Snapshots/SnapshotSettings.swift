@@ -1,4 +1,5 @@
 import Capture
+import ConfigurationKeys
 
 /// Where and how the snapshot handler saves the frame each code was seen in (`snapshots.*`).
 public struct SnapshotSettings: Sendable, Hashable {
@@ -28,4 +29,23 @@ public struct SnapshotSettings: Sendable, Hashable {
 
     /// The pixels the handler asks the session to copy.
     public var pixelsRequest: PixelsRequest { crop == .frame ? .frame : .codes(margin: margin) }
+}
+
+extension SnapshotSettings: ConfigurationSection {
+    /// Reads `snapshots.*` (given `keys.scoped(to: "snapshots")`); every key is read (so each is
+    /// known) whether or not a directory is set. `nil`: no `snapshots.directory`.
+    public init?(reading keys: ConfigurationKeyReader) {
+        let directory = keys.string("directory")
+        self.init(directory: directory ?? "")
+        if let v = keys.int("quality", in: 1...100, " (JPEG quality)") { quality = v }
+        if let v: Crop = keys.choice("crop", "crop") { crop = v }
+        if let v = keys.int("margin", in: 0...4096, " (pixels around the codes with crop: code)") { margin = v }
+        if let v = keys.int("max_files", in: 0...100_000_000, " (0: no limit)") { maxFiles = v }
+        if let v = keys.int("max_bytes", in: 0...(1 << 50), " (0: no limit)") { maxBytes = v }
+        guard let directory else { return nil }
+        if directory.isEmpty {
+            keys.problem("directory", "must name a directory; remove the key to save no snapshots")
+            return nil
+        }
+    }
 }

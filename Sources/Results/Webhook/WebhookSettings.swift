@@ -1,3 +1,5 @@
+import ConfigurationKeys
+
 /// Where and how the webhook handler POSTs codes (`webhook.*`).
 public struct WebhookSettings: Sendable, Hashable {
     /// The endpoints (`http://` or `https://`): every code goes to each, in order, on its own thread.
@@ -30,5 +32,47 @@ public struct WebhookSettings: Sendable, Hashable {
         let authorityEnd = rest.firstIndex(of: "/") ?? rest.endIndex
         guard let at = rest[..<authorityEnd].lastIndex(of: "@") else { return url }
         return String(url[..<scheme.upperBound]) + "***" + String(rest[at...])
+    }
+}
+
+extension WebhookSettings: ConfigurationSection {
+    /// Reads `webhook.*` (given `keys.scoped(to: "webhook")`); every key is read (so each is known)
+    /// whether or not `webhook.url` is set. The URLs and headers are secrets (credentials, tokens). `nil`: no `webhook.url`.
+    public init?(reading keys: ConfigurationKeyReader) {
+        let urls = keys.list("url", of: "http:// or https:// URLs", isSecret: true) ?? []
+        for url in urls where !Self.isWebhookURL(url) {
+            keys.problem("url", "\"\(Self.redacted(url))\" is not an http:// or https:// URL with a host (e.g. https://example.com/hooks/scan)")
+        }
+        self.init(urls: urls)
+        caFile = keys.string("ca_file", "a file path")
+        for header in keys.list("headers", of: "headers (Name: value)", isSecret: true) ?? [] {
+            let name = header.split(separator: ":", maxSplits: 1).first.map(String.init) ?? ""
+            if !header.contains(":") || name.isEmpty || name.contains(" ") || header.contains("\r") || header.contains("\n") {
+                keys.problem("headers", "\"\(name)\" is not a header: give Name: value (e.g. X-Scanner: dock1)")
+            } else if name.lowercased() == "authorization" || name.lowercased() == "idempotency-key" || name.lowercased() == "content-type" {
+                keys.problem("headers", "\(name) is set by syncscan (Authorization from \(keys.fullKey("token_file"))): remove it")
+            } else { headers.append(header) }
+        }
+        tokenFile = keys.string("token_file", "a file path")
+        if let v = keys.double("timeout_seconds", in: 0...3_600, lowerOpen: true) { timeoutSeconds = v }
+        if let v = keys.int("batch_max", in: 1...10_000, " (codes per request; 1 sends each code's object alone)") { batchMax = v }
+        if let v = keys.int("batch_wait_ms", in: 0...60_000) { batchWaitMilliseconds = v }
+        if let v = keys.int("queue_messages", in: 1...10_000_000) { queueMessages = v }
+        // "" turns the spool off; the default is the unit's state directory (systemd's $STATE_DIRECTORY).
+        let spool = keys.string("spool_directory", "a directory path, or \"\" for none") ?? keys.systemdStateDirectory
+        spoolDirectory = spool?.isEmpty == false ? spool : nil
+        if let v = keys.int("spool_max_bytes", in: 4096...(1 << 40)) { spoolMaxBytes = v }
+        if urls.isEmpty { return nil }
+    }
+
+    /// `http://HOST…` or `https://HOST…`.
+    static func isWebhookURL(_ url: String) -> Bool {
+        for scheme in ["http://", "https://"] where url.lowercased().hasPrefix(scheme) {
+            let rest = url.dropFirst(scheme.count)
+            let authority = rest.prefix { $0 != "/" && $0 != "?" }
+            let host = authority.split(separator: "@").last ?? ""
+            return !host.isEmpty && !host.hasPrefix(":") && !url.contains(" ")
+        }
+        return false
     }
 }

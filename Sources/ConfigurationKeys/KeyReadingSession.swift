@@ -1,24 +1,25 @@
 import Configuration
-import Media
 import SystemCalls
 
-/// Reads configuration keys through one `ConfigReader`, noting each problem with where it came from.
+/// One reading of the configuration, shared by every scoped `ConfigurationKeyReader`: the
+/// providers, the keys read, and each problem noted with where it came from.
 ///
 /// Providers, highest precedence first: the command line (`InMemoryProvider`), `SYNCSCAN_*`
 /// environment variables (`EnvironmentVariablesProvider` under `prefixKeys(with: "syncscan")`)
 /// and the YAML file (`FileProvider<YAMLSnapshot>`). An `AccessReporter` records every key read
-/// and which provider answered it, so the code that reads the keys is the schema: a file key or
-/// `SYNCSCAN_*` variable that no code read is unknown (`finish()`).
-struct ConfigurationKeyReader {
+/// (by its full dotted name, whatever reader scoped it) and which provider answered it, so the
+/// code that reads the keys is the schema: a file key or `SYNCSCAN_*` variable that no code read
+/// is unknown (`finish()`).
+final class KeyReadingSession {
     static let environmentPrefix = "SYNCSCAN_"
     /// `SYNCSCAN_*` variables that are not keys (read by the CLI).
     static let reservedVariables: Set<String> = ["SYNCSCAN_CONFIG"]
 
-    private let reader: ConfigReader
-    private let accesses = KeyAccessRecorder()
+    let reader: ConfigReader
+    let accesses = KeyAccessRecorder()
     private let providerOrigins: [String: ProviderOrigin]
-    private let file: ConfigurationFileLayout?
-    private let environment: [String: String]
+    let file: ConfigurationFileLayout?
+    let environment: [String: String]
     private let overrideKeys: [String]
     private(set) var problems: [ConfigurationError.Problem] = []
 
@@ -39,11 +40,6 @@ struct ConfigurationKeyReader {
         problems = file?.problems ?? []
     }
 
-    /// systemd's `$STATE_DIRECTORY` (its first directory) for a unit with `StateDirectory=`; `nil` elsewhere.
-    var systemdStateDirectory: String? {
-        environment["STATE_DIRECTORY"]?.split(separator: ":").first.map(String.init)
-    }
-
     /// The environment variable that sets `key`: `SYNCSCAN_` and the key upper-cased, `.` and `-` as `_`.
     static func variable(for key: String) -> String {
         environmentPrefix + String(key.uppercased().map { $0.isLetter || $0.isNumber ? $0 : "_" })
@@ -60,90 +56,13 @@ struct ConfigurationKeyReader {
         }
     }
 
-    mutating func problem(_ key: String, _ message: String) {
+    /// Notes a problem with the full dotted `key`.
+    func problem(_ key: String, _ message: String) {
         problems.append(.init(origin: origin(of: key), key: key, message: message))
     }
 
-    /// Reads `key` with `get`; a value that does not convert is a problem naming what was found.
-    private mutating func value<T>(_ key: String, _ expected: String, _ get: (ConfigReader, ConfigKey) -> T?) -> T? {
-        let value = get(reader, ConfigKey(key))
-        guard accesses.access(key)?.failed == true else { return value }
-        var found = "found a mapping"
-        switch (origin(of: key), file?.leaves[key]) {
-        case (.environment(let variable), _): found = "found \"\(environment[variable] ?? "")\""
-        case (_, .null?): found = "has no value; give \(expected) or remove the key to use the default"
-        case (_, .scalar(let text, let quoted)?): found = "found \"\(text)\"" + (quoted && expected != "a string" ? " (remove the quotes)" : "")
-        case (_, .list?): found = "found a list"
-        default: break
-        }
-        problem(key, found.hasPrefix("has no") ? found : "expected \(expected), \(found)")
-        return nil
-    }
-
-    mutating func string(_ key: String, _ expected: String = "a string") -> String? { value(key, expected) { $0.string(forKey: $1) } }
-    mutating func bool(_ key: String) -> Bool? { value(key, "true or false") { $0.bool(forKey: $1) } }
-
-    mutating func int(_ key: String, in range: ClosedRange<Int>, _ meaning: String = "") -> Int? {
-        guard let v = value(key, "an integer", { $0.int(forKey: $1) }) else { return nil }
-        if range.contains(v) { return v }
-        problem(key, "\(v) is out of range: must be from \(range.lowerBound) to \(range.upperBound)\(meaning)")
-        return nil
-    }
-
-    /// A number in `range`; with `lowerOpen` the lower bound itself is refused.
-    mutating func double(_ key: String, in range: ClosedRange<Double>, lowerOpen: Bool = false, _ meaning: String = "") -> Double? {
-        guard let v = value(key, "a number", { $0.double(forKey: $1) }) else { return nil }
-        if v.isFinite, range.contains(v), !(lowerOpen && v == range.lowerBound) { return v }
-        let decimal = { DecimalText.string($0, fractionDigits: 6) }
-        problem(key, "\(decimal(v)) is out of range: must be \(lowerOpen ? "greater than" : "at least") \(decimal(range.lowerBound))"
-                + " and at most \(decimal(range.upperBound))\(meaning)")
-        return nil
-    }
-
-    /// One of `T`'s cases by its raw value, any case: `log_level: Debug`, `device.fourcc: yuyv`.
-    mutating func choice<T: CaseIterable & RawRepresentable<String>>(_ key: String, _ what: String) -> T? {
-        choice(key, what, among: Array(T.allCases), named: \.rawValue)
-    }
-
-    /// One of `cases` by its name, any case: `engine: hybrid` (the engines are values, not an enum).
-    mutating func choice<T>(_ key: String, _ what: String, among cases: [T], named name: (T) -> String) -> T? {
-        guard let text = string(key) else { return nil }
-        if let v = cases.first(where: { name($0).lowercased() == text.lowercased() }) { return v }
-        problem(key, "unknown \(what) \"\(text)\" (known: \(cases.map(name).joined(separator: ", ")))")
-        return nil
-    }
-
-    /// A list: a YAML list, or a comma-separated string (environment, flag, YAML scalar).
-    mutating func list(_ key: String, of expected: String) -> [String]? {
-        if let text = reader.string(forKey: ConfigKey(key)) {
-            return text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
-        }
-        return value(key, expected) { $0.stringArray(forKey: $1) }?.map { $0.trimmingCharacters(in: .whitespaces) }
-    }
-
-    /// The entries of a mapping whose keys are the user's (`device.controls`), from the file only,
-    /// in file order: each child's name and its value as text. Each is read through the reader,
-    /// so none is reported unknown; a child holding a list or a mapping is a problem.
-    mutating func entries(of key: String) -> [(name: String, value: String)] {
-        guard let file else { return [] }
-        let prefix = key + "."
-        let children = file.leaves.keys.filter { $0.hasPrefix(prefix) }
-            .sorted { (file.lines[$0] ?? 0, $0) < (file.lines[$1] ?? 0, $1) }
-        var entries: [(name: String, value: String)] = []
-        for child in children {
-            let name = String(child.dropFirst(prefix.count))
-            guard !name.contains("."), case .scalar? = file.leaves[child] else {
-                _ = reader.string(forKey: ConfigKey(child))
-                problem(child, "expected a value (a number, true or false, or a menu item's name)")
-                continue
-            }
-            if let value = string(child) { entries.append((name, value)) }
-        }
-        return entries
-    }
-
     /// Names every file key, `SYNCSCAN_*` variable and flag no code read; returns every problem, in file order.
-    mutating func finish() -> [ConfigurationError.Problem] {
+    func finish() -> [ConfigurationError.Problem] {
         let read = accesses.keysInOrder()
         for key in file?.leaves.keys.sorted() ?? [] where !read.contains(key) {
             let parts = key.split(separator: ".").map(String.init), name = parts.last!

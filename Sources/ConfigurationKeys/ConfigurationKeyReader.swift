@@ -1,0 +1,163 @@
+import Configuration
+import Foundation
+import Media
+import SystemPackage
+
+/// Reads the configuration keys under one prefix (`mqtt`, `device`, or none at the top), noting
+/// each problem with its full key and where it came from, and going on.
+///
+/// A component's settings read their own keys by their names relative to the prefix (`qos`),
+/// through `ConfigReader.scoped(to:)`; problems and unknown-key detection use the full key
+/// (`mqtt.qos`), so every message still names it with its file and line, variable or flag.
+/// Every view shares one `KeyReadingSession`: problems noted through any of them are reported
+/// together when the reading ends.
+public struct ConfigurationKeyReader {
+    private let session: KeyReadingSession
+    private let reader: ConfigReader
+    /// The dotted prefix of the keys this reader reads (`mqtt.homeassistant`); empty at the top.
+    public let prefix: String
+
+    init(session: KeyReadingSession) { (self.session, reader, prefix) = (session, session.reader, "") }
+
+    private init(session: KeyReadingSession, reader: ConfigReader, prefix: String) {
+        (self.session, self.reader, self.prefix) = (session, reader, prefix)
+    }
+
+    /// A reader of the keys under `name` (`keys.scoped(to: "mqtt")` reads `mqtt.qos` as `qos`).
+    public func scoped(to name: String) -> ConfigurationKeyReader {
+        ConfigurationKeyReader(session: session, reader: reader.scoped(to: ConfigKey(name)), prefix: fullKey(name))
+    }
+
+    /// The full dotted key of `key`, for messages that name another key: `fullKey("height")` → `device.height`.
+    public func fullKey(_ key: String) -> String { prefix.isEmpty ? key : prefix + "." + key }
+
+    /// systemd's `$STATE_DIRECTORY` (its first directory) for a unit with `StateDirectory=`; `nil` elsewhere.
+    public var systemdStateDirectory: String? {
+        session.environment["STATE_DIRECTORY"]?.split(separator: ":").first.map(String.init)
+    }
+
+    /// Notes a problem with `key` (relative, or `key[i]` for a list element): reported with the other problems.
+    public func problem(_ key: String, _ message: String) { session.problem(fullKey(key), message) }
+
+    /// Reads `key` with `get`; a value that does not convert is a problem naming what was found
+    /// (never the value of a secret).
+    private func value<T>(_ key: String, _ expected: String, isSecret: Bool = false, _ get: (ConfigReader, ConfigKey) -> T?) -> T? {
+        let value = get(reader, ConfigKey(key))
+        let key = fullKey(key)
+        guard session.accesses.access(key)?.failed == true else { return value }
+        var found = "found a mapping"
+        switch (session.origin(of: key), session.file?.leaves[key]) {
+        case (.environment, _) where isSecret, (_, .scalar?) where isSecret: found = "found a value that is not \(expected)"
+        case (.environment(let variable), _): found = "found \"\(session.environment[variable] ?? "")\""
+        case (_, .null?): found = "has no value; give \(expected) or remove the key to use the default"
+        case (_, .scalar(let text, let quoted)?): found = "found \"\(text)\"" + (quoted && expected != "a string" ? " (remove the quotes)" : "")
+        case (_, .list?): found = "found a list"
+        default: break
+        }
+        session.problem(key, found.hasPrefix("has no") ? found : "expected \(expected), \(found)")
+        return nil
+    }
+
+    /// A string; with `isSecret` (passwords, tokens, URLs that may hold credentials) its value is never shown.
+    public func string(_ key: String, _ expected: String = "a string", isSecret: Bool = false) -> String? {
+        value(key, expected, isSecret: isSecret) { $0.string(forKey: $1, isSecret: isSecret) }
+    }
+
+    public func bool(_ key: String) -> Bool? { value(key, "true or false") { $0.bool(forKey: $1) } }
+
+    /// An integer in `range`; `meaning` follows the range in the problem: ` (JPEG quality)`.
+    public func int(_ key: String, in range: ClosedRange<Int>, _ meaning: String = "") -> Int? {
+        guard let v = value(key, "an integer", { $0.int(forKey: $1) }) else { return nil }
+        if range.contains(v) { return v }
+        problem(key, "\(v) is out of range: must be from \(range.lowerBound) to \(range.upperBound)\(meaning)")
+        return nil
+    }
+
+    /// A number in `range`; with `lowerOpen` the lower bound itself is refused.
+    public func double(_ key: String, in range: ClosedRange<Double>, lowerOpen: Bool = false, _ meaning: String = "") -> Double? {
+        guard let v = value(key, "a number", { $0.double(forKey: $1) }) else { return nil }
+        if v.isFinite, range.contains(v), !(lowerOpen && v == range.lowerBound) { return v }
+        let decimal = { DecimalText.string($0, fractionDigits: 6) }
+        problem(key, "\(decimal(v)) is out of range: must be \(lowerOpen ? "greater than" : "at least") \(decimal(range.lowerBound))"
+                + " and at most \(decimal(range.upperBound))\(meaning)")
+        return nil
+    }
+
+    /// One of `T`'s cases by its raw value, any case: `log_level: Debug`, `device.fourcc: yuyv`.
+    public func choice<T: CaseIterable & RawRepresentable<String>>(_ key: String, _ what: String) -> T? {
+        choice(key, what, among: Array(T.allCases), named: \.rawValue)
+    }
+
+    /// One of `cases` by its name, any case: `engine: hybrid` (the engines are values, not an enum).
+    public func choice<T>(_ key: String, _ what: String, among cases: [T], named name: (T) -> String) -> T? {
+        guard let text = string(key) else { return nil }
+        if let v = cases.first(where: { name($0).lowercased() == text.lowercased() }) { return v }
+        problem(key, "unknown \(what) \"\(text)\" (known: \(cases.map(name).joined(separator: ", ")))")
+        return nil
+    }
+
+    /// A list: a YAML list, or a comma-separated string (environment, flag, YAML scalar).
+    public func list(_ key: String, of expected: String, isSecret: Bool = false) -> [String]? {
+        if let text = reader.string(forKey: ConfigKey(key), isSecret: isSecret) {
+            return text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        }
+        return value(key, expected, isSecret: isSecret) { $0.stringArray(forKey: $1, isSecret: isSecret) }?
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+    }
+
+    /// The entries of a mapping whose keys are the user's (`device.controls`), from the file only,
+    /// in file order: each child's name and its value as text. Each is read through the reader,
+    /// so none is reported unknown; a child holding a list or a mapping is a problem.
+    public func entries(of key: String) -> [(name: String, value: String)] {
+        guard let file = session.file else { return [] }
+        let prefix = fullKey(key) + "."
+        let children = file.leaves.keys.filter { $0.hasPrefix(prefix) }
+            .sorted { (file.lines[$0] ?? 0, $0) < (file.lines[$1] ?? 0, $1) }
+        var entries: [(name: String, value: String)] = []
+        for child in children {
+            let name = String(child.dropFirst(prefix.count))
+            guard !name.contains("."), case .scalar? = file.leaves[child] else {
+                _ = reader.string(forKey: ConfigKey(key + "." + name))
+                problem(key + "." + name, "expected a value (a number, true or false, or a menu item's name)")
+                continue
+            }
+            if let value = string(key + "." + name) { entries.append((name, value)) }
+        }
+        return entries
+    }
+}
+
+/// A component's settings, read from the keys under its prefix: `MQTTSettings(reading: keys.scoped(to: "mqtt"))`.
+///
+/// The initializer is the schema of its keys: it reads every one of them (so each is known, even
+/// when the component is off), with its default beside it, checks each value where it is read,
+/// notes each problem on `keys` and goes on. It returns `nil` when the keys turn the component off
+/// (no `mqtt.url`); settings that are always there implement it as a non-failable initializer.
+public protocol ConfigurationSection {
+    init?(reading keys: ConfigurationKeyReader)
+}
+
+extension ConfigurationKeyReader {
+    /// Reads the configuration with `read`: `overrides` > `environment` > `file` > defaults.
+    ///
+    /// - Parameters:
+    ///   - file: A YAML file path, or `nil`. A file with no document (empty, comments) sets nothing.
+    ///   - environment: The process environment; `SYNCSCAN_*` variables are keys (`SYNCSCAN_CONFIG` aside).
+    ///   - overrides: Typed values from command-line flags, by dotted key (`"device.max_width": 1920`).
+    ///   - read: Reads every key through the top-level reader it is given.
+    /// - Throws: `ConfigurationError` (and nothing else) naming every problem with its file and line, variable or
+    ///   flag, unknown keys included (a file key, `SYNCSCAN_*` variable or flag that `read` did not read).
+    public static func read<T>(file: String?, environment: [String: String], overrides: [String: ConfigValue],
+                               _ read: (ConfigurationKeyReader) -> T) async throws -> T {
+        var layout = file.map(ConfigurationFileLayout.init(reading:))
+        var fileProvider: FileProvider<YAMLSnapshot>?
+        if let file, layout?.hasDocument == true, layout?.problems.isEmpty == true {
+            do { fileProvider = try await FileProvider<YAMLSnapshot>(filePath: FilePath(file)) } catch { layout?.fail(nil, "\(error)") }
+        }
+        let session = KeyReadingSession(overrides: overrides, environment: environment, file: layout, fileProvider: fileProvider)
+        let value = read(ConfigurationKeyReader(session: session))
+        let problems = session.finish()
+        guard problems.isEmpty else { throw ConfigurationError(problems: problems) }
+        return value
+    }
+}
