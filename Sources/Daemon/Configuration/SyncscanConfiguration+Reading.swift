@@ -71,6 +71,7 @@ extension SyncscanConfiguration {
 
         if let v: RTSPSettings.Transport = keys.choice("rtsp.transport", "RTSP transport") { rtsp.transport = v }
         if let v = keys.int("rtsp.latency_ms", in: RTSPSettings.latencyRange, " (milliseconds of RTSP jitter buffer)") { rtsp.latencyMilliseconds = v }
+        if let v = keys.bool("rtsp.camera_time") { rtsp.cameraTime = v }
 
         alwaysDiscardLateVideoFrames = keys.bool("always_discard_late_video_frames")
         let threads = "auto or an integer from 1 to 64"

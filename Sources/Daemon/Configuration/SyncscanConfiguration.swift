@@ -23,6 +23,9 @@ public struct SyncscanConfiguration: Sendable, Hashable {
         public var latencyMilliseconds = 200
         /// The range `rtsp.latency_ms` accepts.
         public static let latencyRange = 0...10_000
+        /// Each frame's wall-clock time on the camera's clock, from its RTCP sender reports
+        /// (`rtsp.camera_time`; the code lines' `frame.camera_time`).
+        public var cameraTime = false
         public init() {}
     }
 
@@ -47,7 +50,7 @@ public struct SyncscanConfiguration: Sendable, Hashable {
     public var source = "/dev/video0"
     /// How to open a V4L2 camera (validated for every source; used only by cameras).
     public var device = V4L2CaptureSource.Configuration()
-    /// How an `rtsp://` source is read (`rtsp.transport`, `rtsp.latency_ms`).
+    /// How an `rtsp://` source is read (`rtsp.transport`, `rtsp.latency_ms`, `rtsp.camera_time`).
     public var rtsp = RTSPSettings()
     /// `nil`: on for live sources (camera, pipe), off for files (`VideoDataOutput`'s rule).
     public var alwaysDiscardLateVideoFrames: Bool?
