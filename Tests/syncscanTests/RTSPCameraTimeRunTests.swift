@@ -23,9 +23,10 @@ import Testing
     }
 
     /// With the key on, every code line after the first sender report carries `frame.camera_time`:
-    /// within a few seconds of this machine's wall clock (at or before the line's `time`), moving
-    /// with `pts` (each step the pts step, within 20 ms); before it, none. With the key off, no
-    /// line has the field, also well after the reports came.
+    /// this machine's wall clock when the server sent the frame (within the run, at or before the
+    /// line's `time`; its first frame between the test's start and the first line), moving with
+    /// `pts` (each step the pts step, within 20 ms). With the key off, no line has the field, also
+    /// well after the reports came.
     @Test func codeLinesCarryTheCamerasClockAfterTheFirstSenderReportAndNoneWithTheKeyOff() throws {
         let server = try RTSPTestServer(frames: try RTSPRunTests.frames())
         let startedAt = Date().timeIntervalSince1970
@@ -42,10 +43,15 @@ import Testing
         let stamped = Array(lines[first...])
         #expect(stamped.allSatisfy { $0.camera != nil }, "every line after the first report has a parsable camera_time")
         let times = stamped.compactMap(\.camera)
-        #expect(times.allSatisfy { $0 >= startedAt - 1 && $0 <= endedAt }, "camera times \(times.first ?? 0)…\(times.last ?? 0), run \(startedAt)…\(endedAt)")
-        // The camera saw each frame before the line was written, and not long before.
+        #expect(times.allSatisfy { $0 >= startedAt && $0 <= endedAt }, "camera times \(times.first ?? 0)…\(times.last ?? 0), run \(startedAt)…\(endedAt)")
+        // The camera saw each frame before its line was written (how long before is the daemon's
+        // backlog: over 3 s for the first frames with the whole suite loading the machine).
         let delays = stamped.compactMap { line in line.camera.map { line.time - $0 } }
-        #expect(delays.allSatisfy { $0 >= -0.002 && $0 < 3 }, "time − camera_time: \(delays)")
+        #expect(delays.allSatisfy { $0 >= -0.002 }, "time − camera_time: \(delays)")
+        // camera_time − pts, the camera's clock at the daemon's first frame: after the test began
+        // and before the first code line was written (the server began its stream for this client).
+        let origin = try #require(stamped.first.flatMap { line in line.camera.map { $0 - line.pts } })
+        #expect(origin >= startedAt && origin <= lines[0].time + 0.002, "first frame at \(origin), test began \(startedAt), first line \(lines[0].time)")
         for (a, b) in zip(stamped, stamped.dropFirst()) {
             guard let ca = a.camera, let cb = b.camera else { continue }
             #expect(abs((cb - ca) - (b.pts - a.pts)) <= 0.02, "camera_time \(ca) → \(cb), pts \(a.pts) → \(b.pts)")
