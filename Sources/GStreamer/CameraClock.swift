@@ -4,7 +4,7 @@ import Media
 /// buffer without one after a stamped one, that stamp carried over by the RTP-time difference.
 ///
 /// rtph264depay leaves the stamp off some frames even after the first sender report (in our
-/// tests every keyframe, which it builds from several NAL units). With `buffer-mode=none` the
+/// tests every keyframe; the frames between them were stamped). With `buffer-mode=none` the
 /// running times are the RTP clock, so `last stamp + (running time − its running time)` is the
 /// jitter buffer's own arithmetic (sender report's NTP + RTP distance). Before the first stamp:
 /// `nil`, never a guess. One per connection: a reopen starts a new one.
