@@ -112,12 +112,26 @@ typedef struct {
     int width, height, stride;
     int64_t running_time_ns;  /* -1 when the buffer has no timestamp */
     int discont;              /* GST_BUFFER_FLAG_DISCONT or GST_BUFFER_FLAG_GAP */
+    int64_t ntp_ns;           /* the buffer's timestamp/x-ntp reference timestamp (ns since 1900), -1 none or not asked */
 } syncscan_gst_luma;
+
+/* The buffer's GstReferenceTimestampMeta for caps timestamp/x-ntp (gst_buffer_get_reference_timestamp_meta):
+ * nanoseconds since the NTP epoch (1900) on the sender's clock, -1 when the buffer has none. rtpjitterbuffer
+ * attaches it (rtspsrc add-reference-timestamp-meta=true) once an RTCP sender report has mapped the RTP clock. */
+static inline int64_t syncscan_gst_ntp_reference(GstBuffer *buffer) {
+    static GstStaticCaps ntp = GST_STATIC_CAPS("timestamp/x-ntp");
+    GstCaps *caps = gst_static_caps_get(&ntp);
+    GstReferenceTimestampMeta *meta = gst_buffer_get_reference_timestamp_meta(buffer, caps);
+    gst_caps_unref(caps);
+    if (!meta || !GST_CLOCK_TIME_IS_VALID(meta->timestamp) || meta->timestamp > (GstClockTime)INT64_MAX) return -1;
+    return (int64_t)meta->timestamp;
+}
 
 /* gst_app_sink_try_pull_sample within `timeout_ns`, then gst_video_frame_map of its buffer:
  * 1 a frame in *out (release it with syncscan_gst_luma_release), 0 none yet, 2 end of stream,
- * -1 a sample that is not 8-bit luma-first video (with *error set). */
-static inline int syncscan_gst_pull_luma(GstElement *sink, uint64_t timeout_ns, syncscan_gst_luma *out, char **error) {
+ * -1 a sample that is not 8-bit luma-first video (with *error set). With `read_ntp`, out->ntp_ns
+ * is the buffer's NTP reference timestamp (syncscan_gst_ntp_reference), else -1. */
+static inline int syncscan_gst_pull_luma(GstElement *sink, uint64_t timeout_ns, int read_ntp, syncscan_gst_luma *out, char **error) {
     GstSample *sample = gst_app_sink_try_pull_sample(GST_APP_SINK(sink), timeout_ns);
     if (!sample) return gst_app_sink_is_eos(GST_APP_SINK(sink)) ? 2 : 0;
     GstVideoInfo info;
@@ -150,6 +164,7 @@ static inline int syncscan_gst_pull_luma(GstElement *sink, uint64_t timeout_ns, 
     guint64 running = (GST_CLOCK_TIME_IS_VALID(pts) && segment) ? gst_segment_to_running_time(segment, GST_FORMAT_TIME, pts) : GST_CLOCK_TIME_NONE;
     out->running_time_ns = GST_CLOCK_TIME_IS_VALID(running) ? (int64_t)running : -1;
     out->discont = GST_BUFFER_FLAG_IS_SET(buffer, GST_BUFFER_FLAG_DISCONT) || GST_BUFFER_FLAG_IS_SET(buffer, GST_BUFFER_FLAG_GAP);
+    out->ntp_ns = read_ntp ? syncscan_gst_ntp_reference(buffer) : -1;
     return 1;
 unusable:
     *error = g_strdup_printf("the sink got %s, not 8-bit luma", gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(&info)));

@@ -8,6 +8,8 @@ import SystemCalls
 final class GStreamerPipeline: @unchecked Sendable {
     private let pipeline: OpaquePointer
     private let sink: OpaquePointer
+    /// Whether each pulled buffer's NTP reference timestamp is read.
+    private let readsCameraTime: Bool
 
     /// What one pull gave.
     enum Pulled {
@@ -20,7 +22,11 @@ final class GStreamerPipeline: @unchecked Sendable {
 
     /// Parses `description` (`gst_parse_launch`), finds its sink and sets it playing; a refusal
     /// to play is thrown with GStreamer's reason and `advice` for its cause.
-    init(description: String, shown: String, maxBuffers: UInt32, advice: (GStreamerFailure.Cause) -> String) throws(IOError) {
+    /// - Parameter readsCameraTime: read each buffer's `timestamp/x-ntp` reference timestamp
+    ///   (`gst_buffer_get_reference_timestamp_meta`) into `GStreamerLuma.cameraTime`.
+    init(description: String, shown: String, maxBuffers: UInt32, readsCameraTime: Bool = false,
+         advice: (GStreamerFailure.Cause) -> String) throws(IOError) {
+        self.readsCameraTime = readsCameraTime
         try GStreamerCalls.initialize().get()
         pipeline = try GStreamerCalls.parseLaunch(description, shown: shown).get()
         do throws(IOError) {
@@ -47,12 +53,12 @@ final class GStreamerPipeline: @unchecked Sendable {
         syncscan_gst_unref(UnsafeMutablePointer(pipeline))
     }
 
-    /// The next frame within `timeoutNanoseconds` (`gst_app_sink_try_pull_sample`), or what the bus
-    /// reported (an error, the end of the stream).
+    /// The next frame within `timeoutNanoseconds` (`gst_app_sink_try_pull_sample`, then
+    /// `gst_video_frame_map`), or what the bus reported (an error, the end of the stream).
     func pull(timeoutNanoseconds: UInt64) -> Pulled {
         let luma = UnsafeMutablePointer<syncscan_gst_luma>.allocate(capacity: 1)
         var message: UnsafeMutablePointer<CChar>?
-        switch syncscan_gst_pull_luma(UnsafeMutablePointer(sink), timeoutNanoseconds, luma, &message) {
+        switch syncscan_gst_pull_luma(UnsafeMutablePointer(sink), timeoutNanoseconds, readsCameraTime ? 1 : 0, luma, &message) {
         case 1:
             return .frame(GStreamerLuma(luma))
         case 2:
@@ -87,6 +93,12 @@ struct GStreamerLuma: @unchecked Sendable {
     var runningTime: Int64? { mapped.pointee.running_time_ns >= 0 ? mapped.pointee.running_time_ns : nil }
     /// Flagged DISCONT or GAP by GStreamer.
     var isDiscontinuity: Bool { mapped.pointee.discont != 0 }
+    /// The camera's wall clock for this buffer, from its `timestamp/x-ntp` reference timestamp meta
+    /// (an RTCP sender report's NTP time carried to the buffer's RTP time by rtpjitterbuffer);
+    /// `nil` without one (before the first report, or a buffer the depayloader did not stamp).
+    var cameraTime: CameraTime? {
+        mapped.pointee.ntp_ns >= 0 ? CameraTime(ntpNanoseconds: mapped.pointee.ntp_ns) : nil
+    }
 
     /// The pixels, owning the mapping from now on.
     func pixelBuffer() -> PixelBuffer {

@@ -17,6 +17,8 @@ public final class GStreamerSource: FrameSource, @unchecked Sendable {
     /// An `rtsp://`, `http://` stream (not a file or a `gst:` description): for advice in errors.
     private let isNetwork: Bool
     private let description: String
+    /// An `rtsp://` source asked for the camera's wall clock (`rtsp.camera_time`).
+    private let readsCameraTime: Bool
     private let missingTimeout: Duration?
     private let logger: Logger
     private let password: String?
@@ -37,6 +39,8 @@ public final class GStreamerSource: FrameSource, @unchecked Sendable {
     private var timeOffset = MediaTime.zero
     private var pending: SourceEvent?
     private var lastFrameAt = ContinuousClock.now
+    /// The camera's clock on this connection (`rtsp.camera_time`); a new one at each reopen.
+    private var cameraClock = CameraClock()
 
     /// Backoff between reopen attempts: doubled from `backoffStart` up to `backoffCap`.
     static let backoffStart = Duration.milliseconds(250)
@@ -46,12 +50,20 @@ public final class GStreamerSource: FrameSource, @unchecked Sendable {
     /// - Parameters:
     ///   - missingTimeout: how long a live stream is reopened before `next()` throws (`nil`: forever).
     ///   - transport, latencyMilliseconds: RTSP's transport and jitter buffer (`rtspsrc protocols`, `latency`).
+    ///   - cameraTime: for `rtsp://`, give frames the camera's wall-clock time from its RTCP sender
+    ///     reports (`VideoFrame.cameraTime`; see `CameraClock`); other sources ignore it.
     public init(uri: SourceURI, missingTimeout: Duration?, transport: GStreamerURI.RTSPTransport = .tcp,
-                latencyMilliseconds: Int = 200, logger: Logger) throws(IOError) {
+                latencyMilliseconds: Int = 200, cameraTime: Bool = false, logger: Logger) throws(IOError) {
         self.uri = uri.description
         isLive = GStreamerURI.isLive(uri)
         if case .network = GStreamerURI.kind(of: uri) { isNetwork = true } else { isNetwork = false }
-        description = GStreamerURI.pipelineDescription(uri, transport: transport, latencyMilliseconds: latencyMilliseconds)
+        if case .network(let scheme) = GStreamerURI.kind(of: uri), scheme.hasPrefix("rtsp") {
+            readsCameraTime = cameraTime
+        } else {
+            readsCameraTime = false
+        }
+        description = GStreamerURI.pipelineDescription(uri, transport: transport, latencyMilliseconds: latencyMilliseconds,
+                                                       cameraTime: readsCameraTime)
         self.missingTimeout = missingTimeout
         self.logger = logger
         password = Self.password(in: uri.location)
@@ -128,7 +140,9 @@ public final class GStreamerSource: FrameSource, @unchecked Sendable {
 
     private func open() throws(IOError) -> GStreamerPipeline {
         do throws(IOError) {
-            return try GStreamerPipeline(description: description, shown: uri, maxBuffers: 2) { [isNetwork] in Self.advice($0, network: isNetwork) }
+            return try GStreamerPipeline(description: description, shown: uri, maxBuffers: 2, readsCameraTime: readsCameraTime) { [isNetwork] in
+                Self.advice($0, network: isNetwork)
+            }
         } catch {
             throw IOError(code: error.code, call: error.call, message: shown(error.message))
         }
@@ -225,6 +239,8 @@ public final class GStreamerSource: FrameSource, @unchecked Sendable {
             // A new connection's clock starts again: continue from the last frame, plus the time gone.
             timeOffset = last + Self.mediaTime(lastFrameAt.duration(to: arrival)) - MediaTime(nanoseconds: running)
         }
+        if gap != nil { cameraClock = CameraClock() }
+        let cameraTime = readsCameraTime ? cameraClock.time(stamped: luma.cameraTime, runningTime: luma.runningTime) : nil
         // A buffer without a timestamp is placed by its arrival after the previous frame.
         var time = luma.runningTime.map { MediaTime(nanoseconds: $0) + timeOffset }
             ?? ((lastTime ?? .zero) + Self.mediaTime(lastFrameAt.duration(to: arrival)))
@@ -235,7 +251,8 @@ public final class GStreamerSource: FrameSource, @unchecked Sendable {
         let skipped: UInt64 = detail == nil ? 0 : 1
         let event = SourceEvent.frame(VideoFrame(
             sequenceNumber: nextSequenceNumber + skipped, presentationTime: time,
-            width: luma.width, height: luma.height, bytesPerLine: luma.bytesPerLine, format: .grey, buffer: luma.pixelBuffer()))
+            width: luma.width, height: luma.height, bytesPerLine: luma.bytesPerLine, format: .grey, buffer: luma.pixelBuffer(),
+            cameraTime: cameraTime))
         guard let detail else {
             nextSequenceNumber += 1
             return event

@@ -83,14 +83,20 @@ public enum GStreamerURI {
     static let sinkTail = "videoconvert ! appsink name=syncscan sync=false caps=\"video/x-raw,format=(string){GRAY8,I420,YV12,NV12,NV21,Y42B,Y444}\""
 
     /// The `gst_parse_launch` description for `uri` (credentials included: never log it), with
-    /// RTSP's `transport` and jitter buffer (`latencyMilliseconds`).
-    public static func pipelineDescription(_ uri: SourceURI, transport: RTSPTransport = .tcp, latencyMilliseconds: Int = 200) -> String {
+    /// RTSP's `transport` and jitter buffer (`latencyMilliseconds`); with `cameraTime`, RTSP
+    /// buffers carry the camera's NTP time once an RTCP sender report came.
+    public static func pipelineDescription(_ uri: SourceURI, transport: RTSPTransport = .tcp, latencyMilliseconds: Int = 200,
+                                           cameraTime: Bool = false) -> String {
         switch kind(of: uri) {
         case .network(let scheme) where scheme.hasPrefix("rtsp"):
             // buffer-mode=none: the buffers' timestamps are the RTP clock's (the camera's own
             // timeline), not the jitter buffer's default "slave" estimate, which follows the
             // arrival times for seconds after frames come late or in a burst.
-            return "rtspsrc location=\(quoted(uri.location)) latency=\(latencyMilliseconds) protocols=\(transport.rawValue) buffer-mode=none ! decodebin ! " + sinkTail
+            // add-reference-timestamp-meta: rtpjitterbuffer stamps each buffer with the sender
+            // report's NTP time carried to its RTP time; the pts stay as they are (ntp-sync,
+            // which would move them onto the NTP clock, is left off).
+            let meta = cameraTime ? " add-reference-timestamp-meta=true" : ""
+            return "rtspsrc location=\(quoted(uri.location)) latency=\(latencyMilliseconds) protocols=\(transport.rawValue) buffer-mode=none\(meta) ! decodebin ! " + sinkTail
         case .network:
             return "souphttpsrc location=\(quoted(uri.location)) is-live=true ! decodebin ! " + sinkTail
         case .file(let path):

@@ -15,9 +15,12 @@ public struct VideoFrame: Sendable {
     /// How a compressed frame becomes grey pixels; set by the source of every compressed frame,
     /// `nil` for raw layouts.
     public var decoder: (any CompressedFrameDecoder)?
+    /// When the camera saw it, on the camera's clock (RTSP with `rtsp.camera_time`); `nil` when unknown.
+    public var cameraTime: CameraTime?
 
     public init(sequenceNumber: UInt64, presentationTime: MediaTime, width: Int, height: Int,
-                bytesPerLine: Int, format: PixelFormat, buffer: PixelBuffer, decoder: (any CompressedFrameDecoder)? = nil) {
+                bytesPerLine: Int, format: PixelFormat, buffer: PixelBuffer, decoder: (any CompressedFrameDecoder)? = nil,
+                cameraTime: CameraTime? = nil) {
         self.sequenceNumber = sequenceNumber
         self.presentationTime = presentationTime
         self.width = width
@@ -26,12 +29,13 @@ public struct VideoFrame: Sendable {
         self.format = format
         self.buffer = buffer
         self.decoder = decoder
+        self.cameraTime = cameraTime
     }
 
     /// The frame's identity and geometry without its pixels.
     public var info: FrameInfo {
         FrameInfo(sequenceNumber: sequenceNumber, presentationTime: presentationTime,
-                  width: width, height: height, format: format)
+                  width: width, height: height, format: format, cameraTime: cameraTime)
     }
 }
 
@@ -42,12 +46,16 @@ public struct FrameInfo: Sendable, Hashable {
     public var width: Int
     public var height: Int
     public var format: PixelFormat
+    /// When the camera saw it, on the camera's clock; `nil` when unknown.
+    public var cameraTime: CameraTime?
 
-    public init(sequenceNumber: UInt64, presentationTime: MediaTime, width: Int, height: Int, format: PixelFormat) {
+    public init(sequenceNumber: UInt64, presentationTime: MediaTime, width: Int, height: Int, format: PixelFormat,
+                cameraTime: CameraTime? = nil) {
         self.sequenceNumber = sequenceNumber
         self.presentationTime = presentationTime
         self.width = width
         self.height = height
         self.format = format
+        self.cameraTime = cameraTime
     }
 }

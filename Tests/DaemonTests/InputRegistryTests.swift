@@ -60,15 +60,17 @@ import Testing
     }
 }
 
-/// `rtsp.transport` and `rtsp.latency_ms`: read, ranged, and a change reopens the source.
+/// `rtsp.transport`, `rtsp.latency_ms` and `rtsp.camera_time`: read, checked, and a change reopens the source.
 @Suite(.offThePool) struct RTSPConfigurationTests {
     @Test func theKeysAreReadAndCheckedAndAChangeReopensTheSource() async throws {
-        let file = try TemporaryConfigFile("source: rtsp://cam/live\nrtsp:\n  transport: udp\n  latency_ms: 50\n")
+        let file = try TemporaryConfigFile("source: rtsp://cam/live\nrtsp:\n  transport: udp\n  latency_ms: 50\n  camera_time: true\n")
         let configuration = try await SyncscanConfiguration.load(file: file.path, environment: [:])
-        #expect(configuration.rtsp.transport == .udp && configuration.rtsp.latencyMilliseconds == 50)
+        #expect(configuration.rtsp.transport == .udp && configuration.rtsp.latencyMilliseconds == 50 && configuration.rtsp.cameraTime)
         #expect(SyncscanConfiguration().rtsp.transport == .tcp && SyncscanConfiguration().rtsp.latencyMilliseconds == 200)
-        let problems = await expectConfigurationError(file: nil, environment: ["SYNCSCAN_RTSP_TRANSPORT": "quic", "SYNCSCAN_RTSP_LATENCY_MS": "-1"])
-        #expect(problems.count == 2 && problems.contains { $0.contains("quic") && $0.contains("tcp, udp") }
-                && problems.contains { $0.contains("rtsp.latency_ms") }, "\(problems)")
+        #expect(SyncscanConfiguration().rtsp.cameraTime == false, "off unless asked")
+        let problems = await expectConfigurationError(file: nil, environment: ["SYNCSCAN_RTSP_TRANSPORT": "quic", "SYNCSCAN_RTSP_LATENCY_MS": "-1",
+                                                                               "SYNCSCAN_RTSP_CAMERA_TIME": "sometimes"])
+        #expect(problems.count == 3 && problems.contains { $0.contains("quic") && $0.contains("tcp, udp") }
+                && problems.contains { $0.contains("rtsp.latency_ms") } && problems.contains { $0.contains("rtsp.camera_time") }, "\(problems)")
     }
 }

@@ -174,6 +174,8 @@ func readAll(_ source: GStreamerSource) throws -> [(event: SourceEvent, codes: [
         let rtsp = try #require(try GStreamerURI.parse("rtsp://u:p@cam/live"))
         #expect(GStreamerURI.pipelineDescription(rtsp, transport: .udp, latencyMilliseconds: 50)
                 .hasPrefix("rtspsrc location=\"rtsp://u:p@cam/live\" latency=50 protocols=udp buffer-mode=none ! decodebin ! videoconvert ! appsink name=syncscan"))
+        #expect(GStreamerURI.pipelineDescription(rtsp, cameraTime: true)
+                .hasPrefix("rtspsrc location=\"rtsp://u:p@cam/live\" latency=200 protocols=tcp buffer-mode=none add-reference-timestamp-meta=true ! decodebin ! "))
         let file = try #require(try GStreamerURI.parse("a \"b\".mkv"))
         #expect(GStreamerURI.pipelineDescription(file).hasPrefix("filesrc location=\"a \\\"b\\\".mkv\" ! decodebin ! "))
         let custom = try #require(try GStreamerURI.parse("gst:videotestsrc"))

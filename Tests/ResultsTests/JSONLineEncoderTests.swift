@@ -41,8 +41,23 @@ private func parse(_ line: [UInt8]) throws -> [String: Any] {
         #expect(frame["pts"] as? Double == 1.4)
         #expect(frame["width"] as? Int == 640 && frame["height"] as? Int == 480)
         #expect(frame["format"] as? String == "YUYV")
+        #expect(frame.keys.contains("camera_time") == false, "no camera time: no field, not null")
         #expect(o["source"] as? String == "y4m:/tmp/a.y4m")
         #expect(o["time"] as? String == "2026-11-18T11:06:40.007Z")
+    }
+
+    /// A frame with the camera's time (RTCP sender reports) has it last in `frame`, RFC 3339 UTC,
+    /// milliseconds truncated; the fields before it unchanged.
+    @Test func aFrameWithTheCamerasTimeHasCameraTimeInItsFrameObject() throws {
+        var stamped = code(Array("hello".utf8))
+        // 2026-11-18T11:06:40.0079999Z, from NTP nanoseconds (1900 epoch).
+        let ntp = (1_795_000_000 + CameraTime.ntpToUnixSeconds) * 1_000_000_000 + 7_999_999
+        stamped.frame.cameraTime = try #require(CameraTime(ntpNanoseconds: ntp))
+        let line = String(decoding: JSONLineEncoder().encode(stamped, source: "s", time: fixedTime), as: UTF8.self)
+        #expect(line.contains("\"frame\":{\"seq\":42,\"pts\":1.4,\"width\":640,\"height\":480,\"format\":\"YUYV\",\"camera_time\":\"2026-11-18T11:06:40.007Z\"}"),
+                "\(line)")
+        #expect(CameraTime(ntpNanoseconds: CameraTime.ntpToUnixSeconds * 1_000_000_000 - 1) == nil, "before 1970: none")
+        #expect(CameraTime(ntpNanoseconds: CameraTime.ntpToUnixSeconds * 1_000_000_000)?.nanosecondsSince1970 == 0)
     }
 
     @Test func aZXingCodeNamesItsEngineAndHasNoQuality() throws {

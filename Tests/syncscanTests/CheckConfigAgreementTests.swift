@@ -19,6 +19,8 @@ import Testing
         ("source: SOURCE\ndevice:\n  width: 640\n", ":3: device.width: device.width and device.height must be given together"),
         ("source: SOURCE\nsymbologies: [qrcode, qr]\n", ":2: symbologies[1]: unknown symbology \"qr\""),
         ("source: SOURCE\noutput:\n  queue_lines: 0\n", ":3: output.queue_lines: 0 is out of range"),
+        ("source: SOURCE\nrtsp:\n  camera_time: true\n", nil),
+        ("source: SOURCE\nrtsp:\n  latency_ms: 100\n  camera_time: maybe\n", ":4: rtsp.camera_time: expected true or false"),
         ("source: SOURCE\nsorce: /dev/video1\n", ":2: sorce: unknown key \"sorce\" (did you mean \"source\"?)"),
         ("source: SOURCE\nengine: hybrid\nsymbologies: [qrcode, aztec, datamatrix, ean13]\n", nil),
         ("source: SOURCE\nengine: zbar\nsymbologies: [aztec]\n",

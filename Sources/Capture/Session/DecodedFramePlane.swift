@@ -21,7 +21,7 @@ final class DecodedFramePlane {
     /// frame over this plane, valid until the next call; or the decoder's cause when it gives no picture.
     /// - Parameter keepBytes: keep the compressed bytes for `compressedBytes`.
     func decode(_ frame: consuming VideoFrame, keepBytes: Bool) -> Result<VideoFrame, UndecodableFrame> {
-        let (width, height, sequence, time) = (frame.width, frame.height, frame.sequenceNumber, frame.presentationTime)
+        let (width, height, sequence, time, cameraTime) = (frame.width, frame.height, frame.sequenceNumber, frame.presentationTime, frame.cameraTime)
         compressedCount = 0
         guard let decoder = frame.decoder else {
             return .failure(UndecodableFrame(cause: "\(frame.format) frame without a decoder"))
@@ -42,7 +42,8 @@ final class DecodedFramePlane {
             return .failure(UndecodableFrame(cause: cause))
         case .decoded:
             return .success(VideoFrame(sequenceNumber: sequence, presentationTime: time, width: width, height: height, bytesPerLine: width,
-                                       format: .grey, buffer: PixelBuffer(bytes: UnsafeRawBufferPointer(rebasing: plane[0..<needed])) {}))
+                                       format: .grey, buffer: PixelBuffer(bytes: UnsafeRawBufferPointer(rebasing: plane[0..<needed])) {},
+                                       cameraTime: cameraTime))
         }
     }
 

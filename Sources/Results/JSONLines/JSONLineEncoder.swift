@@ -83,9 +83,15 @@ struct JSONBuffer {
 
     mutating func raw(_ s: String) { bytes.append(contentsOf: s.utf8) }
 
+    /// `{seq, pts, width, height, format}`, then `camera_time` when the frame has one (never `null`).
     mutating func frame(_ f: FrameInfo) {
         raw("{\"seq\":\(f.sequenceNumber),\"pts\":\(f.presentationTime),\"width\":\(f.width),\"height\":\(f.height),\"format\":")
         string(f.format.rawValue)
+        if let camera = f.cameraTime {
+            raw(",\"camera_time\":\"")
+            raw(WallClockTime(camera).rfc3339)
+            raw("\"")
+        }
         raw("}")
     }
 
@@ -120,6 +126,12 @@ public struct WallClockTime: Sendable, Hashable {
     public init(secondsSince1970: Int64, milliseconds: Int) {
         self.secondsSince1970 = secondsSince1970
         self.milliseconds = milliseconds
+    }
+
+    /// A camera's wall-clock time, milliseconds truncated.
+    public init(_ camera: CameraTime) {
+        let (seconds, nanoseconds) = camera.nanosecondsSince1970.quotientAndRemainder(dividingBy: 1_000_000_000)
+        self.init(secondsSince1970: seconds, milliseconds: Int(nanoseconds / 1_000_000))
     }
 
     /// Now, from CLOCK_REALTIME.

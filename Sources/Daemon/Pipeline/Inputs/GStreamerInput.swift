@@ -11,7 +11,7 @@ extension InputFamily {
         open: { uri, options, logger in
             let rtsp = options.configuration.rtsp
             return (try GStreamerSource(uri: uri, missingTimeout: options.configuration.device.missingTimeout, transport: rtsp.transport,
-                                        latencyMilliseconds: rtsp.latencyMilliseconds, logger: logger), { _ in })
+                                        latencyMilliseconds: rtsp.latencyMilliseconds, cameraTime: rtsp.cameraTime, logger: logger), { _ in })
         },
         checkInstalled: { uri throws(SourceURIError) in try GStreamerURI.checkInstalled(uri) },
         checkOpenable: { _, _ in },
