@@ -37,10 +37,13 @@ for kind in "${kinds[@]}"; do
         *) echo "unknown sanitizer $kind" >&2; exit 2 ;;
     esac
     start=$(date +%s)
-    if ! swift build --build-tests --sanitize="$kind" --scratch-path "$scratch"; then
-        echo "sanitize $kind: build failed after $(( $(date +%s) - start )) s" | tee -a "$report"
-        status=1; continue
+    build_log=$(mktemp /tmp/syncscan-sanitize-build.XXXXXX)
+    if ! swift build --build-tests --sanitize="$kind" --scratch-path "$scratch" 2>&1 | tee "$build_log"; then
+        { echo "sanitize $kind: build failed after $(( $(date +%s) - start )) s:"
+          grep -E "error:" "$build_log" | grep -v '^ *[|`]' | head -40; } | tee -a "$report"
+        rm -f "$build_log"; status=1; continue
     fi
+    rm -f "$build_log"
     built=$(date +%s)
     # halt_on_error: any report fails the run (TSan otherwise only prints and exits 66 at the end).
     # No suppressions: shared state is behind SystemCalls.LockedValue (a pthread mutex TSan sees),
