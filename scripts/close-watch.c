@@ -7,7 +7,7 @@
  * spool file), and that thread then fails far from the cause. The test processes run many tests
  * at once, so such a race shows up as a rare failure of an unrelated test. Most double closes
  * meet no reuse on a given run and get EBADF: this reports each with its stack, so they are
- * found on every run, not by chance. Reports are appended to $SYNCSCAN_CLOSE_WATCH_LOG.
+ * found on every run, not by chance. Reports are appended to $CLOSE_WATCH_LOG.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -31,7 +31,7 @@ int close(int fd) {
     int result = real_close(fd);
     if (result == -1 && errno == EBADF && fd >= 0) {
         int saved = errno;
-        const char *path = getenv("SYNCSCAN_CLOSE_WATCH_LOG");
+        const char *path = getenv("CLOSE_WATCH_LOG");
         int log = path ? open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644) : -1;
         if (log >= 0) {
             void *frames[48];

@@ -34,7 +34,7 @@ if [ "${UNIT_TEST_WATCH_CLOSES:-0}" = 1 ]; then
     trap 'rm -f "$log"; rm -rf "$watch_dir"' EXIT
     cc -shared -fPIC -O1 -o "$watch_dir/close-watch.so" "$(dirname "$0")/close-watch.c" -ldl || exit 2
     watch_log=$watch_dir/closes.log
-    export SYNCSCAN_CLOSE_WATCH_LOG=$watch_log
+    export CLOSE_WATCH_LOG=$watch_log
     export LD_PRELOAD=$watch_dir/close-watch.so${LD_PRELOAD:+:$LD_PRELOAD}
 fi
 
