@@ -20,7 +20,10 @@ QR, Aztec and DataMatrix have 4-px modules, PDF417 and 1-D codes 2-px ones, unle
 Run as a script, it makes the set and prints, for each decoder pass alone (`syncscan run --engine
 hybrid --passes P --effort max`, release build, one scanning thread, --symbologies all) which
 frames it reads: per condition, per symbology, the union of the passes, the frames only one pass
-reads, the frames none reads and the codes a pass reported that were not drawn. bench/effort.py --set hard and bench/live.py --frames hard use it.
+reads, the frames none reads and the codes a pass reported that were not drawn; then the whole
+engine (`--effort max`): what it reads, its CPU a frame, the frames none of the other passes alone
+reads (the upscaling passes read only what the passes before them left unread, so alone they
+miss the regions zxing-fast detected and could not decode). bench/effort.py --set hard and bench/live.py --frames hard use it.
 Usage: bench/hardset.py [--png DIR]   (needs: zint, ffmpeg, a Swift toolchain)
 """
 import argparse, os, struct, subprocess, sys, tempfile
@@ -29,7 +32,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "bench", "out")
 W, H = 1280, 720
-PASSES = ["zxing-fast", "zbar", "zxing-full", "zxing-histogram"]
+PASSES = ["zxing-fast", "zbar", "zxing-full", "zxing-histogram", "zxing-upscale", "zbar-upscale"]
+# Passes that read only what the passes before them in the engine left unread: alone they see no undecoded code
+# of zxing-fast's, so the whole engine is run too.
+UPSCALING = {"zxing-upscale", "zbar-upscale"}
 # name in syncscan, zint barcode number, zint --scale (a 2-D module is 2 * scale pixels), payload maker
 CODES = [
     ("qrcode", 58, 2, lambda i: f"hard QR {i:03d} https://example.org/h?{i}"),
@@ -177,6 +183,15 @@ def main():
         print(f"  read by {p} alone: {len(only)} " + " ".join(f"{s}:{expected[s][0]}/{expected[s][2]}" for s in only))
     none = [s for s in range(len(expected)) if not any(s in read[p] for p in PASSES)]
     print(f"  read by no pass: {len(none)} " + " ".join(f"{s}:{expected[s][0]}/{expected[s][2]}" for s in none))
+    out, cpu = effort.cpu_of([syncscan, "run", "--source", frames, *effort.BASE, "--engine", "hybrid", "--effort", "max"])
+    found, by_pass = effort.reads(out)
+    engine = {seq for seq, *_ in found & drawn}
+    plain = set().union(*(read[p] for p in PASSES if p not in UPSCALING))
+    print(f"  --engine hybrid --effort max (every pass, in order): {len(engine)}/{len(expected)}, {cpu / len(expected) * 1000:.1f} ms CPU "
+          f"a frame; codes by pass: " + ", ".join(f"{p} {n}" for p, n in sorted(by_pass.items())))
+    new = sorted(engine - plain)
+    print(f"  read by the engine and by none of the other passes alone: {len(new)} " + " ".join(f"{s}:{expected[s][0]}/{expected[s][2]}" for s in new))
+    print(f"  reported by the engine but not drawn: " + (", ".join(f"frame {s}: {n} {d!r}" for s, n, d in sorted(found - drawn)) or "none"))
     for p in PASSES:
         print(f"  reported by {p} but not drawn: " + (", ".join(
             f"frame {s} ({expected[s][0]}/{expected[s][2]}): {n} {d!r}" for s, n, d in extra[p]) or "none"))

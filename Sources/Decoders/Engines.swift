@@ -9,9 +9,10 @@ extension DecoderEngine {
     public static let zxing = DecoderEngine(name: "zxing", libraries: [ZXingDecoder()], passes: [.zxingFast, .zxingFull, .zxingHistogram])
     /// Both, each on the requested symbologies it reads: zxing-cpp's reading kept for 2-D codes
     /// (its corners are the code's own), zbar's for 1-D ones (they carry zbar's quality), and
-    /// zbar's 1-D readings checked by zxing-cpp (`LinearReadingCheck`).
+    /// zbar's 1-D readings checked by zxing-cpp (`LinearReadingCheck`). Last, its upscaling passes:
+    /// only where the others saw a code and read none (`RegionUpscaler`), zbar's readings checked too.
     public static let hybrid = DecoderEngine(name: "hybrid", libraries: [ZXingDecoder(), ZBarDecoder()],
-                                             passes: [.zxingFast, .zbar, .zxingFull, .zxingHistogram],
+                                             passes: [.zxingFast, .zbar, .zxingFull, .zxingHistogram, .zxingUpscale, .zbarUpscale],
                                              preferred: Preference(twoDimensional: .zxing, linear: .zbar),
                                              readingCheck: ReadingCheck(checked: .zbar, checker: .zxing))
 

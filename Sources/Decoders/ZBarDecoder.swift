@@ -2,7 +2,7 @@ import Capture
 import Media
 import ZBar
 
-/// zbar as a `DecoderLibrary`: one pass (`zbar`), every symbology with a zbar symbol type.
+/// zbar as a `DecoderLibrary`: two passes (`zbar`, `zbar-upscale`), every symbology with a zbar symbol type.
 ///
 /// zbar has no pixel stride: it is given packed 4:2:2 frames' luma extracted into a plane, and
 /// reports no code it detected without decoding. Its second look (`readBand`) reads the band
@@ -11,7 +11,7 @@ public struct ZBarDecoder: DecoderLibrary {
     public init() {}
     public var id: DecoderLibraryID { .zbar }
     public var readable: Set<Symbology> { Symbology.zbarReadable }
-    public var passes: [DecoderPass] { [.zbar] }
+    public var passes: [DecoderPass] { [.zbar, .zbarUpscale] }
     public var version: DecoderLibraryVersion {
         DecoderLibraryVersion(name: "zbar", version: ZBarLibrary.version, origin: ZBarLibrary.versionOrigin)
     }
@@ -28,6 +28,9 @@ extension DecoderLibraryID {
 extension DecoderPass {
     /// zbar, with the `zbar.*` settings.
     public static let zbar = DecoderPass("zbar", library: .zbar, cost: .full)
+    /// zbar, with the `zbar.*` settings, on the parts of the frame left unread enlarged 3 times
+    /// (`DecoderPass.scale`): 1-D codes whose bars are thinner than a pixel.
+    public static let zbarUpscale = DecoderPass("zbar-upscale", library: .zbar, cost: .heavy, scale: 3)
 }
 
 /// One thread's zbar scanner (made on first use, reconfigured for each pass's settings).

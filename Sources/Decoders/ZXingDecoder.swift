@@ -2,7 +2,7 @@ import Capture
 import Media
 import ZXing
 
-/// zxing-cpp as a `DecoderLibrary`: three passes (`zxing-fast`, `zxing-full`, `zxing-histogram`).
+/// zxing-cpp as a `DecoderLibrary`: four passes (`zxing-fast`, `zxing-full`, `zxing-histogram`, `zxing-upscale`).
 ///
 /// It reads every luma layout in place (pixel stride 2 for packed 4:2:2) and reports the codes it
 /// detected but could not decode (`ZXingHints.returnErrors`). Its second look (`readBand`) is
@@ -11,7 +11,7 @@ public struct ZXingDecoder: DecoderLibrary {
     public init() {}
     public var id: DecoderLibraryID { .zxing }
     public var readable: Set<Symbology> { BarcodeReader.readable }
-    public var passes: [DecoderPass] { [.zxingFast, .zxingFull, .zxingHistogram] }
+    public var passes: [DecoderPass] { [.zxingFast, .zxingFull, .zxingHistogram, .zxingUpscale] }
     public var version: DecoderLibraryVersion {
         DecoderLibraryVersion(name: "zxing-cpp", version: ZXingLibrary.version, origin: ZXingLibrary.versionOrigin)
     }
@@ -32,6 +32,9 @@ extension DecoderPass {
     public static let zxingFull = DecoderPass("zxing-full", library: .zxing, cost: .full)
     /// The full pass with zxing-cpp's GlobalHistogram binarizer (`ZXing_Binarizer_GlobalHistogram`).
     public static let zxingHistogram = DecoderPass("zxing-histogram", library: .zxing, cost: .heavy)
+    /// zxing-cpp with try-harder, rotate and invert on, downscale off, on the parts of the frame left
+    /// unread enlarged 3 times (`DecoderPass.scale`).
+    public static let zxingUpscale = DecoderPass("zxing-upscale", library: .zxing, cost: .heavy, scale: 3)
 }
 
 /// One thread's zxing-cpp readers: one per pass (each keeps its options), one for second looks.
@@ -46,6 +49,9 @@ final class ZXingReader: DecoderReader {
         switch pass {
         case .zxingFast:
             return ZXingHints(symbologies: request.symbologies, tryHarder: false, tryRotate: false, tryDownscale: false, tryInvert: false,
+                              returnErrors: request.reportsUndecoded)
+        case .zxingUpscale:
+            return ZXingHints(symbologies: request.symbologies, tryHarder: true, tryRotate: true, tryDownscale: false, tryInvert: true,
                               returnErrors: request.reportsUndecoded)
         case .zxingFull, .zxingHistogram:
             return ZXingHints(symbologies: request.symbologies, tryHarder: settings.tryHarder, tryRotate: settings.tryRotate,

@@ -40,7 +40,7 @@ extension Syncscan {
         @Option(help: "Decoder passes per frame: fast (the cheapest), auto (every pass on a file; harder passes on a live source only where a code went unread, within the frame's time), max (every pass). [default: auto]")
         var effort: String?
 
-        @Option(help: "Comma-separated decoder passes to keep of the engine's (zxing-fast, zbar, zxing-full, zxing-histogram), for benchmarks. [default: all]")
+        @Option(help: "Comma-separated decoder passes to keep of the engine's (zxing-fast, zbar, zxing-full, zxing-histogram, zxing-upscale, zbar-upscale), for benchmarks. [default: all]")
         var passes: String?
 
         @Option(help: "Log level on stderr: trace, debug, info, notice, warning, error, critical. [default: info]")

@@ -358,7 +358,7 @@ func expectConfigurationError(file: String?, environment: [String: String] = [:]
         let wrong = try TemporaryConfigFile("engine: zbar\npasses:\n  - zbar\n  - zxing-full\n  - hard\n")
         #expect(await expectConfigurationError(file: wrong.path) == [
             "\(wrong.path):4: passes[1]: the zbar engine has no zxing-full pass for these symbologies; its passes: zbar",
-            "\(wrong.path):5: passes[2]: unknown pass \"hard\" (known: zxing-fast, zbar, zxing-full, zxing-histogram)",
+            "\(wrong.path):5: passes[2]: unknown pass \"hard\" (known: zxing-fast, zbar, zxing-full, zbar-upscale, zxing-histogram, zxing-upscale)",
         ])
     }
 

@@ -14,7 +14,7 @@ public struct DecoderPass: Sendable, Hashable, Comparable, CustomStringConvertib
         case light
         /// A library's full reading (zbar, zxing-full: 4–6 times a light pass).
         case full
-        /// More than a full reading (zxing-histogram).
+        /// More than a full reading (zxing-histogram), or a reading of enlarged parts of the frame (zxing-upscale).
         case heavy
 
         public static func < (a: Cost, b: Cost) -> Bool { a.rawValue < b.rawValue }
@@ -25,9 +25,13 @@ public struct DecoderPass: Sendable, Hashable, Comparable, CustomStringConvertib
     /// The library that runs it (the code line's `engine`).
     public let library: DecoderLibraryID
     public let cost: Cost
+    /// 1: the pass reads the frame. More: an upscaling pass, which reads only the parts of the frame
+    /// where the earlier passes saw a code and read none, each enlarged up to this many times
+    /// (`RegionUpscaler`); a frame with no such part does not run it.
+    public let scale: Int
 
-    public init(_ name: String, library: DecoderLibraryID, cost: Cost) {
-        (self.rawValue, self.library, self.cost) = (name, library, cost)
+    public init(_ name: String, library: DecoderLibraryID, cost: Cost, scale: Int = 1) {
+        (self.rawValue, self.library, self.cost, self.scale) = (name, library, cost, max(1, scale))
     }
 
     public var description: String { rawValue }

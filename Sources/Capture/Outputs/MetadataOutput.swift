@@ -184,6 +184,7 @@ public final class MetadataOutput: @unchecked Sendable {
         /// This scanner's key in the output's record of scans under way.
         private let id: Int
         private var readers: [DecoderLibraryID: any DecoderReader] = [:]
+        private let upscaler = RegionUpscaler()
         /// The engine's reading check, made for the rule and libraries it was made with.
         private var readingCheck: (rule: DecoderEngine.ReadingCheck, check: LinearReadingCheck)?
         private var scratch: UnsafeMutableRawBufferPointer = UnsafeMutableRawBufferPointer(start: nil, count: 0)
@@ -239,25 +240,33 @@ public final class MetadataOutput: @unchecked Sendable {
             var firstPassTime: Duration?
             var holdsHarderPlace = false
             defer { if holdsHarderPlace { output.withEffortLedger { $0.releaseHarderPasses() } } }
+            // An upscaling pass's regions need the undecoded codes of the first reporting pass.
+            let upscales = passes.contains { $0.scale > 1 }
+            var unread: [UndecodedCodeObject] = [], regions: [PixelRect] = []
             for pass in passes {
-                if !base.contains(pass) {
-                    if settings.effort == .fast { continue }
-                    if adaptive {
-                        guard undecoded > 0 || !recent.isSubset(of: read) else { continue }
-                        let first = MetadataOutput.seconds(firstPassTime ?? .zero)
-                        let expected = output.withEffortLedger { $0.expectedCost(of: pass, firstPassSeconds: first, scanners: output.scanningThreads) }
-                        let elapsed = MetadataOutput.seconds(ContinuousClock.now - start)
-                        guard let budget, elapsed + expected <= budget else { report.passesCut.append(pass); continue }
-                        if !holdsHarderPlace {
-                            holdsHarderPlace = output.withEffortLedger { $0.claimHarderPasses(base: base, scanners: output.scanningThreads) }
-                            guard holdsHarderPlace else { report.passesCut.append(pass); continue }
-                        }
+                let harder = !base.contains(pass)
+                if harder && (settings.effort == .fast || adaptive && undecoded == 0 && recent.isSubset(of: read)) { continue }
+                if pass.scale > 1 {
+                    regions = RegionUpscaler.regions(in: frame, region: region, detected: unread, read: codes)
+                    guard !regions.isEmpty else { continue }
+                }
+                if harder && adaptive {
+                    let first = MetadataOutput.seconds(firstPassTime ?? .zero)
+                    let expected = output.withEffortLedger { $0.expectedCost(of: pass, firstPassSeconds: first, scanners: output.scanningThreads) }
+                    let elapsed = MetadataOutput.seconds(ContinuousClock.now - start)
+                    guard let budget, elapsed + expected <= budget else { report.passesCut.append(pass); continue }
+                    if !holdsHarderPlace {
+                        holdsHarderPlace = output.withEffortLedger { $0.claimHarderPasses(base: base, scanners: output.scanningThreads) }
+                        guard holdsHarderPlace else { report.passesCut.append(pass); continue }
                     }
                 }
                 output.notePass(pass, seq: info.sequenceNumber, scanner: id)
                 let passStart = ContinuousClock.now
-                let found = run(pass, on: frame, settings: settings, region: region,
-                                reportsUndecoded: (adaptive || settings.reportsUndecoded) && pass == reportingPass)
+                let asked = adaptive || settings.reportsUndecoded
+                var found = run(pass, on: frame, settings: settings, region: pass.scale > 1 ? nil : region, upscaling: regions,
+                                reportsUndecoded: (asked || upscales) && pass == reportingPass)
+                if pass == reportingPass { unread = found.undecoded }
+                if !asked || pass.scale > 1 { found.undecoded = [] }
                 let passTime = ContinuousClock.now - passStart
                 output.record(pass, time: passTime, firstPass: firstPassTime)
                 if firstPassTime == nil { firstPassTime = passTime }
@@ -313,12 +322,14 @@ public final class MetadataOutput: @unchecked Sendable {
 
         /// One pass over `frame`: its codes, and (when asked, of a library that reports them) those
         /// it detected but could not decode. A library's failure is recorded and reads nothing.
-        private func run(_ pass: DecoderPass, on frame: VideoFrame, settings: Settings, region: PixelRect?,
+        private func run(_ pass: DecoderPass, on frame: VideoFrame, settings: Settings, region: PixelRect?, upscaling regions: [PixelRect],
                          reportsUndecoded: Bool) -> (codes: [MachineReadableCodeObject], undecoded: [UndecodedCodeObject]) {
             guard let library = settings.engine.library(pass.library) else { return ([], []) }
             let reader = reader(of: library)
             let request = settings.request(for: pass, reportsUndecoded: reportsUndecoded)
-            let result = library.readsPixelStride
+            let result = pass.scale > 1
+                ? upscaler.read(frame, regions: regions, scale: pass.scale) { reader.read(pass, in: $0, region: nil, request: request) }
+                : library.readsPixelStride
                 ? withLumaInPlace(of: frame) { reader.read(pass, in: $0, region: region, request: request) }
                 : withLumaPlane(of: frame) { luma, bytesPerLine in
                     reader.read(pass, in: LumaPlane(bytes: luma, width: frame.width, height: frame.height, rowStride: bytesPerLine),
