@@ -81,6 +81,9 @@ private final class LiveViewDaemon: @unchecked Sendable {
         try HTTPTestConnection.request(path, port: port, method: method, headers: headers)
     }
 
+    /// `/snapshot.jpg` as a client that honours `503` with `Retry-After` gets it.
+    func snapshot() throws -> HTTPReply { try snapshotReply(port: port) }
+
     /// Stops feeding, closes stdin and waits for the exit status.
     func finish() -> Int32 {
         stop.withLock { $0 = true }
@@ -113,7 +116,7 @@ private final class LiveViewDaemon: @unchecked Sendable {
         #expect(metrics.text.contains("syncscan_frames_total{source=\"y4m:-\",outcome=\"scanned\"}"), "\(metrics.text.prefix(500))")
         #expect(metrics.text.contains("syncscan_live_view_viewers{source=\"y4m:-\"}"))
 
-        let snapshot = try live.get("/snapshot.jpg")
+        let snapshot = try live.snapshot()
         #expect(snapshot.status == 200 && snapshot.headers["content-type"] == "image/jpeg")
         #expect(snapshot.body.starts(with: [0xFF, 0xD8]) && snapshot.body.suffix(2) == [0xFF, 0xD9])
 
@@ -192,7 +195,7 @@ private final class LiveViewDaemon: @unchecked Sendable {
     @Test func thePreviewIsScaledToPreviewWidth() throws {
         let config = try TemporaryFile(contents: Array("http:\n  preview_width: 320\n  preview_fps: 2\n".utf8), suffix: ".yaml")
         let live = try LiveViewDaemon(["--config", config.path])
-        let jpeg = try live.get("/snapshot.jpg").body
+        let jpeg = try live.snapshot().body
         let sof = try #require((0..<(jpeg.count - 9)).first { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xC0 })
         #expect(Int(jpeg[sof + 5]) << 8 | Int(jpeg[sof + 6]) == 240, "height")
         #expect(Int(jpeg[sof + 7]) << 8 | Int(jpeg[sof + 8]) == 320, "width")
@@ -205,7 +208,7 @@ private final class LiveViewDaemon: @unchecked Sendable {
         // The frame ledger: every fed frame once, scanned or dropped (a busy machine drops some).
         let live = try LiveViewDaemon(["--config", config.path, "--emit-frames"])
         let width = { (port: Int) throws -> Int in
-            let jpeg = try HTTPTestConnection.request("/snapshot.jpg", port: port).body
+            let jpeg = try snapshotReply(port: port).body
             let sof = try #require((0..<(jpeg.count - 9)).first { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xC0 })
             return Int(jpeg[sof + 7]) << 8 | Int(jpeg[sof + 8])
         }
@@ -563,4 +566,18 @@ private struct Screenshot {
             has(outline, nearFramePixel: (Int(corner.0.rounded()), Int(corner.1.rounded()))) ? "\(outline.rawValue) near the corner \(corner)" : nil
         }
     }
+}
+
+/// `/snapshot.jpg` as a client that honours `503` with `Retry-After` gets it: asked again each
+/// second until a picture comes. The server waits 2 s for a fresh picture before its 503; under
+/// ASan, with the whole suite running beside it, the first preview took longer (two tests got
+/// the 503). The deadline is a hang's.
+private func snapshotReply(port: Int) throws -> HTTPReply {
+    var reply = try HTTPTestConnection.request("/snapshot.jpg", port: port)
+    waitUntil(every: .seconds(1)) {
+        guard reply.status == 503, let next = try? HTTPTestConnection.request("/snapshot.jpg", port: port) else { return true }
+        reply = next
+        return reply.status != 503
+    }
+    return reply
 }
