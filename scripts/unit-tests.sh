@@ -47,19 +47,7 @@ start=$(date +%s)
 while kill -0 "$runner" 2>/dev/null; do
     if [ $(( $(date +%s) - start )) -ge "$LIMIT" ]; then
         echo "unit-tests: the suite is still running after $LIMIT s (UNIT_TEST_LIMIT); the tests that started and did not finish:"
-        python3 - "$log" <<'EOF'
-import re, sys
-started, finished = [], set()
-for line in open(sys.argv[1], errors="replace"):
-    m = re.search(r"◇ Test (.+?) started\.", line)
-    if m and not m.group(1).startswith("case "):
-        started.append(m.group(1))
-    m = re.search(r"[✔✘] Test (.+?) (?:with \d+ test cases? )?(?:passed|failed)", line)
-    if m:
-        finished.add(m.group(1))
-unfinished = [name for name in started if name not in finished]
-print("\n".join("  " + name for name in unfinished) or "  (none by name: the hang is outside a test)")
-EOF
+        python3 "$(dirname "$0")/unit-test-log.py" unfinished "$log"
         for pid in $(pgrep -g "$runner" -f '\.xctest'); do
             if command -v gdb >/dev/null; then
                 echo "unit-tests: every thread of the test process $pid (gdb):"
@@ -80,72 +68,14 @@ unset LD_PRELOAD
 if [ -n "$watch_log" ] && [ -s "$watch_log" ]; then
     {
         echo "unit-tests: a descriptor was closed that was not open (a double close: a race with any test that opens one meanwhile); each with its stack:"
-        python3 - "$watch_log" <<'EOF'
-import re, subprocess, sys
-# Frames as backtrace_symbols_fd prints them: BINARY(SYMBOL+0xOFFSET)[ADDRESS]; an offset from
-# the binary's start (no symbol) is resolved with addr2line, names demangled by swift demangle.
-for line in open(sys.argv[1], errors="replace"):
-    line = line.rstrip("\n")
-    m = re.match(r"(\S+)\((\S*?)\+(0x[0-9a-f]+)\)\[", line)
-    if not m:
-        print("  " + line); continue
-    binary, symbol, offset = m.groups()
-    where = symbol
-    if not symbol and "close-watch" not in binary:
-        try:
-            out = subprocess.run(["addr2line", "-f", "-e", binary, offset], capture_output=True, text=True, timeout=30).stdout.split("\n")
-            where = out[0] + " " + (out[1] if len(out) > 1 else "")
-        except Exception:
-            pass
-    if where:
-        try:
-            where = subprocess.run(["swift", "demangle", "--simplified", "--compact"], input=where, capture_output=True, text=True, timeout=30).stdout.strip() or where
-        except Exception:
-            pass
-    print("    " + (where or line) + "  (" + binary.rsplit("/", 1)[-1] + ")")
-EOF
+        python3 "$(dirname "$0")/unit-test-log.py" closes "$watch_log"
     } | tee -a "${UNIT_TEST_REPORT:-/dev/null}"
     [ "$status" -ne 0 ] || status=1
 fi
 if [ "$status" -ne 0 ]; then
     {
         echo "unit-tests: swift test $* exited $status; what failed:"
-        python3 - "$log" <<'EOF'
-import re, sys
-lines = open(sys.argv[1], errors="replace").read().splitlines()
-started, finished, said = [], set(), []
-i = 0
-while i < len(lines):
-    line = lines[i]
-    m = re.search(r"◇ Test (.+?) started\.", line)
-    if m and not m.group(1).startswith("case ") and m.group(1) != "run":
-        started.append(m.group(1))
-    m = re.search(r"[✔✘] Test (.+?) (?:with \d+ test cases? )?(?:passed|failed)", line)
-    if m:
-        finished.add(m.group(1))
-    if "✘" in line:
-        said.append(line)
-        # An issue's details follow on indented lines.
-        j = i + 1
-        while j < len(lines) and j < i + 12 and lines[j].startswith((" ", "\t")) and "◇" not in lines[j] and "✔" not in lines[j]:
-            said.append(lines[j]); j += 1
-    elif re.search(r"(WARNING|ERROR): (ThreadSanitizer|AddressSanitizer|LeakSanitizer)|runtime error:", line):
-        said.append(line)
-        j = i + 1
-        while j < len(lines) and j < i + 40 and not lines[j].startswith("SUMMARY:"):
-            said.append(lines[j]); j += 1
-        if j < len(lines) and lines[j].startswith("SUMMARY:"):
-            said.append(lines[j])
-        i = j
-    elif "◇" not in line and "✔" not in line and re.search(r"Fatal error|fatal error:|error: Exited with|Segmentation fault|signal code|Illegal instruction", line):
-        said.append(line)
-    i += 1
-print("\n".join("  " + line for line in said[:400]) or "  (no failed test or report by name)")
-unfinished = [name for name in started if name not in finished]
-if unfinished:
-    print("unit-tests: started and never finished (a crash ends the process mid-test):")
-    print("\n".join("  " + name for name in unfinished))
-EOF
+        python3 "$(dirname "$0")/unit-test-log.py" failures "$log"
     } | tee -a "${UNIT_TEST_REPORT:-/dev/null}"
 fi
 exit $status
