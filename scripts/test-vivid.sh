@@ -96,7 +96,7 @@ if [ -z "$CHECK_DIR" ]; then
     qrencode -o "$T/qr-$i.png" -s 6 -m 4 "${PAYLOADS[$i]}" || die "qrencode failed"
   done
   FEED_FORMATS=$FORMATS
-  [ $MODE = syncscan ] && [ $SYSTEMD = 1 ] && ! grep -qw YUYV <<< "$FORMATS" && FEED_FORMATS="$FORMATS YUYV"
+  [ $MODE = syncscan ] && [ $SYSTEMD = 1 ] && ! grep -qw GREY <<< "$FORMATS" && FEED_FORMATS="$FORMATS GREY"
   for f in $FEED_FORMATS; do
     for i in "${!PAYLOADS[@]}"; do
       ffmpeg -loglevel error -y -i "$T/qr-$i.png" -vf "pad=$W:$H:(ow-iw)/2:(oh-ih)/2:white" \
@@ -132,7 +132,7 @@ if [ -z "$CHECK_DIR" ]; then
     fi
     if [ -n "$DEB" ]; then
       say "booting the systemd vivid VM with $(basename "$DEB") (results in $T/sysvm/job)"
-      if "$VIVID/systemd/build.sh" "$T/sysvm" "$DEB" "$T/feed-YUYV.raw" >&2; then
+      if "$VIVID/systemd/build.sh" "$T/sysvm" "$DEB" "$T/feed-GREY.raw" >&2; then
         TIMEOUT=${SYNCSCAN_VIVID_TIMEOUT:-2400} "$VIVID/systemd/boot.sh" "$T/sysvm"
         sys_rc=$?
         cp "$T/sysvm/job/results.txt" "$T/systemd-results.txt" 2>/dev/null || : > "$T/systemd-results.txt"

@@ -1,6 +1,9 @@
 # loop.sh - guest-side helpers for vivid's loop mode; source it (bash) inside the VM.
 #
-#   vivid_loop_setup FOURCC WIDTH HEIGHT   configure output -> capture loop (stops the feeder)
+#   vivid_loop_setup FOURCC WIDTH HEIGHT [TIMINGS]
+#                                          configure output -> capture loop (stops the feeder);
+#                                          TIMINGS as v4l2-ctl's --set-dv-bt-timings takes them
+#                                          (e.g. cvt,width=640,height=480,fps=40: a lower rate)
 #   vivid_feed_start FILE                  play raw FOURCC WIDTHxHEIGHT frames on the output, looping
 #   vivid_feed_stop                        stop the feeder (no-op when none runs)
 #
@@ -16,11 +19,13 @@ VIVID_OUTPUT_DEV=${VIVID_OUTPUT_DEV:-/dev/video1}
 VIVID_FEEDER_PID=
 
 vivid_loop_setup() {
-  local fourcc=$1 w=$2 h=$3 timing cap out
+  local fourcc=$1 w=$2 h=$3 timing=${4:-} cap out
   vivid_feed_stop
-  # Same DV timings on both sides: the driver's first progressive entry of this size
-  # (640x480 -> 640x480p59.94), else CVT timings at 60 Hz.
-  timing=$(v4l2-ctl -d "$VIVID_CAPTURE_DEV" --list-dv-timings | awk -v w="$w" -v h="$h" '
+  # Same DV timings on both sides: the ones asked for, else the driver's first progressive entry
+  # of this size (640x480 -> 640x480p59.94), else CVT timings at 60 Hz. vivid takes a standard
+  # entry or valid CVT/GTF timings with a pixel clock of at least 14 MHz (seen on 6.1: CVT 640x480
+  # at 30 fps refused, at 40 fps, 15.5 MHz, taken; its slowest standard entry is 1280x720p24).
+  [ -n "$timing" ] || timing=$(v4l2-ctl -d "$VIVID_CAPTURE_DEV" --list-dv-timings | awk -v w="$w" -v h="$h" '
       /Index:/ { i = $2 } /Active width:/ { aw = $3 } /Active height:/ { ah = $3 }
       /Frame format: progressive/ && aw == w && ah == h { print "index=" i; exit }')
   [ -n "$timing" ] || timing=cvt,width=$w,height=$h,fps=60

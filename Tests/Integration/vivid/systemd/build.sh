@@ -3,7 +3,7 @@
 #
 #   DEB     syncscan's .deb (scripts/package-deb.sh); the guest installs it with dpkg -i (its
 #           dependencies are the host's, whose root the guest's is) and purges it at the end
-#   FEED    raw YUYV 640x480 QR frames the guest plays on vivid's output node
+#   FEED    raw GREY 640x480 QR frames the guest plays on vivid's output node
 # Makes WORK/layer (udev, kernel modules, masked units, the .deb, test units and scripts),
 # WORK/initramfs.cpio (init.sh), WORK/job (config, feed; results come back here). The kernel is
 # vm.sh's cache (run `vm.sh --prepare` first); overlay/autofs4 modules and udev are fetched once
