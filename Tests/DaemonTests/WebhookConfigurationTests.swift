@@ -71,6 +71,23 @@ import Testing
         ])
     }
 
+    /// Credentials with no host after them (`https://user:pw@`) are not a URL to post to; the
+    /// message shows the URL with its credentials redacted.
+    @Test func aURLWithCredentialsButNoHostIsRefused() async throws {
+        let file = try TemporaryConfigFile("""
+        webhook:
+          url: ["https://user:pw@", "http://user:pw@/hook", "https://:8443/hook"]
+        """)
+        let lines = await expectConfigurationError(file: file.path)
+        let refusal = "is not an http:// or https:// URL with a host (e.g. https://example.com/hooks/scan)"
+        #expect(lines == [
+            "\(file.path):2: webhook.url: \"https://***@\" \(refusal)",
+            "\(file.path):2: webhook.url: \"http://***@/hook\" \(refusal)",
+            "\(file.path):2: webhook.url: \"https://:8443/hook\" \(refusal)",
+        ])
+        #expect(!lines.joined().contains("pw"))
+    }
+
     @Test func webhookKeysAreNotReadOnlyAtStart() async throws {
         let old = try await SyncscanConfiguration.load(file: nil, environment: ["SYNCSCAN_WEBHOOK_URL": "http://a/x"])
         let changed = try await SyncscanConfiguration.load(file: nil, environment: ["SYNCSCAN_WEBHOOK_URL": "http://b/y",

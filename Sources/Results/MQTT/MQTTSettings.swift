@@ -34,13 +34,31 @@ public struct MQTTSettings: Sendable, Hashable {
     public init(url: MQTTBrokerURL) { self.url = url }
 
     /// `video0` for `/dev/video0`, `dock` for `y4m:/data/dock.y4m`, `stdin` for `-`: the last
-    /// path component without its extension, for topics and client ids.
+    /// path component without its extension, for topics and client ids. A network URL gives its
+    /// path's last component (`stream1` for `rtsp://cam:554/stream1`), or its host when it has no
+    /// path (`127.0.0.1` for `rtsp://user:pw@127.0.0.1:8554`): never its credentials or port.
     public static func sourceName(_ uri: String) -> String {
         var path = uri
         for scheme in ["v4l2:", "y4m:"] where path.hasPrefix(scheme) { path = String(path.dropFirst(scheme.count)) }
         if path == "-" || path.isEmpty { return "stdin" }
+        if let schemeEnd = path.range(of: "://") {
+            let rest = path[schemeEnd.upperBound...]
+            let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
+            let pathPart = rest[authorityEnd...].prefix { $0 != "?" && $0 != "#" }
+            if pathPart.split(separator: "/").isEmpty {
+                let hostPort = rest[..<authorityEnd].split(separator: "@", omittingEmptySubsequences: false).last ?? ""
+                let host = hostPort.hasPrefix("[") ? hostPort.dropFirst().prefix { $0 != "]" } : hostPort.prefix { $0 != ":" }
+                return topicSafe(String(host))
+            }
+            path = String(pathPart)
+        }
         var name = path.split(separator: "/").last.map(String.init) ?? path
         if let dot = name.lastIndex(of: "."), dot != name.startIndex { name = String(name[..<dot]) }
+        return topicSafe(name)
+    }
+
+    /// `name` with MQTT's wildcards and the level separator as `_`; `stdin` when empty.
+    private static func topicSafe(_ name: String) -> String {
         let cleaned = String(name.map { $0 == "+" || $0 == "#" || $0 == "/" ? "_" : $0 })
         return cleaned.isEmpty ? "stdin" : cleaned
     }

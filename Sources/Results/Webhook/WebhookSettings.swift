@@ -65,12 +65,13 @@ extension WebhookSettings: ConfigurationSection {
         if urls.isEmpty { return nil }
     }
 
-    /// `http://HOST…` or `https://HOST…`.
+    /// `http://HOST…` or `https://HOST…`: a host after any `user:password@` (`https://user:pw@`
+    /// has none).
     static func isWebhookURL(_ url: String) -> Bool {
         for scheme in ["http://", "https://"] where url.lowercased().hasPrefix(scheme) {
             let rest = url.dropFirst(scheme.count)
-            let authority = rest.prefix { $0 != "/" && $0 != "?" }
-            let host = authority.split(separator: "@").last ?? ""
+            let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+            let host = authority.split(separator: "@", omittingEmptySubsequences: false).last ?? ""
             return !host.isEmpty && !host.hasPrefix(":") && !url.contains(" ")
         }
         return false
