@@ -17,7 +17,7 @@
 # It took 46 s alone and 60 s as this third boot on the 2-core machine at a load average of 12 to 29.
 # Environment: SYNCSCAN_BIN (use this binary, skip the build), SYNCSCAN_SCRATCH (swift build
 # --scratch-path, default .build), UNPLUG_CYCLES (unplug/replug cycles in the systemd boot,
-# default 20; 100 by hand takes about 20 more minutes), SYNCSCAN_VIVID_TIMEOUT (seconds a boot
+# default 12; 100 by hand takes about 30 more minutes), SYNCSCAN_VIVID_TIMEOUT (seconds a boot
 # may take: 900 for the first, 2400 for the systemd boot, which took 1151 s on a loaded machine), plus vm.sh's (SYNCSCAN_VIVID_CACHE, VM_VERBOSE, ...).
 #
 # The host makes feed files of distinct QR frames ("syncscan-vivid-A/B/C", a few frames each,
@@ -95,16 +95,24 @@ if [ -z "$CHECK_DIR" ]; then
   for i in "${!PAYLOADS[@]}"; do
     qrencode -o "$T/qr-$i.png" -s 6 -m 4 "${PAYLOADS[$i]}" || die "qrencode failed"
   done
-  FEED_FORMATS=$FORMATS
-  [ $MODE = syncscan ] && [ $SYSTEMD = 1 ] && ! grep -qw GREY <<< "$FORMATS" && FEED_FORMATS="$FORMATS GREY"
-  for f in $FEED_FORMATS; do
+  # feed FORMAT QRPREFIX OUT: each payload's QR code (QRPREFIX-i.png) padded to WxH, in a row
+  feed() {
     for i in "${!PAYLOADS[@]}"; do
-      ffmpeg -loglevel error -y -i "$T/qr-$i.png" -vf "pad=$W:$H:(ow-iw)/2:(oh-ih)/2:white" \
-        -pix_fmt "$(ffmpeg_pix_fmt "$f")" -f rawvideo "$T/frame-$i.raw" || die "ffmpeg failed"
+      ffmpeg -loglevel error -y -i "$2-$i.png" -vf "pad=$W:$H:(ow-iw)/2:(oh-ih)/2:white" \
+        -pix_fmt "$(ffmpeg_pix_fmt "$1")" -f rawvideo "$T/frame-$i.raw" || die "ffmpeg failed"
       for _ in $(seq "${REPEATS[$i]}"); do cat "$T/frame-$i.raw"; done
-    done > "$T/feed-$f.raw"
-  done
-  rm -f "$T"/frame-*.raw
+    done > "$3"
+    rm -f "$T"/frame-*.raw
+  }
+  for f in $FORMATS; do feed "$f" "$T/qr" "$T/feed-$f.raw"; done
+  # The systemd boot's feed: GREY, the QR codes twice as large (12 px a module), since its daemon
+  # asks for 160x120 of the 640x480 loop (3 px a module left after vivid's scaling).
+  if [ $MODE = syncscan ] && [ $SYSTEMD = 1 ]; then
+    for i in "${!PAYLOADS[@]}"; do
+      qrencode -o "$T/qr12-$i.png" -s 12 -m 4 "${PAYLOADS[$i]}" || die "qrencode failed"
+    done
+    feed GREY "$T/qr12" "$T/feed-systemd.raw"
+  fi
   printf 'MODE=%q FRAMES=%q FORMATS=%q W=%q H=%q\n' "$MODE" "$FRAMES" "$FORMATS" "$W" "$H" > "$T/params"
   # The V4L2 real-device Swift suite runs in the same boot when the test bundle is built
   # (scripts/test.sh builds it first); SYNCSCAN_XCTEST names another bundle.
@@ -132,7 +140,7 @@ if [ -z "$CHECK_DIR" ]; then
     fi
     if [ -n "$DEB" ]; then
       say "booting the systemd vivid VM with $(basename "$DEB") (results in $T/sysvm/job)"
-      if "$VIVID/systemd/build.sh" "$T/sysvm" "$DEB" "$T/feed-GREY.raw" >&2; then
+      if "$VIVID/systemd/build.sh" "$T/sysvm" "$DEB" "$T/feed-systemd.raw" >&2; then
         TIMEOUT=${SYNCSCAN_VIVID_TIMEOUT:-2400} "$VIVID/systemd/boot.sh" "$T/sysvm"
         sys_rc=$?
         cp "$T/sysvm/job/results.txt" "$T/systemd-results.txt" 2>/dev/null || : > "$T/systemd-results.txt"

@@ -3,8 +3,10 @@
 #
 #   DEB     syncscan's .deb (scripts/package-deb.sh); the guest installs it with dpkg -i (its
 #           dependencies are the host's, whose root the guest's is) and purges it at the end
-#   FEED    raw GREY 640x480 QR frames the guest plays on vivid's output node
-# Makes WORK/layer (udev, kernel modules, masked units, the .deb, test units and scripts),
+#   FEED    raw GREY 640x480 QR frames the guest plays on vivid's output node (QR codes at 12 px
+#           a module: the daemon asks for 160x120)
+# Makes WORK/layer (udev, kernel modules, masked units, the .deb, test units and scripts, the
+# test RTSP server),
 # WORK/initramfs.cpio (init.sh), WORK/job (config, feed; results come back here). The kernel is
 # vm.sh's cache (run `vm.sh --prepare` first); overlay/autofs4 modules and udev are fetched once
 # with `apt-get download` into $CACHE/systemd (never installed on the host).
@@ -57,6 +59,7 @@ cp "$HERE/vtest.service" $S/
 ln -sf ../vtest.service $S/multi-user.target.wants/vtest.service
 install -m 755 "$HERE/guest-systemd.sh" $L/opt/vtest/run-tests.sh
 install -m 644 "$VIVID/loop.sh" $L/opt/vtest/loop.sh
+install -m 755 "$VIVID/../../../scripts/rtsp-test-server.py" $L/opt/vtest/rtsp-test-server.py  # the IP camera instance's camera
 cp "$FEED" job/feed.raw
 
 # ---- initramfs: busybox, vm.sh's modules (virtio, 9p, vivid) + overlay + autofs4
@@ -72,5 +75,5 @@ cp "$HERE/init.sh" "$R/init"; chmod 755 "$R/init"
 (cd "$R" && find . | busybox cpio -o -H newc > ../initramfs.cpio 2>/dev/null)
 rm -rf "$R"
 echo 'VIVID_OPTS="n_devs=1 node_types=0x101 num_inputs=1 input_types=0x3 num_outputs=1 output_types=0x1 vid_cap_nr=0 vid_out_nr=1"' > job/config
-echo "UNPLUG_CYCLES=${UNPLUG_CYCLES:-20}" >> job/config  # unplug/replug cycles in one boot (guest-systemd.sh)
+echo "UNPLUG_CYCLES=${UNPLUG_CYCLES:-12}" >> job/config  # unplug/replug cycles in one boot (guest-systemd.sh)
 echo "build.sh: kernel $K, initramfs $(du -h initramfs.cpio | cut -f1), layer $(du -sh layer | cut -f1)" >&2

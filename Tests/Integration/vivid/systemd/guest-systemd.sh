@@ -9,7 +9,11 @@ export PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 HOME=/tmp
 U=syncscan@video0.service
 CFG=/etc/syncscan/video0.yaml
 PAYLOADS="syncscan-vivid-A syncscan-vivid-B syncscan-vivid-C"
-up() { cut -d' ' -f1 /proc/uptime; }
+# Every program started costs 0.2-0.5 s of the emulated CPU (more on a loaded host), so the
+# waiting is done with bash builtins: the clock read from /proc/uptime, naps as read timeouts.
+up() { local u _; read -r u _ < /proc/uptime; echo "$u"; }
+mkfifo /tmp/.nap && exec 9<>/tmp/.nap
+nap() { read -r -t "$1" -u 9 _ || :; }
 info() { echo "  [$(up)] $*"; }
 check() {  # check NAME DETAIL COMMAND...
   local name=$1 detail=$2; shift 2
@@ -21,8 +25,8 @@ state() { systemctl show $U -p ActiveState -p SubState -p Result -p NRestarts -p
 journal() { journalctl -u $U -o cat --no-pager "$@"; }
 # wait_for SECONDS COMMAND...: poll every 0.5 s
 wait_for() {  # by the clock: each systemctl/journalctl call itself takes 0.2-2 s under TCG
-  local end; end=$(awk -v u="$(up)" -v s="$1" 'BEGIN {print u + s}'); shift
-  while awk -v u="$(up)" -v e="$end" 'BEGIN {exit !(u < e)}'; do "$@" && return 0; sleep 0.5; done; "$@"
+  local u _ end; read -r u _ < /proc/uptime; u=${u/./}; end=$(( 10#$u + $1 * 100 )); shift
+  while read -r u _ < /proc/uptime; u=${u/./}; (( 10#$u < end )); do "$@" && return 0; nap 0.5; done; "$@"
 }
 running() { [ "$(prop ActiveState)/$(prop SubState)" = active/running ]; }
 running_restarted() { running && [ "$(prop NRestarts)" -ge "$1" ] && [ "$(mainpid)" != "$2" ] && [ "$(mainpid)" != 0 ]; }
@@ -52,7 +56,8 @@ feed_resume() {
     v4l2-ctl -d /dev/video0 -c loop_video=1 -c osd_text_mode=2 2>&1 | sed 's/^/  v4l2-ctl: /'
     local cap out idx
     cap=$(timings_of /dev/video0)
-    v4l2-ctl -d /dev/video1 --set-dv-bt-timings "$LOOP_TIMINGS" -x width=$LOOP_W,height=$LOOP_H,pixelformat=$LOOP_FMT >/dev/null 2>&1
+    local said; said=$(v4l2-ctl -d /dev/video1 --set-dv-bt-timings "$LOOP_TIMINGS" -x width=$LOOP_W,height=$LOOP_H,pixelformat=$LOOP_FMT 2>&1) ||
+      info "output: the loop's timings refused: $(tail -2 <<< "$said" | xargs)"
     out=$(timings_of /dev/video1)
     if [ "$cap" != "$out" ]; then
       idx=$(v4l2-ctl -d /dev/video0 --list-dv-timings | awk -v k="$cap" '
@@ -119,8 +124,8 @@ cat > $CFG <<'YAML'
 source: /dev/video0
 device:
   fourcc: GREY
-  width: 320
-  height: 240
+  width: 160
+  height: 120
   buffers: 4
 symbologies: [qrcode]
 scanning_threads: 1
@@ -155,6 +160,11 @@ check "systemd: the fed payloads appear in journalctl -u $U -o cat as JSON code 
 info "payloads in the journal: $got"
 check "systemd: every journal line on stdout parses as JSON (jq)" "" \
   sh -c "journalctl -u $U -o cat --no-pager | grep '^{' | jq -e . >/dev/null"
+# libdispatch logs each setpriority that fails: the filter's refusals (errno=1) came for every
+# worker thread; the unit allows the call, and only the kernel's refusal of a raise remains
+# (errno=13, once: the user-initiated queue's nice -4)
+check "systemd: no libdispatch 'Failed to set thread priority … errno=1' line (the filter allows setpriority)" \
+  "$(journal | grep 'Failed to set thread priority' | sort | uniq -c | xargs)" sh -c "! journalctl -u $U -o cat --no-pager | grep -q 'Failed to set thread priority.*errno=1\$'"
 
 # snapshots: in the instance's state directory (StateDirectory=syncscan/%i), written by the
 # dynamic user, named by the code lines; zbarimg (the host's, through the overlay) reads them.
@@ -373,14 +383,14 @@ check "controls: a reload sets a changed control in place (v4l2-ctl reads it)" "
 no_reopen() { running && [ "$(mainpid)" = "$P" ] && [ "$(jcount_since "$cur" 'camera reopened and streaming')" = 0 ] && ledger_journal_ok "$cur"; }
 check "controls: that reload reopened nothing and the frame ledger has no gap" "$(state); $(ledger_journal "$cur")" no_reopen
 
-# Many unplugs in one boot (UNPLUG_CYCLES from the job's config; 20 in CI): vivid's disconnect
+# Many unplugs in one boot (UNPLUG_CYCLES from the job's config; 12 in CI): vivid's disconnect
 # control and a platform unbind + bind in turn. The same process throughout, reopened every time
 # with its controls set again, the ledger consecutive across all of them, and open fds and RSS
-# flat from cycle 10 to the last.
+# flat from the middle cycle to the last.
 group "unplug cycles"
-. /job/config; CYCLES=${UNPLUG_CYCLES:-20}
+. /job/config; CYCLES=${UNPLUG_CYCLES:-12}; MID=$((CYCLES / 2))
 sample() { echo "$(ls /proc/$1/fd 2>/dev/null | wc -l) $(awk '/^VmRSS:/ {print $2}' /proc/$1/status 2>/dev/null)"; }
-P=$(mainpid); cur=$(cursor); missed_reopen=0; missed_controls=0; at10=; t_cycles=$(up)
+P=$(mainpid); cur=$(cursor); missed_reopen=0; missed_controls=0; atmid=; t_cycles=$(up)
 for i in $(seq 1 "$CYCLES"); do
   c=$(cursor)
   if [ $((i % 2)) = 1 ]; then
@@ -393,23 +403,23 @@ for i in $(seq 1 "$CYCLES"); do
   wait_for 90 reopened_since "$c" || missed_reopen=$((missed_reopen + 1))
   feed_resume >/dev/null 2>&1
   wait_for 60 controls_are "$CONTROLS" || missed_controls=$((missed_controls + 1))
-  [ "$i" = 10 ] && at10=$(sample "$P")
-  [ $((i % 10)) = 0 ] && info "unplug cycle $i of $CYCLES: fds RSS(kB) $(sample "$P"); $(state)"
+  [ "$i" = "$MID" ] && atmid=$(sample "$P")
+  { [ "$i" = "$MID" ] || [ "$i" = "$CYCLES" ]; } && info "unplug cycle $i of $CYCLES: fds RSS(kB) $(sample "$P"); $(state)"
 done
 c=$(cursor); wait_for 90 frames_flow "$c"; last=$(sample "$P")
-info "$CYCLES unplugs in $(awk -v a="$t_cycles" -v b="$(up)" 'BEGIN {printf "%.0f", b - a}') s; fds RSS(kB) at cycle 10: $at10, at the end: $last"
+info "$CYCLES unplugs in $(awk -v a="$t_cycles" -v b="$(up)" 'BEGIN {printf "%.0f", b - a}') s; fds RSS(kB) at cycle $MID: $atmid, at the end: $last"
 check "unplug x$CYCLES: the same process throughout (MainPID $P), reopened every time" \
   "$(state); cycles without a reopen: $missed_reopen" sh -c "[ \"\$1\" = 0 ] && [ \"\$2\" = \"\$3\" ]" _ "$missed_reopen" "$(mainpid)" "$P"
 check "unplug x$CYCLES: the controls were set again after every unplug ($CONTROLS)" "cycles without: $missed_controls" test "$missed_controls" = 0
 check "unplug x$CYCLES: every sequence number across all of them reported once, in order" "$(ledger_journal "$cur")" ledger_journal_ok "$cur"
-flat() {  # fds at most 2 more, RSS at most 10 % + 4 MB more, from cycle 10 to the end
-  awk -v a="$at10" -v b="$last" 'BEGIN {split(a, x, " "); split(b, y, " ");
+flat() {  # fds at most 2 more, RSS at most 10 % + 4 MB more, from the middle cycle to the end
+  awk -v a="$atmid" -v b="$last" 'BEGIN {split(a, x, " "); split(b, y, " ");
     exit !(x[1] != "" && y[1] != "" && y[1] <= x[1] + 2 && y[2] <= x[2] * 1.1 + 4096)}'
 }
-if [ "$CYCLES" -ge 12 ]; then
-  check "unplug x$CYCLES: open fds and RSS flat from cycle 10 to the end" "cycle 10: $at10; end: $last (fds RSS kB)" flat
+if [ "$CYCLES" -ge 8 ]; then
+  check "unplug x$CYCLES: open fds and RSS flat from cycle $MID to the end" "cycle $MID: $atmid; end: $last (fds RSS kB)" flat
 else
-  echo "skip unplug x$CYCLES: open fds and RSS flat from cycle 10 (needs UNPLUG_CYCLES >= 12)"
+  echo "skip unplug x$CYCLES: open fds and RSS flat from the middle cycle (needs UNPLUG_CYCLES >= 8)"
 fi
 
 rm /etc/systemd/system/$U.d/ledger.conf; systemctl daemon-reload
@@ -430,6 +440,51 @@ check "systemd: systemctl stop exits cleanly (Result=success, status 0)" \
   "rc $src; $(systemctl show $U -p Result -p ExecMainStatus | tr '\n' ' ')" \
   stop_ok
 
+# ================================================================ an IP camera: a named instance
+# The README's steps for a camera that is not a /dev/videoN: syncscan@dock1 reading
+# /etc/syncscan/dock1.yaml, whose source is an RTSP URL with a password, and the package's
+# ipcamera.conf drop-in for that instance only. The camera is GStreamer's own RTSP server
+# (scripts/rtsp-test-server.py) on 127.0.0.1, serving H.264 of three of the fed QR frames (scaled
+# to 320x240) at 5 fps to the user viewer only.
+group "ip camera instance"
+D=syncscan@dock1.service PW=dock1-Secret-7
+djournal() { journalctl -u $D -o cat --no-pager "$@"; }
+mkdir -p /tmp/rtsp
+n=0; for skip in 0 10 22; do  # the first frame of each payload (10, 12 and 14 frames each in the feed)
+  dd if=/tmp/feed.raw bs=307200 skip=$skip count=1 2>/dev/null |
+    ffmpeg -loglevel error -f rawvideo -pix_fmt gray -s 640x480 -i - -vf scale=320:240 -y /tmp/rtsp/frame-$n.pgm
+  n=$((n + 1))
+done
+/usr/bin/python3 /opt/vtest/rtsp-test-server.py 8554 '/tmp/rtsp/frame-%d.pgm' 3 5 "viewer:$PW" > /tmp/rtsp/server.log 2>&1 &
+RTSP_PID=$!
+wait_for 90 grep -q '^listening' /tmp/rtsp/server.log; info "RTSP server: $(head -c 200 /tmp/rtsp/server.log | xargs)"
+printf 'source: rtsp://viewer:%s@127.0.0.1:8554/test\n' "$PW" > /etc/syncscan/dock1.yaml
+install -D -m 0644 /usr/share/doc/syncscan/examples/ipcamera.conf /etc/systemd/system/$D.d/ipcamera.conf
+systemctl daemon-reload; timeout 120 systemctl enable --now $D; erc=$?
+dock_codes() { djournal | grep '^{"type":"code"' | grep -oE '"text":"syncscan-vivid-[ABC]"' | sort -u | wc -l; }
+dock_reads() { [ "$(dock_codes)" -ge 2 ]; }
+wait_for 240 dock_reads
+dstate=$(systemctl show $D -p ActiveState -p SubState -p MainPID -p StatusText --no-pager | tr '\n' ' ')
+info "dock1: enable --now rc=$erc; $dstate; payloads read: $(dock_codes)"
+djournal | grep -v '^{' | head -8 | sed 's/^/  | /'
+check "ip camera: syncscan@dock1 (rtsp:// source, ipcamera.conf drop-in) reads the served codes as JSON lines" \
+  "rc $erc; payloads read: $(dock_codes); $dstate" dock_reads
+DP=$(systemctl show -p MainPID --value $D)
+# (the VM has no network card: the host's namespace holds only lo too, so namespaces are compared)
+netns() { readlink /proc/$1/ns/net 2>/dev/null; }
+check "ip camera: the drop-in puts that instance in the host's network namespace; $U keeps PrivateNetwork=yes" \
+  "dock1 $(netns "$DP"), PID 1 $(netns 1)" \
+  sh -c "[ -n '$(netns "$DP")' ] && [ '$(netns "$DP")' = '$(netns 1)' ] && systemctl cat $U | grep -q '^PrivateNetwork=yes'"
+no_password() { ! { djournal; systemctl status $D --no-pager -n 0; } 2>&1 | grep -qF "$PW"; }
+check "ip camera: the password appears in no journal line and not in STATUS=" \
+  "$(djournal | grep -cF "$PW") journal lines hold it" no_password
+check "ip camera: no dconf line (GSETTINGS_BACKEND=memory in the drop-in) and no setpriority refused by the filter" \
+  "$(djournal | grep -E 'dconf|Failed to set thread priority' | sort | uniq -c | xargs)" \
+  sh -c "! journalctl -u $D -o cat --no-pager | grep -qE 'dconf|Failed to set thread priority.*errno=1\$'"
+timeout 60 systemctl disable --now $D; info "dock1 stopped: $(systemctl show $D -p Result --value)"
+kill $RTSP_PID 2>/dev/null; wait $RTSP_PID 2>/dev/null
+rm -rf /etc/systemd/system/$D.d /etc/syncscan/dock1.yaml; systemctl daemon-reload
+
 # ================================================================ part 3: kernel faults, frame ledger
 group "kernel faults"
 vivid_feed_stop; feed_on
@@ -443,7 +498,7 @@ run_fault() {  # NAME FRAMES [syncscan args]: syncscan as root, ledger to /tmp/f
   local name=$1 n=$2; shift 2
   # a fault on the shared device can end the feeder's output stream too: restart it
   kill -0 "$VIVID_FEEDER_PID" 2>/dev/null || { info "feeder gone; restarting the loop"; feed_on; }
-  timeout -k 5 300 syncscan run --source /dev/video0 --fourcc GREY --width 320 --height 240 --scanning-threads 1 --effort fast \
+  timeout -k 5 300 syncscan run --source /dev/video0 --fourcc GREY --width 160 --height 120 --scanning-threads 1 --effort fast \
     --max-frames "$n" --emit-frames --duplicate-window 0 "$@" > /tmp/f-$name.jsonl 2> /tmp/f-$name.err
   echo $? > /tmp/f-$name.rc
 }
