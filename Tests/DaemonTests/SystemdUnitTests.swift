@@ -116,9 +116,9 @@ let systemdAnalyze = "/usr/bin/systemd-analyze"
 
     /// Each unit with a shipped drop-in added (its sections appended, as systemd merges them)
     /// still verifies cleanly: `metrics.conf` writes only the textfile directory and rates ≤ 1.0,
-    /// `mqtt.conf` opens IPv4/IPv6 to the allowed addresses only and rates ≤ 1.5, `http.conf`
-    /// binds one TCP port only and rates ≤ 1.3, `ipcamera.conf` opens IPv4/IPv6 as `mqtt.conf` does
-    /// (plus GStreamer's cache directory) and rates ≤ 1.5.
+    /// `mqtt.conf` opens IPv4/IPv6 to the allowed addresses only and rates ≤ 1.6, `http.conf`
+    /// binds one TCP port only and rates ≤ 1.4, `ipcamera.conf` opens IPv4/IPv6 as `mqtt.conf` does
+    /// (plus GStreamer's cache directory) and rates ≤ 1.6.
     @Test(arguments: ["metrics.conf", "mqtt.conf", "http.conf", "ipcamera.conf"])
     func aDropInKeepsEachUnitVerifiedAndExposureAtMostOne(dropInName: String) throws {
         let units = try VerifiableUnits()
@@ -150,7 +150,9 @@ let systemdAnalyze = "/usr/bin/systemd-analyze"
                                         "no exposure level for \(shipped) + \(dropInName) in:\n\(result.stdout)\n\(result.stderr)")
             // The network MQTT needs costs 0.5 (PrivateNetwork=no) + 0.3 (AF_INET/AF_INET6) − 0.3 (IPAddressAllow= localhost only);
             // listening by itself the same, less PrivateMounts=yes (the socket unit instead leaves the unit at its own rating).
-            let limit = ["mqtt.conf": 1.5, "http.conf": 1.3, "ipcamera.conf": 1.5][dropInName] ?? 1.0
+            // Each also carries the units' 0.2 for setpriority (in @resources), allowed so that libdispatch stops logging
+            // the filter's refusals (the units alone: 0.9); the ratings are rounded to a tenth.
+            let limit = ["mqtt.conf": 1.6, "http.conf": 1.4, "ipcamera.conf": 1.6][dropInName] ?? 1.0
             #expect(exposure <= limit, "\(shipped) + \(dropInName) exposure \(exposure)")
         }
     }
