@@ -19,8 +19,11 @@ private final class LiveViewDaemon: @unchecked Sendable {
     ///   - scene: the 640x480 frame fed every time; `nil`: a QR code of `payload` at (240, 220).
     ///   - suppressingDuplicates: the default duplicate window (a code in view is one line);
     ///     false: `--duplicate-window 0` (a line for every frame's code).
+    ///   - inFlight: at most this many frames fed and not yet answered by a code line (the
+    ///     feeder waits for the line, `hangTimeout` at most): a slow scanner, not the pacing,
+    ///     sets the rate, so frames never pile up past the session's queue; `nil`: 10 frames/s.
     init(_ arguments: [String] = [], frames: Int? = nil, activatedPort: Int? = nil, scene: GreyFrame? = nil,
-         suppressingDuplicates: Bool = false) throws {
+         suppressingDuplicates: Bool = false, inFlight: Int? = nil) throws {
         var frame = GreyFrame(width: 640, height: 480, background: 200)
         frame.draw(try ModuleMatrix.qrCode(Array(Self.payload.utf8)), centerX: 240, centerY: 220, moduleSize: 6)
         if let scene { frame = scene }
@@ -32,6 +35,13 @@ private final class LiveViewDaemon: @unchecked Sendable {
         let (daemon, stop, fed, bytes) = (self.daemon, self.stop, self.fed, stream.frame(frame))
         Thread {
             while !stop.withLock({ $0 }) && fed.withLock({ $0 }) < (frames ?? .max) {
+                if let inFlight {
+                    let sent = fed.withLock { $0 }, deadline = ContinuousClock.now + hangTimeout
+                    while ContinuousClock.now < deadline && !stop.withLock({ $0 }) && daemon.process.isRunning
+                            && daemon.stdoutLines.count { ($0?["type"] as? String) == "code" } < sent - inFlight + 1 {
+                        stop.withLock(when: { $0 }, deadline: .now + .milliseconds(20)) { _, _ in }
+                    }
+                }
                 guard daemon.feed(bytes) else { break }
                 fed.withLock { $0 += 1 }
                 // Paced at 10 frames/s: a timed wait on the stop flag.
@@ -320,9 +330,11 @@ private final class LiveViewDaemon: @unchecked Sendable {
     /// still scanned and every line written to stdout, nothing dropped, and the daemon still answers.
     @Test func aViewerThatNeverReadsCostsThePipelineNothing() throws {
         let frames = 150
-        // Frames queue rather than drop while the scanners are busy (a loaded machine), so a
-        // pipeline held up by a viewer would show as frames not scanned or lines not written.
-        let live = try LiveViewDaemon(["--no-discard-late"], frames: frames)
+        // Frames queue rather than drop while the scanners are busy, and at most two are fed ahead
+        // of the code lines (a loaded machine's slow scans once filled the queue: one frame
+        // `outOfBuffers` under ASan with both cores busy), so a pipeline held up by a viewer shows
+        // as lines that stop coming: frames not fed, not scanned or lines not written.
+        let live = try LiveViewDaemon(["--no-discard-late"], frames: frames, inFlight: 2)
         let stalled = try HTTPTestConnection(port: live.port, receiveBuffer: 2048)
         stalled.send(Array("GET /events HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
         let pictures = try HTTPTestConnection(port: live.port, receiveBuffer: 2048)
