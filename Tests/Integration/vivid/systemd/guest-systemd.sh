@@ -37,10 +37,11 @@ cursor() { journalctl -u $U -n 0 --show-cursor --no-pager 2>/dev/null | sed -n '
 
 source /opt/vtest/loop.sh
 # The loop the daemon watches: GREY 640x480 at 39.2 fps (CVT timings; vivid's slowest at that
-# size), the daemon asking 320x240 (vivid scales). Measured in a quiet VM over 30 s, the daemon
-# with its one scanning thread and the feeder: 24 % of the 2 vCPUs busy, against 48-56 % with the
-# YUYV loop at 59.94 fps this boot used before, where on a loaded host the emulated CPU saturated
-# and every systemctl, journalctl and v4l2-ctl of the checks waited behind the daemon.
+# size), QR codes at 12 px a module, the daemon asking 160x120 (vivid scales). Measured in a quiet
+# VM over 30 s at 320x240, the daemon with its one scanning thread and the feeder: 24 % of the 2
+# vCPUs busy, against 48-56 % with the YUYV loop at 59.94 fps this boot used before, where on a
+# loaded host the emulated CPU saturated and every systemctl, journalctl and v4l2-ctl of the
+# checks waited behind the daemon.
 LOOP_FMT=GREY LOOP_W=640 LOOP_H=480 LOOP_TIMINGS=cvt,width=640,height=480,fps=40
 feed_on() { vivid_loop_setup $LOOP_FMT $LOOP_W $LOOP_H $LOOP_TIMINGS 2>&1 | sed 's/^/  /'; vivid_feed_start /tmp/feed.raw; }
 # After a replug the daemon may already stream again (capture busy: its timings as the driver
@@ -115,11 +116,11 @@ nothing_started() { [ "$(systemctl is-active $U)" != active ] && [ "$(systemctl 
 check "package: installing starts and enables no instance" "$U $(systemctl is-active $U)/$(systemctl is-enabled $U 2>&1)" nothing_started
 # The test's configuration: the installed video0.yaml, asking for the loop's format and size.
 # The daemon must leave the emulated CPU to the checks (systemctl, journalctl, v4l2-ctl wait
-# behind it): one scanning thread on the cheapest passes, 320x240 GREY (vivid scales the looped
-# 640x480 frames at 39.2 fps), and each payload reported once per pass of the feed, not once per frame (the
-# journal stays small): the feed (36 frames, 0.92 s) shows each for 0.26-0.36 s and hides it longer than the window
-# apart. (A code always in view would be one line for good, as by design, and the checks that
-# wait for code lines after a reopen would wait in vain.)
+# behind it): one scanning thread on the cheapest passes, 160x120 GREY (vivid scales the looped
+# 640x480 frames at 39.2 fps), and each payload reported once per pass of the feed, not once per
+# frame (the journal stays small): the feed (36 frames, 0.92 s) shows each for 0.26-0.36 s and
+# hides it for longer than the window. (A code always in view would be one line for good, as by
+# design, and the checks that wait for code lines after a reopen would wait in vain.)
 cat > $CFG <<'YAML'
 source: /dev/video0
 device:
