@@ -83,3 +83,54 @@ private func scanner(_ effort: ScanEffort = .max, live: Bool = false, onlyPasses
         #expect(scanner(.auto).scanReport(frame).codes.map(\.text) == ["UPSCALE-128"])
     }
 }
+
+/// `grey` as frame `seq` of a live source at `interval` seconds a frame.
+private func liveFrame(_ grey: GreyFrame, seq: UInt64, interval: Double) -> VideoFrame {
+    grey.videoFrame(sequenceNumber: seq, presentationTime: MediaTime(seconds: Double(seq) * interval))
+}
+
+@Suite(.offThePool) struct UpscalePassLiveTests {
+    /// The Code 128 of `smallCode128` at 1.25 px a module (only an upscaling pass reads it) and at
+    /// 2 px a module (the cheapest passes read it), on the same 640x360 frame.
+    private static func frames() throws -> (thin: GreyFrame, plain: GreyFrame) {
+        func drawn(_ moduleSize: Double) throws -> GreyFrame {
+            var grey = GreyFrame(width: 640, height: 360)
+            grey.draw(try ModuleMatrix.linearBarcode(zintSymbology: "CODE128", data: "UPSCALE-128").stretched(toRows: 60),
+                      centerX: 320, centerY: 180, moduleSize: moduleSize, samplesPerAxis: 4)
+            return grey
+        }
+        return (try drawn(1.25), try drawn(2))
+    }
+
+    @Test("auto on a live source: no upscaling pass on blank frames; once a code read in recent frames goes unread, zxing-upscale runs and reads it")
+    func upscalingOnEvidence() throws {
+        let (thin, plain) = try Self.frames()
+        let blank = GreyFrame(width: 640, height: 360)
+        let live = scanner(.auto, live: true)
+        for seq in UInt64(0)..<3 {
+            let report = live.scanReport(liveFrame(blank, seq: seq, interval: 1000))
+            #expect(!report.passesRun.contains { $0.scale > 1 || $0.cost == .heavy } && report.codes.isEmpty, "\(report.passesRun)")
+        }
+        let read = live.scanReport(liveFrame(plain, seq: 3, interval: 1000))
+        #expect(read.codes.map(\.text) == ["UPSCALE-128"] && !read.passesRun.contains { $0.scale > 1 }, "\(read.passesRun)")
+        // The same code, now too thin for every pass but an upscaling one: the evidence (a code
+        // read three frames ago and not in this one) sends the scanner on, up to zxing-upscale.
+        let chased = live.scanReport(liveFrame(thin, seq: 4, interval: 1000))
+        #expect(chased.passesRun.contains(.zxingUpscale) && chased.passesCut.isEmpty, "\(chased.passesRun)")
+        #expect(chased.codes.map(\.text) == ["UPSCALE-128"] && chased.codes.map(\.pass) == [.zxingUpscale])
+        // Long after the code was last read, a blank frame is back to the cheapest passes.
+        let later = live.scanReport(liveFrame(blank, seq: 6 + 2 * EffortLedger.recentFrames, interval: 1000))
+        #expect(!later.passesRun.contains { $0.scale > 1 || $0.cost == .heavy }, "\(later.passesRun)")
+    }
+
+    @Test("auto on a live source cuts an upscaling pass that does not fit in the frame's time budget")
+    func upscalingOverBudgetIsCut() throws {
+        let (thin, plain) = try Self.frames()
+        let live = scanner(.auto, live: true)
+        _ = live.scanReport(liveFrame(GreyFrame(width: 640, height: 360), seq: 0, interval: 1e-6))
+        #expect(live.scanReport(liveFrame(plain, seq: 1, interval: 1e-6)).codes.map(\.text) == ["UPSCALE-128"])
+        let report = live.scanReport(liveFrame(thin, seq: 2, interval: 1e-6))
+        #expect(report.passesCut.contains(.zxingUpscale) && !report.passesRun.contains { $0.scale > 1 }, "run \(report.passesRun), cut \(report.passesCut)")
+        #expect(report.codes.isEmpty)
+    }
+}
