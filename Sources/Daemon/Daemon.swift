@@ -32,7 +32,7 @@ public enum Daemon {
         // The live view: its handler is one of the scan's results handlers, its server a service.
         var liveViewService: LiveViewHTTPService?
         if let http = options.configuration.http,
-           let liveView = scan.configuredHandlers.lazy.compactMap({ $0 as? LiveViewResultsHandler }).first {
+           let liveView = scan.configuredHandlers.liveView {
             liveViewService = LiveViewHTTPService(settings: http, liveView: liveView, scan: scan, logger: logger,
                                                   inheritedSocket: sockets.liveViewSocket)
         }

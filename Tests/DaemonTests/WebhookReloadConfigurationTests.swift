@@ -30,7 +30,8 @@ private func send(_ handler: any ResultsHandler, seq: UInt64) throws {
         let configuration = try await SyncscanConfiguration.load(file: nil, environment: environment)
         let logs = LogRecorder()
         let handlers = ResultsHandlerRegistry.make(configuration, context: .init(source: "y4m:-", logger: logs.logger))
-        let webhook = try #require(handlers.first as? WebhookResultsHandler)
+        let webhook = try #require(handlers.webhook)
+        #expect(handlers.all.count == 1 && handlers.all.first === webhook && handlers.liveView == nil)
         webhook.start()
         func authorizations() -> [String?] { receiver.requests.map(\.authorization) }
 
@@ -57,7 +58,8 @@ private func send(_ handler: any ResultsHandler, seq: UInt64) throws {
         #expect(logs.all.allSatisfy { !$0.line.contains(one) && !$0.line.contains(two) }, "no token in a log line")
 
         // No webhook at start: turning one on needs a restart, and says so.
-        ResultsHandlerRegistry.reload([], to: configuration, logger: logs.logger)
+        ResultsHandlerRegistry.reload(ResultsHandlerRegistry.make(none, context: .init(source: "y4m:-", logger: logs.logger)),
+                                      to: configuration, logger: logs.logger)
         #expect(logs.lines(containing: "webhook.url changed: the webhook handler is made at start; restart the service").count == 1)
     }
 }

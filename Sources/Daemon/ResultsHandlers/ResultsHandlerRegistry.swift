@@ -11,6 +11,15 @@ import Results
 /// (`SyncscanConfiguration`), and one line in `make`. The service starts, feeds, counts and
 /// finishes it through the protocol alone.
 public enum ResultsHandlerRegistry {
+    /// The handlers one configuration turned on: every one in the order codes pass through them,
+    /// and, typed, the two the daemon reaches by kind: the live view (its HTTP service serves the
+    /// handler's frames) and the webhook (a reload applies `webhook.*` to it in place).
+    public struct Handlers: Sendable {
+        public let all: [any ResultsHandler]
+        public let liveView: LiveViewResultsHandler?
+        public let webhook: WebhookResultsHandler?
+    }
+
     /// What a handler may need besides its own settings.
     public struct Context: Sendable {
         /// The starting source's URI (the `source` field, MQTT's default topic prefix).
@@ -30,7 +39,12 @@ public enum ResultsHandlerRegistry {
     }
 
     /// The handlers `configuration` asks for, made (their threads start with `start()`).
-    public static func make(_ configuration: SyncscanConfiguration, context: Context) -> [any ResultsHandler] {
+    public static func make(_ configuration: SyncscanConfiguration, context: Context) -> Handlers {
+        let webhook = configuration.webhook.map { settings in
+            WebhookResultsHandler(settings: settings, source: context.source, token: readToken(settings, logger: context.logger),
+                                  logger: context.logger)
+        }
+        let liveView = configuration.http.map { LiveViewResultsHandler(settings: $0.liveView, source: context.source, logger: context.logger) }
         let made: [(any ResultsHandler)?] = [
             configuration.snapshots.map { settings in
                 SnapshotResultsHandler(settings: settings, directory: context.snapshotDirectory ?? FileSystemSnapshotDirectory(path: settings.directory),
@@ -41,21 +55,18 @@ public enum ResultsHandlerRegistry {
                                    password: readPassword(settings, logger: context.logger), softwareVersion: context.softwareVersion,
                                    logger: context.logger)
             },
-            configuration.webhook.map { settings in
-                WebhookResultsHandler(settings: settings, source: context.source, token: readToken(settings, logger: context.logger),
-                                      logger: context.logger)
-            },
-            configuration.http.map { LiveViewResultsHandler(settings: $0.liveView, source: context.source, logger: context.logger) },
+            webhook,
+            liveView,
         ]
-        return made.compactMap { $0 }
+        return Handlers(all: made.compactMap { $0 }, liveView: liveView, webhook: webhook)
     }
 
     /// Applies a reloaded configuration to the handlers that take one in place: the webhook's
     /// `webhook.*` (the token file read again; a removed `webhook.url` closes the endpoints).
     /// The rest are read at start (`SyncscanConfiguration.startOnlyChanges`), as is a webhook
     /// turned on when none was at start.
-    public static func reload(_ handlers: [any ResultsHandler], to new: SyncscanConfiguration, logger: Logger) {
-        guard let webhook = handlers.lazy.compactMap({ $0 as? WebhookResultsHandler }).first else {
+    public static func reload(_ handlers: Handlers, to new: SyncscanConfiguration, logger: Logger) {
+        guard let webhook = handlers.webhook else {
             if new.webhook != nil {
                 logger.notice("webhook.url changed: the webhook handler is made at start; restart the service to apply it")
             }

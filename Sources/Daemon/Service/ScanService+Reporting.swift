@@ -38,9 +38,6 @@ extension ScanService {
         return counters
     }
 
-    /// The configured results handlers (the live view among them, for its HTTP service).
-    public var configuredHandlers: [any ResultsHandler] { handlers }
-
     /// The running session's source (the live view shows its mode); `nil` between sessions.
     public var currentSource: (any FrameSource)? { state.withLock { $0.current?.session.input } }
 

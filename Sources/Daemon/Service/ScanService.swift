@@ -77,6 +77,8 @@ public final class ScanService: Service, @unchecked Sendable {
     private let summary: @Sendable (String) -> Void
     /// The configured results handlers beside stdout (snapshots, MQTT, …), shared by every
     /// session: one snapshot directory, one broker connection for the whole run.
+    public let configuredHandlers: ResultsHandlerRegistry.Handlers
+    /// The configured handlers, then an embedding program's own (`additionalHandlers`).
     let handlers: [any ResultsHandler]
     let state: LockedValue<State>
     /// Scans past `scan_timeout_seconds`, checked by the status loop.
@@ -104,10 +106,10 @@ public final class ScanService: Service, @unchecked Sendable {
         self.events = events
         self.summary = summary
         let sourceURI = (try? InputRegistry.parse(options.source))?.description ?? SourceURI.redactingCredentials(options.source)
-        handlers = ResultsHandlerRegistry.make(options.configuration, context: .init(source: sourceURI, logger: logger,
-                                                                                     snapshotDirectory: snapshotDirectory,
-                                                                                     softwareVersion: options.softwareVersion))
-            + additionalHandlers
+        configuredHandlers = ResultsHandlerRegistry.make(options.configuration, context: .init(source: sourceURI, logger: logger,
+                                                                                               snapshotDirectory: snapshotDirectory,
+                                                                                               softwareVersion: options.softwareVersion))
+        handlers = configuredHandlers.all + additionalHandlers
         state = LockedValue(State(options: options, metrics: ServiceMetrics(source: sourceURI)))
         (runEnds, runEnd) = AsyncStream.makeStream(of: RunEnd.self)
     }
@@ -282,7 +284,7 @@ public final class ScanService: Service, @unchecked Sendable {
         for (keys, why) in new.configuration.startOnlyChanges(from: old.configuration) {
             logger.notice("\(keys) changed: \(why); restart the service to apply them")
         }
-        ResultsHandlerRegistry.reload(handlers, to: new.configuration, logger: logger)
+        ResultsHandlerRegistry.reload(configuredHandlers, to: new.configuration, logger: logger)
         let (needsRestart, running) = state.withLock { state in
             let old = state.options
             state.options = new
