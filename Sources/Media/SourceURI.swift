@@ -25,21 +25,10 @@ public struct SourceURI: Sendable, Hashable, CustomStringConvertible {
     public static func redactingCredentials(_ text: String) -> String {
         var out = Substring(text)
         var result = ""
-        while let separator = out.firstRange(of: "://") {
-            result += out[..<separator.upperBound]
-            var rest = out[separator.upperBound...]
-            // The authority ends at the first '/', '?', '#' or blank; its userinfo before the last '@'.
-            let authorityEnd = rest.firstIndex { "/?# \t\n\"'".contains($0) } ?? rest.endIndex
-            if let at = rest[..<authorityEnd].lastIndex(of: "@") {
-                let userinfo = rest[..<at]
-                if let colon = userinfo.firstIndex(of: ":") {
-                    result += userinfo[..<colon] + ":***"
-                } else {
-                    result += userinfo
-                }
-                rest = rest[at...]
-            }
-            out = rest
+        // In a pipeline description a URL also ends at a blank or a quote.
+        while let url = URLAuthority(out, alsoEndingAt: " \t\n\"'") {
+            result += url.prefix + url.redactedAuthority(hiding: .password)
+            out = url.rest
         }
         result += out
         for key in ["user-pw=", "proxy-pw="] {

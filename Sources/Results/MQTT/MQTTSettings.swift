@@ -1,5 +1,6 @@
 import ConfigurationKeys
 import MQTT
+import Media
 
 /// Where and how the MQTT handler publishes (`mqtt.*`).
 public struct MQTTSettings: Sendable, Hashable {
@@ -41,16 +42,9 @@ public struct MQTTSettings: Sendable, Hashable {
         var path = uri
         for scheme in ["v4l2:", "y4m:"] where path.hasPrefix(scheme) { path = String(path.dropFirst(scheme.count)) }
         if path == "-" || path.isEmpty { return "stdin" }
-        if let schemeEnd = path.range(of: "://") {
-            let rest = path[schemeEnd.upperBound...]
-            let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
-            let pathPart = rest[authorityEnd...].prefix { $0 != "?" && $0 != "#" }
-            if pathPart.split(separator: "/").isEmpty {
-                let hostPort = rest[..<authorityEnd].split(separator: "@", omittingEmptySubsequences: false).last ?? ""
-                let host = hostPort.hasPrefix("[") ? hostPort.dropFirst().prefix { $0 != "]" } : hostPort.prefix { $0 != ":" }
-                return topicSafe(String(host))
-            }
-            path = String(pathPart)
+        if let url = URLAuthority(Substring(path)) {
+            if url.path.split(separator: "/").isEmpty { return topicSafe(String(url.host)) }
+            path = String(url.path)
         }
         var name = path.split(separator: "/").last.map(String.init) ?? path
         if let dot = name.lastIndex(of: "."), dot != name.startIndex { name = String(name[..<dot]) }

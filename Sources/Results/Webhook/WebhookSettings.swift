@@ -1,4 +1,5 @@
 import ConfigurationKeys
+import Media
 
 /// Where and how the webhook handler POSTs codes (`webhook.*`).
 public struct WebhookSettings: Sendable, Hashable {
@@ -27,11 +28,7 @@ public struct WebhookSettings: Sendable, Hashable {
 
     /// `url` with any `user:password@` replaced by `***@`: what logs show.
     public static func redacted(_ url: String) -> String {
-        guard let scheme = url.range(of: "://") else { return url }
-        let rest = url[scheme.upperBound...]
-        let authorityEnd = rest.firstIndex(of: "/") ?? rest.endIndex
-        guard let at = rest[..<authorityEnd].lastIndex(of: "@") else { return url }
-        return String(url[..<scheme.upperBound]) + "***" + String(rest[at...])
+        URLAuthority(Substring(url))?.redacted(hiding: .userinfo) ?? url
     }
 }
 
@@ -68,12 +65,7 @@ extension WebhookSettings: ConfigurationSection {
     /// `http://HOST…` or `https://HOST…`: a host after any `user:password@` (`https://user:pw@`
     /// has none).
     static func isWebhookURL(_ url: String) -> Bool {
-        for scheme in ["http://", "https://"] where url.lowercased().hasPrefix(scheme) {
-            let rest = url.dropFirst(scheme.count)
-            let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-            let host = authority.split(separator: "@", omittingEmptySubsequences: false).last ?? ""
-            return !host.isEmpty && !host.hasPrefix(":") && !url.contains(" ")
-        }
-        return false
+        guard let parsed = URLAuthority(Substring(url)), ["http", "https"].contains(parsed.scheme.lowercased()) else { return false }
+        return !parsed.hostAndPort.isEmpty && !parsed.hostAndPort.hasPrefix(":") && !url.contains(" ")
     }
 }
