@@ -7,10 +7,16 @@ import TestSupport
 /// A 640x360 frame with one Code 128 (`UPSCALE-128`) drawn at `moduleSize` pixels a module, 4×4
 /// samples a pixel (a photo scaled down: module edges inside pixels go grey); its box.
 private func smallCode128(moduleSize: Double) throws -> (frame: VideoFrame, box: (x: Int, y: Int, width: Int, height: Int)) {
+    let (grey, box) = try smallCode128Grey(moduleSize: moduleSize)
+    return (grey.videoFrame(), box)
+}
+
+/// `smallCode128`'s frame as a `GreyFrame` (to be stamped as a live source's frame), and its box.
+private func smallCode128Grey(moduleSize: Double) throws -> (grey: GreyFrame, box: (x: Int, y: Int, width: Int, height: Int)) {
     var grey = GreyFrame(width: 640, height: 360)
     let drawn = grey.draw(try ModuleMatrix.linearBarcode(zintSymbology: "CODE128", data: "UPSCALE-128").stretched(toRows: 60),
                           centerX: 320, centerY: 180, moduleSize: moduleSize, samplesPerAxis: 4)
-    return (grey.videoFrame(), drawn.boundingBox)
+    return (grey, drawn.boundingBox)
 }
 
 private func scanner(_ effort: ScanEffort = .max, live: Bool = false, onlyPasses: Set<DecoderPass>? = nil) -> MetadataOutput.Scanner {
@@ -93,13 +99,7 @@ private func liveFrame(_ grey: GreyFrame, seq: UInt64, interval: Double) -> Vide
     /// The Code 128 of `smallCode128` at 1.25 px a module (only an upscaling pass reads it) and at
     /// 2 px a module (the cheapest passes read it), on the same 640x360 frame.
     private static func frames() throws -> (thin: GreyFrame, plain: GreyFrame) {
-        func drawn(_ moduleSize: Double) throws -> GreyFrame {
-            var grey = GreyFrame(width: 640, height: 360)
-            grey.draw(try ModuleMatrix.linearBarcode(zintSymbology: "CODE128", data: "UPSCALE-128").stretched(toRows: 60),
-                      centerX: 320, centerY: 180, moduleSize: moduleSize, samplesPerAxis: 4)
-            return grey
-        }
-        return (try drawn(1.25), try drawn(2))
+        (try smallCode128Grey(moduleSize: 1.25).grey, try smallCode128Grey(moduleSize: 2).grey)
     }
 
     @Test("auto on a live source: no upscaling pass on blank frames; once a code read in recent frames goes unread, zxing-upscale runs and reads it")
