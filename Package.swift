@@ -4,7 +4,7 @@ import PackageDescription
 // The folder layout follows one frame through the pipeline:
 // CV4L2/CGStreamer/CZBar/CZXing/CTurboJPEG (C) → V4L2 (camera) / Y4M (file, pipe) / GStreamer (network, video files) → Capture/Outputs
 // (video; metadata through the DecoderLibrary protocol, which Decoders implements with ZBar and ZXing)
-// → Capture/Synchronizer → Results (JSON lines) ; Daemon wires it as a service ; syncscan is `main`.
+// → Capture/Synchronizer → Results (JSON lines) and LiveView (previews over HTTP) ; Daemon wires it as a service ; syncscan is `main`.
 // ConfigurationKeys: each component's settings read their own keys through it; Daemon composes them.
 let package = Package(
     name: "syncscan",
@@ -124,9 +124,19 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
 
+        // The live view: its results handler (code lines, outlines, preview pictures for viewers),
+        // its HTTP service on HTTP's server (page, status, events) and its settings (`http.*`); it
+        // reads the scan through its `ScanReporting` protocol, which Daemon's `ScanService` conforms to.
+        .target(name: "LiveView", dependencies: [
+            "Capture", "ConfigurationKeys", "HTTP", "JPEG", "Media", "Results", "SystemCalls", "V4L2", "Y4M",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "SystemPackage", package: "swift-system"),
+        ]),
+
         // The service: configuration, systemd notify, signals, stats.
         .target(name: "Daemon", dependencies: [
-            "Capture", "ConfigurationKeys", "Decoders", "Results", "V4L2", "Y4M", "GStreamer", "Media", "SystemCalls", "MQTT", "HTTP", "JPEG",
+            "Capture", "ConfigurationKeys", "Decoders", "Results", "LiveView", "V4L2", "Y4M", "GStreamer", "Media", "SystemCalls", "MQTT", "JPEG",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -178,8 +188,13 @@ let package = Package(
         .testTarget(name: "GStreamerTests", dependencies: ["GStreamer", "Media", "SystemCalls", "TestSupport", "ZBar"]),
         .testTarget(name: "Y4MTests", dependencies: ["Y4M", "Capture", "Decoders", "SystemCalls", "TestSupport"]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "Decoders", "SystemCalls", "TestSupport"]),
+        // LiveView too: the fan-out's pixel copies are counted with a live view handler among its handlers.
         .testTarget(name: "ResultsTests", dependencies: [
-            "Results", "Capture", "Decoders", "Media", "SystemCalls", "TestSupport", "JPEG", .product(name: "SystemPackage", package: "swift-system"),
+            "Results", "LiveView", "Capture", "Decoders", "Media", "SystemCalls", "TestSupport", "JPEG", .product(name: "SystemPackage", package: "swift-system"),
+        ]),
+        .testTarget(name: "LiveViewTests", dependencies: [
+            "LiveView", "Capture", "Decoders", "JPEG", "Media", "SystemCalls", "TestSupport", "V4L2", "Y4M",
+            .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "DaemonTests", dependencies: [
             "ConfigurationKeys", "Daemon", "Decoders", "Results", "MQTT", "SystemCalls", "TestSupport", .product(name: "Configuration", package: "swift-configuration"),

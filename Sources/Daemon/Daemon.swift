@@ -1,4 +1,5 @@
 import Foundation
+import LiveView
 import Logging
 import Results
 import ServiceLifecycle

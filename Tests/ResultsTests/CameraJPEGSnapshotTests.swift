@@ -6,23 +6,6 @@ import Testing
 import TestSupport
 @testable import Results
 
-/// A camera's MJPEG frame as the session hands it to the handlers: decoded to grey by TurboJPEG,
-/// the copy of its pixels taken from the grey plane and, for the whole frame, the camera's bytes.
-func mjpegFramePixels(_ jpeg: [UInt8], width: Int, height: Int, seq: UInt64, region: PixelRect?,
-                              pool: FramePixelPool) throws -> (pixels: FramePixels, info: FrameInfo) {
-    let info = FrameInfo(sequenceNumber: seq, presentationTime: MediaTime(nanoseconds: Int64(seq) * 33_333_333),
-                         width: width, height: height, format: .mjpeg)
-    let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: width * height, alignment: 64)
-    let result = jpeg.withUnsafeBytes { JPEGLumaDecoder().decodeLuma($0, width: width, height: height, into: storage) }
-    #expect(result == .decoded(warning: nil))
-    let grey = VideoFrame(sequenceNumber: seq, presentationTime: info.presentationTime, width: width, height: height,
-                          bytesPerLine: width, format: .grey, buffer: PixelBuffer(bytes: UnsafeRawBufferPointer(storage)) { storage.deallocate() })
-    let pixels = try jpeg.withUnsafeBytes { bytes in
-        try #require(pool.copy(grey, region: region, decodedFrom: (info: info, bytes: bytes)))
-    }
-    return (pixels, info)
-}
-
 @Suite(.offThePool) struct CameraJPEGSnapshotTests {
     @Test func aSnapshotOfAWholeMJPEGFrameIsTheCamerasJPEGByteForByte() throws {
         let (jpeg, _) = try CameraJPEG.make(width: 320, height: 240, text: "CAMERA JPEG", moduleSize: 4)

@@ -1,4 +1,5 @@
 import Capture
+import LiveView
 import Testing
 import TestSupport
 @testable import Results

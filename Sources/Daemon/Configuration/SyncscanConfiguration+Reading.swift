@@ -3,6 +3,7 @@ import Configuration
 import ConfigurationKeys
 import Decoders
 import GStreamer
+import LiveView
 import Logging
 import Results
 import V4L2

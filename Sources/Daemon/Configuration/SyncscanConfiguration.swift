@@ -2,6 +2,7 @@ import Capture
 import ConfigurationKeys
 import Decoders
 import GStreamer
+import LiveView
 import Logging
 import Media
 import Results

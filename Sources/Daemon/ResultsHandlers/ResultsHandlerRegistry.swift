@@ -1,5 +1,7 @@
 import Capture
+import ConfigurationKeys
 import Foundation
+import LiveView
 import Logging
 import Results
 
@@ -80,7 +82,7 @@ public enum ResultsHandlerRegistry {
         }
         guard let path = settings.tokenFile else { return webhook.apply(settings, token: nil) }
         do {
-            webhook.apply(settings, token: try firstLine(of: path).trimmingCharacters(in: .whitespaces))
+            webhook.apply(settings, token: try SecretFile.firstLine(of: path).trimmingCharacters(in: .whitespaces))
         } catch {
             logger.error("webhook.token_file cannot be read at the reload; the running token is kept until it can",
                          metadata: ["file": "\(path)", "error": "\(error)"])
@@ -96,17 +98,11 @@ public enum ResultsHandlerRegistry {
         return name.split(separator: ".").first.map(String.init) ?? (name.isEmpty ? "localhost" : name)
     }
 
-    /// The first line of the file at `path`.
-    static func firstLine(of path: String) throws -> String {
-        let text = try String(contentsOfFile: path, encoding: .utf8)
-        return text.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
-    }
-
     /// The first line of `mqtt.password_file`; `nil` (logged) when it cannot be read.
     static func readPassword(_ settings: MQTTSettings, logger: Logger) -> String? {
         guard let path = settings.passwordFile else { return nil }
         do {
-            return try firstLine(of: path)
+            return try SecretFile.firstLine(of: path)
         } catch {
             logger.error("mqtt.password_file cannot be read; connecting without a password (the broker will likely refuse)",
                          metadata: ["file": "\(path)", "error": "\(error)"])
@@ -118,7 +114,7 @@ public enum ResultsHandlerRegistry {
     static func readToken(_ settings: WebhookSettings, logger: Logger) -> String? {
         guard let path = settings.tokenFile else { return nil }
         do {
-            return try firstLine(of: path).trimmingCharacters(in: .whitespaces)
+            return try SecretFile.firstLine(of: path).trimmingCharacters(in: .whitespaces)
         } catch {
             logger.error("webhook.token_file cannot be read; posting without Authorization (the receiver will likely refuse)",
                          metadata: ["file": "\(path)", "error": "\(error)"])

@@ -75,13 +75,13 @@ extension JSONLineEncoder {
     }
 }
 
-/// Accumulates one JSON line's bytes.
-struct JSONBuffer {
-    var bytes: [UInt8] = []
+/// Accumulates one JSON line's bytes (the live view's events build theirs with it too).
+public struct JSONBuffer {
+    public var bytes: [UInt8] = []
 
-    init() { bytes.reserveCapacity(512) }
+    public init() { bytes.reserveCapacity(512) }
 
-    mutating func raw(_ s: String) { bytes.append(contentsOf: s.utf8) }
+    public mutating func raw(_ s: String) { bytes.append(contentsOf: s.utf8) }
 
     /// `{seq, pts, width, height, format}`, then `camera_time` when the frame has one (never `null`).
     mutating func frame(_ f: FrameInfo) {
@@ -96,7 +96,7 @@ struct JSONBuffer {
     }
 
     /// A JSON string literal; `s` is valid Unicode by construction.
-    mutating func string(_ s: String) {
+    public mutating func string(_ s: String) {
         bytes.append(UInt8(ascii: "\""))
         for scalar in s.unicodeScalars {
             switch scalar.value {

@@ -1,5 +1,7 @@
+import Capture
 import JPEG
 import Media
+import Testing
 
 /// JPEG frames as a UVC webcam sends them in its MJPEG modes, made at test time with TurboJPEG:
 /// colour 4:2:2 (2x1 luma sampling), baseline, with a real QR code drawn in.
@@ -22,4 +24,21 @@ public enum CameraJPEG {
         }
         return (jpeg, scene)
     }
+}
+
+/// A camera's MJPEG frame as the session hands it to the handlers: decoded to grey by TurboJPEG,
+/// the copy of its pixels taken from the grey plane and, for the whole frame, the camera's bytes.
+public func mjpegFramePixels(_ jpeg: [UInt8], width: Int, height: Int, seq: UInt64, region: PixelRect?,
+                             pool: FramePixelPool) throws -> (pixels: FramePixels, info: FrameInfo) {
+    let info = FrameInfo(sequenceNumber: seq, presentationTime: MediaTime(nanoseconds: Int64(seq) * 33_333_333),
+                         width: width, height: height, format: .mjpeg)
+    let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: width * height, alignment: 64)
+    let result = jpeg.withUnsafeBytes { JPEGLumaDecoder().decodeLuma($0, width: width, height: height, into: storage) }
+    #expect(result == .decoded(warning: nil))
+    let grey = VideoFrame(sequenceNumber: seq, presentationTime: info.presentationTime, width: width, height: height,
+                          bytesPerLine: width, format: .grey, buffer: PixelBuffer(bytes: UnsafeRawBufferPointer(storage)) { storage.deallocate() })
+    let pixels = try jpeg.withUnsafeBytes { bytes in
+        try #require(pool.copy(grey, region: region, decodedFrom: (info: info, bytes: bytes)))
+    }
+    return (pixels, info)
 }

@@ -1,3 +1,4 @@
+import Capture
 import Media
 import SystemCalls
 import V4L2
@@ -5,7 +6,7 @@ import Y4M
 
 /// The live view's status object: the service's, with the frame rates and the source's mode.
 ///
-/// `ScanService.statusJSON` with two more fields, as `/status` answers and every `event: status`
+/// `ScanReporting.statusJSON()` with two more fields, as `/status` answers and every `event: status`
 /// carries. `rates`: `frames_per_second` (frames the source delivered, dropped ones included) and
 /// `scanned_per_second`, over the last `window` samples of the counters (`sample()`, called every
 /// second by the HTTP service whether or not anyone watches, so a page gets both at once); `null`
@@ -21,14 +22,14 @@ final class LiveViewStatus: Sendable {
     /// Samples the rates span (the newest against the oldest): two seconds at one a second.
     static let window = 3
 
-    private let scan: ScanService
+    private let scan: any ScanReporting
     private let samples = LockedValue<[Sample]>([])
 
-    init(scan: ScanService) { self.scan = scan }
+    init(scan: any ScanReporting) { self.scan = scan }
 
     /// Reads the counters now (the HTTP service's one-second loop).
     func sample() {
-        let statistics = scan.counters().statistics
+        let statistics = scan.statistics()
         let sample = Sample(at: .now, frames: statistics.frames, scanned: statistics.scanned)
         samples.withLock { samples in
             samples.append(sample)

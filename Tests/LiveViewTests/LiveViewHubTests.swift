@@ -4,7 +4,7 @@ import Logging
 import Media
 import TestSupport
 import Testing
-@testable import Results
+@testable import LiveView
 
 @Suite(.offThePool) struct LiveViewHubTests {
     private static let line = Array(("{\"type\":\"code\",\"text\":\"" + String(repeating: "x", count: 400) + "\"}\n").utf8)

@@ -1,6 +1,5 @@
 import ConfigurationKeys
 import HTTP
-import Results
 
 /// The live view's HTTP server: where it listens, who may connect, what the preview costs (`http.*`).
 public struct HTTPSettings: Sendable, Hashable, ConfigurationSection {

@@ -1,7 +1,7 @@
+import ConfigurationKeys
 import Foundation
 import HTTP
 import Logging
-import Results
 import ServiceLifecycle
 import SystemCalls
 import SystemPackage
@@ -20,10 +20,10 @@ import SystemPackage
 /// (Server-Sent Events: each code line as on stdout, `event: sightings` with what recent frames held,
 /// `event: status` every second), `/metrics` (Prometheus text, the metrics textfile's registry) and
 /// `/status` (JSON).
-final class LiveViewHTTPService: Service {
+public final class LiveViewHTTPService: Service {
     let initialSettings: HTTPSettings
     let liveView: LiveViewResultsHandler
-    let scan: ScanService
+    let scan: any ScanReporting
     let status: LiveViewStatus
     let logger: Logger
     /// A listening socket systemd passed (`syncscan-http@.socket`), served instead of binding `http.listen`.
@@ -31,19 +31,19 @@ final class LiveViewHTTPService: Service {
     /// A reload's settings not yet applied (`.some(nil)`: `http.listen` was removed).
     private let reloaded = LockedValue<HTTPSettings??>(nil)
 
-    init(settings: HTTPSettings, liveView: LiveViewResultsHandler, scan: ScanService, logger: Logger,
-         inheritedSocket: FileDescriptor? = nil) {
+    public init(settings: HTTPSettings, liveView: LiveViewResultsHandler, scan: any ScanReporting, logger: Logger,
+                inheritedSocket: FileDescriptor? = nil) {
         (initialSettings, self.liveView, self.scan, self.logger) = (settings, liveView, scan, logger)
         status = LiveViewStatus(scan: scan)
         self.inheritedSocket = inheritedSocket
     }
 
     /// New settings from a reloaded configuration, applied by `run` within a second.
-    func reload(_ settings: HTTPSettings?) {
+    public func reload(_ settings: HTTPSettings?) {
         reloaded.withLock { $0 = .some(settings) }
     }
 
-    func run() async throws {
+    public func run() async throws {
         let first = try serve(initialSettings)
         let last = await cancelWhenGracefulShutdown { await self.serveUntilShutdown(first, settings: self.initialSettings) }
         liveView.hub.close()
@@ -77,7 +77,7 @@ final class LiveViewHTTPService: Service {
     private func serve(_ settings: HTTPSettings) throws -> HTTPServer {
         var password: String?
         if let path = settings.passwordFile {
-            do { password = try ResultsHandlerRegistry.firstLine(of: path) } catch {
+            do { password = try SecretFile.firstLine(of: path) } catch {
                 throw LiveViewError(message: "http.password_file \(path) cannot be read (\(error)); the live view is not served "
                                     + "without its password: make the file readable by the service")
             }
@@ -146,7 +146,7 @@ struct LiveViewError: Error, CustomStringConvertible {
 /// Answers the live view's requests, on the connections' threads.
 struct LiveViewRouter: Sendable {
     let hub: LiveViewHub
-    let scan: ScanService
+    let scan: any ScanReporting
     let status: LiveViewStatus
     let password: String?
 

@@ -2,6 +2,7 @@ import Capture
 import JPEG
 import Logging
 import Media
+import Results
 import SystemCalls
 
 /// Feeds a live view: code lines, the outlines of what frames hold, and preview pictures.

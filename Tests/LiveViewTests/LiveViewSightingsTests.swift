@@ -5,7 +5,7 @@ import Logging
 import Media
 import TestSupport
 import Testing
-@testable import Results
+@testable import LiveView
 
 /// Every event an events viewer has pending (each read of everything ends with a second's wait for more).
 private func pendingEvents(_ viewer: LiveViewEventViewer) -> String {

@@ -1,6 +1,7 @@
 import Capture
 import Foundation
 import Media
+import Results
 
 /// The live view's outlines of one scanned frame, as the JSON object of an `event: sightings`.
 ///

@@ -1,4 +1,4 @@
-@testable import Daemon
+@testable import LiveView
 import Foundation
 import Logging
 import TestSupport

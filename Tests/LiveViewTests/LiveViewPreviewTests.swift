@@ -4,7 +4,7 @@ import Logging
 import Media
 import Testing
 import TestSupport
-@testable import Results
+@testable import LiveView
 
 /// The next picture a `/stream.mjpeg` viewer is sent: the bytes of one multipart part's body.
 private func nextPicture(_ viewer: LiveViewPictureViewer) throws -> [UInt8] {
