@@ -11,7 +11,7 @@ extension ScanService {
     /// The stats line's content now: counts so far (all sessions), scan times, output drops,
     /// then each results handler's counters.
     public func statsLine() -> String {
-        let metadata = state.withLock { $0.current?.metadata }
+        let metadata = state.withLock { $0.current?.pipeline.metadataOutput }
         let failures = metadata?.decoderFailures
         return ServiceLines.stats(counters(), scanTimes: metadata?.scanTimePercentiles(), passTimes: metadata?.passTimePercentiles() ?? [:],
                                   decoderFailures: failures.map { ($0.count, $0.last.map { "\($0)" }) })
@@ -27,11 +27,11 @@ extension ScanService {
         }
         counters.scansStuck = stuckScans.count
         if let running {  // its counts are added to the totals only when it ends
-            counters.statistics.add(running.synchronizer.statistics)
-            counters.codesEmitted += running.delivery.emitted
-            counters.deviceReopens += running.session.input.reopens
-            counters.controlFailures += running.session.input.controlFailures
-            counters.streaming = streamed && running.session.input.missingSince == nil
+            counters.statistics.add(running.pipeline.statistics)
+            counters.codesEmitted += running.pipeline.emitted
+            counters.deviceReopens += running.pipeline.session.input.reopens
+            counters.controlFailures += running.pipeline.session.input.controlFailures
+            counters.streaming = streamed && running.pipeline.session.input.missingSince == nil
         }
         counters.outputLinesDropped = writer.droppedLines
         counters.handlers = handlers.map(\.counters)
@@ -39,7 +39,7 @@ extension ScanService {
     }
 
     /// The running session's source (the live view shows its mode); `nil` between sessions.
-    public var currentSource: (any FrameSource)? { state.withLock { $0.current?.session.input } }
+    public var currentSource: (any FrameSource)? { state.withLock { $0.current?.pipeline.session.input } }
 
     /// The Prometheus text exposition now, from the same metrics as `metrics.textfile` (`/metrics`).
     public func metricsExposition() -> [UInt8] {
@@ -96,22 +96,22 @@ extension ScanService {
             ($0.current, $0.totals, $0.options.sourceShown, $0.options.configuration.scanTimeoutSeconds)
         }
         guard let running else { return .opening(source: source) }
-        if let (stuck, elapsed) = stuckScans.oldestStuck(running.metadata, timeout: timeout) {
+        if let (stuck, elapsed) = stuckScans.oldestStuck(running.pipeline.metadataOutput, timeout: timeout) {
             return .stuck(sequenceNumber: stuck.sequenceNumber, seconds: elapsed.components.seconds, pass: stuck.pass)
         }
-        let input = running.session.input
+        let input = running.pipeline.session.input
         if let since = input.missingSince {
             return .waiting(source: input.uri, goneSeconds: (ContinuousClock.now - since).components.seconds)
         }
         var statistics = totals
-        statistics.add(running.synchronizer.statistics)
+        statistics.add(running.pipeline.statistics)
         return .scanning(source: input.uri, statistics: statistics)
     }
 
     /// Logs each scan newly past `scan_timeout_seconds`, tells `events` whether one is stuck,
     /// and without a supervisor that restarts on that, ends the run (once).
     func checkForStuckScans() {
-        let (metadata, timeout) = state.withLock { ($0.current?.metadata, $0.options.configuration.scanTimeoutSeconds) }
+        let (metadata, timeout) = state.withLock { ($0.current?.pipeline.metadataOutput, $0.options.configuration.scanTimeoutSeconds) }
         let restarts = events.restartsWhenStuck
         let finding = stuckScans.check(metadata, timeout: timeout, endRun: !restarts)
         for (scan, elapsed) in finding.fresh {

@@ -34,12 +34,9 @@ import SystemPackage
 /// handler of each session. No lock is held while it calls out (a session, a handler, the
 /// metrics): each reads what it needs from `state` and lets go first.
 public final class ScanService: Service, @unchecked Sendable {
-    /// One running session's parts.
+    /// One running session: its pipeline (source to handlers), and what reaches its source.
     struct Running {
-        var session: CaptureSession
-        var synchronizer: DataOutputSynchronizer
-        var metadata: MetadataOutput
-        var delivery: Delivery
+        var pipeline: CapturePipeline
         /// Applies a reload's settings that need no reopen to the source (camera controls).
         var applyToSource: @Sendable (PipelineOptions) -> Void
     }
@@ -161,7 +158,7 @@ public final class ScanService: Service, @unchecked Sendable {
         }
         guard let stuck else { return await sessions.value }
         let running = state.withLock { $0.current }
-        running?.session.stop()
+        running?.pipeline.stop()
         return stuck
     }
 
@@ -204,24 +201,17 @@ public final class ScanService: Service, @unchecked Sendable {
         let parts: [any ResultsHandler] = handlers + (lines.map { [$0] } ?? [])
         let handler: any ResultsHandler = parts.count == 1 ? parts[0] : ResultsFanOut(parts)
         let events = self.events
-        let delivery = Delivery(handler: handler, window: MediaTime(seconds: options.duplicateWindow),
-                                frameDelivered: { events.frameDelivered() })
         let metrics = serviceMetrics(for: source.uri)
         let metadata = MetadataOutput(settings: options.configuration.metadataSettings, scanningThreads: options.configuration.scanningThreads,
                                       scanTimeObserver: { metrics.recordScanDuration($0) },
                                       passTimeObserver: { metrics.recordPassDuration($0, $1) }, passWillRun: passWillRun)
-        // Pixel copies: what the handlers hold (a snapshot queue, a preview being made), one per
-        // scanning thread, two on their way between them.
-        let session = CaptureSession(input: source, videoDataOutput: options.configuration.videoDataOutput,
-                                     metadataOutput: metadata, pixelsRequest: handler.pixelsRequest, pixelsSampler: handler.pixelsSampler,
-                                     pixelCopies: handler.pixelCopiesHeld + metadata.scanningThreads + 2,
-                                     logger: logger)
-        let synchronizer = DataOutputSynchronizer { collection in try delivery.deliver(collection) }
+        let pipeline = CapturePipeline(input: source, videoDataOutput: options.configuration.videoDataOutput, metadataOutput: metadata,
+                                       handler: handler, duplicateWindow: MediaTime(seconds: options.duplicateWindow),
+                                       frameDelivered: { events.frameDelivered() }, logger: logger)
         sessionWillPublish?()
         // A reload that came before `current` was set has nothing to stop: honour it by not starting.
         let superseded = state.withLock { state in
-            if !state.restartRequested { state.current = Running(session: session, synchronizer: synchronizer, metadata: metadata, delivery: delivery,
-                                                                    applyToSource: applyToSource) }
+            if !state.restartRequested { state.current = Running(pipeline: pipeline, applyToSource: applyToSource) }
             return state.restartRequested
         }
         if superseded { return }
@@ -231,7 +221,7 @@ public final class ScanService: Service, @unchecked Sendable {
         let handlers = self.handlers
         do {
             try await withGracefulShutdownHandler {
-                _ = try await session.run(synchronizer: synchronizer, frameLimit: limit, onStreaming: { [state] in
+                _ = try await pipeline.run(frameLimit: limit, onStreaming: { [state] in
                     streamed.withLock { $0 = true }
                     state.withLock { $0.currentStreamed = true }
                     for handler in handlers { handler.sourceStreaming() }
@@ -239,13 +229,13 @@ public final class ScanService: Service, @unchecked Sendable {
                 })
             } onGracefulShutdown: {
                 events.stopping()
-                session.stop()
+                pipeline.stop()
             }
             result = .success(())
         } catch {
             result = .failure(error)
         }
-        let (statistics, emitted, reopens, controlFailures) = (synchronizer.statistics, delivery.emitted, source.reopens, source.controlFailures)
+        let (statistics, emitted, reopens, controlFailures) = (pipeline.statistics, pipeline.emitted, source.reopens, source.controlFailures)
         state.withLock { state in
             state.totals.add(statistics)
             state.totalEmitted += emitted
@@ -294,12 +284,11 @@ public final class ScanService: Service, @unchecked Sendable {
             return (restart, state.current)
         }
         // Applied to the running session outside the lock (each part has its own).
-        running?.delivery.setWindow(MediaTime(seconds: new.duplicateWindow))
-        running?.metadata.settings = new.configuration.metadataSettings
+        running?.pipeline.apply(new.configuration.metadataSettings, duplicateWindow: MediaTime(seconds: new.duplicateWindow))
         if !needsRestart { running?.applyToSource(new) }
         if needsRestart {
             logger.notice("reloaded configuration changes the source or capture settings; reopening")
-            running?.session.stop()
+            running?.pipeline.stop()
         } else {
             logger.notice("reloaded configuration applied in place", metadata: [
                 "output.queue_lines": "\(new.configuration.output.queueLines)",

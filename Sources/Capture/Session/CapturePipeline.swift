@@ -1,0 +1,58 @@
+import Logging
+import Media
+
+/// One source wired end to end: capture session → synchronizer → delivery (duplicate
+/// suppression) → the results handler, every frame on its way within this module.
+///
+/// What a service runs once per source: it hands in the source, the outputs' settings and the
+/// handler (a fan-out of several), and reads back the counts when the run ends. The session's
+/// pool of pixel copies makes room for what the handler holds, one copy per scanning thread and
+/// two on their way between them. `settings`, `duplicateWindow` may change while it runs (a
+/// reload applied in place); the source, the outputs' threads and the handler may not.
+public final class CapturePipeline: Sendable {
+    public let session: CaptureSession
+    public let metadataOutput: MetadataOutput
+    public let synchronizer: DataOutputSynchronizer
+    public let delivery: Delivery
+
+    /// - Parameters:
+    ///   - duplicateWindow: a code seen again within this much frame time is not delivered again.
+    ///   - frameDelivered: called after each frame went through the handler (a supervisor's liveness ping).
+    public init(input: any FrameSource, videoDataOutput: VideoDataOutput, metadataOutput: MetadataOutput,
+                handler: any ResultsHandler, duplicateWindow: MediaTime,
+                frameDelivered: @escaping @Sendable () -> Void = {}, logger: Logger) {
+        let delivery = Delivery(handler: handler, window: duplicateWindow, frameDelivered: frameDelivered)
+        self.delivery = delivery
+        self.metadataOutput = metadataOutput
+        self.synchronizer = DataOutputSynchronizer { collection in try delivery.deliver(collection) }
+        self.session = CaptureSession(input: input, videoDataOutput: videoDataOutput, metadataOutput: metadataOutput,
+                                      pixelsRequest: handler.pixelsRequest, pixelsSampler: handler.pixelsSampler,
+                                      pixelCopies: handler.pixelCopiesHeld + metadataOutput.scanningThreads + 2,
+                                      logger: logger)
+    }
+
+    /// Streams until the source ends, `stop()`, cancellation or a failure
+    /// (`CaptureSession.run`: frames in flight are delivered first in every case).
+    /// - Parameters:
+    ///   - frameLimit: stop after this many sequence numbers (scanned or dropped).
+    ///   - onStreaming: called once the source is open and streaming.
+    @discardableResult
+    public func run(frameLimit: Int? = nil, onStreaming: @escaping @Sendable () -> Void = {}) async throws -> CaptureStatistics {
+        try await session.run(synchronizer: synchronizer, frameLimit: frameLimit, onStreaming: onStreaming)
+    }
+
+    /// Stops the source; frames in flight are finished and delivered.
+    public func stop() { session.stop() }
+
+    /// The synchronizer's counts: frames scanned and dropped, by reason.
+    public var statistics: CaptureStatistics { synchronizer.statistics }
+
+    /// Codes handed to the handler so far (after duplicate suppression).
+    public var emitted: Int { delivery.emitted }
+
+    /// Applies a reload's scanning settings and duplicate window from the next frame on.
+    public func apply(_ settings: MetadataOutput.Settings, duplicateWindow: MediaTime) {
+        delivery.setWindow(duplicateWindow)
+        metadataOutput.settings = settings
+    }
+}
