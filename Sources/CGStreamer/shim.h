@@ -33,6 +33,24 @@ static inline int syncscan_gst_has_element(const char *name) {
     return 1;
 }
 
+/* Loads the installed plugin `name` now (gst_plugin_load_by_name); 1 when it is loaded, 0 when
+ * there is no such plugin or it failed to load. */
+static inline int syncscan_gst_load_plugin(const char *name) {
+    GstPlugin *plugin = gst_plugin_load_by_name(name);
+    if (!plugin) return 0;
+    gst_object_unref(plugin);
+    return 1;
+}
+
+/* 1 when the installed plugin `name` is loaded (gst_registry_find_plugin, gst_plugin_is_loaded). */
+static inline int syncscan_gst_plugin_is_loaded(const char *name) {
+    GstPlugin *plugin = gst_registry_find_plugin(gst_registry_get(), name);
+    if (!plugin) return 0;
+    int loaded = gst_plugin_is_loaded(plugin) ? 1 : 0;
+    gst_object_unref(plugin);
+    return loaded;
+}
+
 /* Whether an installed element handles URIs of `protocol` as a source (gst_uri_protocol_is_supported). */
 static inline int syncscan_gst_has_uri_source(const char *protocol) {
     return gst_uri_protocol_is_supported(GST_URI_SRC, protocol) ? 1 : 0;

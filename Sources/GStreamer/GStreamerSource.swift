@@ -72,12 +72,9 @@ public final class GStreamerSource: FrameSource, @unchecked Sendable {
 
     /// The password of the first `scheme://user:password@` in `text`, if any.
     public static func password(in text: String) -> String? {
-        guard let scheme = text.firstRange(of: "://") else { return nil }
-        let rest = text[scheme.upperBound...]
-        let authority = rest.prefix { !"/?#".contains($0) }
-        guard let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") else { return nil }
-        let password = String(authority[authority.index(after: colon)..<at])
-        return password.isEmpty ? nil : password
+        guard let userinfo = URLAuthority(Substring(text))?.userinfo, let colon = userinfo.firstIndex(of: ":") else { return nil }
+        let password = userinfo[userinfo.index(after: colon)...]
+        return password.isEmpty ? nil : String(password)
     }
 
     /// `text` (GStreamer's own messages may quote the location) with every credential redacted.

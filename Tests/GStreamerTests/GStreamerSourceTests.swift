@@ -1,5 +1,5 @@
 import Foundation
-import GStreamer
+@testable import GStreamer
 import Media
 import SystemCalls
 import TestSupport
@@ -188,5 +188,16 @@ func readAll(_ source: GStreamerSource) throws -> [(event: SourceEvent, codes: [
         try GStreamerURI.checkInstalled(try #require(try GStreamerURI.parse("clip.mp4")))
         #expect(GStreamerLibrary.version.hasPrefix("1."), "\(GStreamerLibrary.version)")
         #expect(GStreamerLibrary.hasElement("rtspsrc") && !GStreamerLibrary.hasElement("nosuchelement"))
+    }
+}
+
+/// The decoder plugins are loaded with GStreamer itself, before any pipeline.
+@Suite struct StreamDecoderPluginTests {
+    @Test func initializingGStreamerLoadsEveryStreamDecoderPlugin() throws {
+        try GStreamerCalls.initialize().get()
+        // This machine has them all (scripts/setup.sh installs -good, -bad and -libav).
+        let notLoaded = GStreamerCalls.streamDecoderPlugins.filter { !GStreamerCalls.pluginIsLoaded($0) }
+        #expect(notLoaded.isEmpty, "\(notLoaded)")
+        #expect(!GStreamerCalls.pluginIsLoaded("nosuchplugin"))
     }
 }
