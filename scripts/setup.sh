@@ -31,6 +31,7 @@ TEST_PKGS=(
   gstreamer1.0-tools python3-gi gir1.2-gst-rtsp-server-1.0  # tests: gst-launch-1.0; GStreamer's own RTSP server on a free port
   chromium                            # tests: a headless browser loads the live view
   openssl curl                        # tests: a self-signed certificate for HTTPS and a client that checks it
+  gdb                                 # tests: every thread's stack of a unit suite past its time limit
   dpkg-dev fakeroot lintian           # scripts/package-deb.sh: Depends from dpkg-shlibdeps, the .deb, its check
   qemu-system-x86 qemu-system-data v4l-utils xz-utils busybox-static  # real-kernel V4L2 test (vivid VM)
 )

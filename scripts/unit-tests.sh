@@ -38,7 +38,8 @@ if [ "${UNIT_TEST_WATCH_CLOSES:-0}" = 1 ]; then
     export LD_PRELOAD=$watch_dir/close-watch.so${LD_PRELOAD:+:$LD_PRELOAD}
 fi
 
-# Own process group, so the test bundle (a child of swift test) can be found and killed with it.
+# Own session, so the test bundle can be found and killed with it: swift test starts the bundle
+# in a process group of its own, but in this session.
 setsid swift test "$@" > "$log" 2>&1 &
 runner=$!
 tail -n +1 -f --pid="$runner" "$log" &
@@ -48,7 +49,7 @@ while kill -0 "$runner" 2>/dev/null; do
     if [ $(( $(date +%s) - start )) -ge "$LIMIT" ]; then
         echo "unit-tests: the suite is still running after $LIMIT s (UNIT_TEST_LIMIT); the tests that started and did not finish:"
         python3 "$(dirname "$0")/unit-test-log.py" unfinished "$log"
-        for pid in $(pgrep -g "$runner" -f '\.xctest'); do
+        for pid in $(pgrep -s "$runner" -f '\.xctest'); do
             if command -v gdb >/dev/null; then
                 echo "unit-tests: every thread of the test process $pid (gdb):"
                 timeout 120 gdb -p "$pid" -batch -ex 'thread apply all bt' 2>&1 | grep -E '^(Thread|#)' | head -400
@@ -56,7 +57,7 @@ while kill -0 "$runner" 2>/dev/null; do
                 echo "unit-tests: no gdb to print the stacks of the test process $pid"
             fi
         done
-        kill -KILL -- "-$runner" 2>/dev/null
+        pkill -KILL -s "$runner" 2>/dev/null
         wait "$runner" "$follower" 2>/dev/null
         exit 124
     fi
