@@ -102,6 +102,19 @@ private func parse(_ line: [UInt8]) throws -> [String: Any] {
         #expect(o["pts"] is NSNull)
         #expect(o["dropped"] as? String == "discontinuity")
         #expect(o["codes"] as? Int == 0)
+        #expect(o.keys.contains("camera_time") == false, "no camera time: no field, not null")
+    }
+
+    /// A frame record of a frame with the camera's time has it after `codes`, as code lines' `frame` has it.
+    @Test func aFrameRecordCarriesTheCamerasTime() throws {
+        var info = code(Array("x".utf8)).frame
+        let ntp = (1_795_000_000 + CameraTime.ntpToUnixSeconds) * 1_000_000_000 + 7_999_999
+        info.cameraTime = try #require(CameraTime(ntpNanoseconds: ntp))
+        let late = SynchronizedDataCollection(
+            video: SynchronizedVideoData(sequenceNumber: 42, presentationTime: info.presentationTime, frame: info, droppedReason: .lateData),
+            metadata: nil)
+        let line = String(decoding: JSONLineEncoder().encode(late), as: UTF8.self)
+        #expect(line == "{\"type\":\"frame\",\"seq\":42,\"pts\":1.4,\"dropped\":\"lateData\",\"codes\":0,\"camera_time\":\"2026-11-18T11:06:40.007Z\"}\n", "\(line)")
     }
 
     @Test func timestampsKeepNanosecondsWithoutTrailingZeros() {

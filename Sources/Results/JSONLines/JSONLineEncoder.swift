@@ -52,15 +52,22 @@ public struct JSONLineEncoder: Sendable {
         return out.bytes
     }
 
-    /// `{"type":"frame","seq":…,"pts":…,"dropped":…,"codes":…}`: one per sequence number, for
-    /// consumers that audit the ledger (`--emit-frames`).
+    /// `{"type":"frame","seq":…,"pts":…,"dropped":…,"codes":…}`, then `camera_time` when the
+    /// frame has one (never `null`): one per sequence number, for consumers that audit the ledger
+    /// (`--emit-frames`).
     public func encode(_ collection: SynchronizedDataCollection) -> [UInt8] {
         var out = JSONBuffer()
         out.raw("{\"type\":\"frame\",\"seq\":\(collection.sequenceNumber),\"pts\":")
         if let pts = collection.video.presentationTime { out.raw(pts.description) } else { out.raw("null") }
         out.raw(",\"dropped\":")
         if let reason = collection.video.droppedReason { out.string(reason.rawValue) } else { out.raw("null") }
-        out.raw(",\"codes\":\(collection.metadata?.metadataObjects.count ?? 0)}\n")
+        out.raw(",\"codes\":\(collection.metadata?.metadataObjects.count ?? 0)")
+        if let camera = collection.video.frame?.cameraTime {
+            out.raw(",\"camera_time\":\"")
+            out.raw(WallClockTime(camera).rfc3339)
+            out.raw("\"")
+        }
+        out.raw("}\n")
         return out.bytes
     }
 
