@@ -25,11 +25,6 @@ public enum Daemon {
         let scan = ScanService(options: options, writer: writer, logger: logger, events: events) { line in
             StandardError.writeLine(line)
         }
-        // The scan service comes last: a graceful shutdown (SIGTERM) reaches the services in
-        // reverse order, so the scan is told first and the reload listener only after the scan
-        // has finished. In the other order the scan could end on its own (end of input at the
-        // moment of the signal) while the group waited for the listener, and the group took
-        // that for a failure: exit 1 on an ordinary stop.
         // The live view: its handler is one of the scan's results handlers, its server a service.
         var liveViewService: LiveViewHTTPService?
         if let http = options.configuration.http,
@@ -37,24 +32,49 @@ public enum Daemon {
             liveViewService = LiveViewHTTPService(settings: http, liveView: liveView, scan: scan, logger: logger,
                                                   inheritedSocket: sockets.liveViewSocket)
         }
-        var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
+        var between: [ServiceGroupConfiguration.ServiceConfiguration] = []
         if let reload {
-            services.append(.init(service: ReloadOnHangup(scan: scan, liveView: liveViewService, reload: reload, logger: logger),
-                                  successTerminationBehavior: .ignore, failureTerminationBehavior: .ignore))
+            between.append(.init(service: ReloadOnHangup(scan: scan, liveView: liveViewService, reload: reload, logger: logger),
+                                 successTerminationBehavior: .ignore, failureTerminationBehavior: .ignore))
         }
         if let liveViewService {
-            services.append(.init(service: liveViewService, successTerminationBehavior: .ignore,
-                                  failureTerminationBehavior: .gracefullyShutdownGroup))
+            between.append(.init(service: liveViewService, successTerminationBehavior: .ignore,
+                                 failureTerminationBehavior: .gracefullyShutdownGroup))
         }
-        services.append(.init(service: scan, successTerminationBehavior: .gracefullyShutdownGroup,
-                              failureTerminationBehavior: .gracefullyShutdownGroup))
-        let group = ServiceGroup(configuration: .init(
-            services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        let group = serviceGroup(scan: scan, between: between, signals: [.sigterm, .sigint], logger: logger)
         do {
             try await group.run()
         } catch let error as ServiceGroupError {
             throw DaemonError.servicesEndedOutOfOrder(detail: "\(error)")
         }
+    }
+}
+
+extension Daemon {
+    /// The daemon's service group: the scan's results handlers first, then `between` (the reload
+    /// listener, the live view's server), the scan last; `signals` shut it down gracefully, within
+    /// `shutdown_timeout_seconds` when set.
+    ///
+    /// A graceful shutdown (a signal, or the scan ending by itself) reaches the services in reverse
+    /// order, each once the one before has returned: the scan is told first, and the results
+    /// handlers flush last, once every code has reached them. In the other order the scan could end
+    /// on its own (end of input at the moment of the signal) while the group waited for the
+    /// listener, and the group took that for a failure: exit 1 on an ordinary stop. Past the limit
+    /// the group cancels every service: the results handlers' service then gives up its flush and
+    /// throws `ShutdownTimeoutError`.
+    static func serviceGroup(scan: ScanService, between: [ServiceGroupConfiguration.ServiceConfiguration] = [],
+                             signals: [UnixSignal] = [], logger: Logger) -> ServiceGroup {
+        let services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: scan.makeResultsHandlersService(), successTerminationBehavior: .ignore,
+                  failureTerminationBehavior: .gracefullyShutdownGroup),
+        ] + between + [
+            .init(service: scan, successTerminationBehavior: .gracefullyShutdownGroup,
+                  failureTerminationBehavior: .gracefullyShutdownGroup),
+        ]
+        var configuration = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: signals, logger: logger)
+        let limit = scan.shutdownTimeoutSeconds
+        if limit > 0 { configuration.maximumGracefulShutdownDuration = .milliseconds(Int64((limit * 1000).rounded())) }
+        return ServiceGroup(configuration: configuration)
     }
 }
 

@@ -19,6 +19,9 @@ public protocol ServiceEvents: Sendable {
     /// Whether the supervisor restarts the service when its liveness pings stop (systemd's
     /// `WatchdogSec=`); without that, a stuck scan ends the run.
     var restartsWhenStuck: Bool { get }
+    /// Whether a service manager runs the service and kills it when a stop takes too long
+    /// (systemd's `TimeoutStopSec=`): then `shutdown_timeout_seconds` has a default limit.
+    var stopsAreTimed: Bool { get }
 }
 
 extension ServiceEvents {
@@ -26,6 +29,7 @@ extension ServiceEvents {
     public func sourceMissing() {}
     public func scanStuck(_ stuck: Bool) {}
     public var restartsWhenStuck: Bool { false }
+    public var stopsAreTimed: Bool { false }
 }
 
 /// No supervisor: every event is ignored.

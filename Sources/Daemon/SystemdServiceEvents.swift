@@ -43,6 +43,9 @@ public final class SystemdServiceEvents: ServiceEvents {
     /// With `WatchdogSec=` (`$WATCHDOG_USEC`) systemd restarts the unit once the pings stop.
     public var restartsWhenStuck: Bool { pingEvery != nil }
 
+    /// Under systemd (`$NOTIFY_SOCKET`), which kills a unit whose stop outlasts `TimeoutStopSec=`.
+    public var stopsAreTimed: Bool { notifier.isEnabled }
+
     public func reloading() { _ = notifier.reloading() }
 
     public func reloaded() { _ = notifier.ready() }

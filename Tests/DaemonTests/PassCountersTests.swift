@@ -25,7 +25,7 @@ import Testing
         defer { try? fd.close() }
         let writer = LineWriter(fileDescriptor: fd, name: "out", capacity: 64, overflow: .wait)
         let service = ScanService(options: PipelineOptions(configuration), writer: writer, logger: LogRecorder().logger) { _ in }
-        try await service.run()
+        try await service.runWithResultsHandlers()
 
         let counters = service.counters()
         #expect(counters.statistics.codesByPass == [.zxingFast: 5])

@@ -58,7 +58,7 @@ private final class RecordingResultsHandler: ResultsHandler, @unchecked Sendable
         let summary = LockedValue("")
         let service = ScanService(options: PipelineOptions(configuration), writer: writer, logger: LogRecorder().logger,
                                   additionalHandlers: [handler]) { line in summary.withLock { $0 = line } }
-        try await service.run()
+        try await service.runWithResultsHandlers()
 
         #expect(handler.events == ["start", "overflow wait", "streaming", "finish"])
         #expect(handler.texts == Array(repeating: "plug-in", count: 6))

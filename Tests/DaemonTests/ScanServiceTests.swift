@@ -44,6 +44,58 @@ private final class OutputFile {
 }
 
 @Suite(.serialized, .offThePool) struct ScanServiceTests {
+    /// Left unset, the shutdown limit is 10 s under systemd (its stops are timed) and none
+    /// otherwise; a value set is kept, 0 included.
+    @Test func theShutdownLimitDefaultsToTenSecondsUnderSystemdOnly() throws {
+        struct TimedStops: ServiceEvents {
+            func streaming() {}
+            func frameDelivered() {}
+            func reloading() {}
+            func reloaded() {}
+            func stopping() {}
+            var stopsAreTimed: Bool { true }
+        }
+        let writer = LineWriter(fileDescriptor: try OutputFile().fd, name: "out", capacity: 8, overflow: .drop)
+        defer { try? writer.finish() }
+        func limit(_ configured: Double?, _ events: any ServiceEvents) -> Double {
+            var o = options(source: "y4m:-")
+            o.configuration.shutdownTimeoutSeconds = configured
+            return ScanService(options: o, writer: writer, logger: Logger(label: "test"), events: events) { _ in }.shutdownTimeoutSeconds
+        }
+        #expect(limit(nil, TimedStops()) == 10 && limit(nil, NoServiceEvents()) == 0)
+        #expect(limit(3, TimedStops()) == 3 && limit(0, TimedStops()) == 0 && limit(2.5, NoServiceEvents()) == 2.5)
+    }
+
+    /// With `shutdown_timeout_seconds`, a shutdown whose last lines cannot be written (stdout a
+    /// pipe nobody reads) ends at the limit with an error naming them, and the summary is written.
+    @Test func aShutdownPastItsLimitEndsNamingTheLinesNotWritten() async throws {
+        let file = try TemporaryFile(contents: try y4m(frames: 100, text: "never-read"), suffix: ".y4m")
+        var fds: [Int32] = [0, 0]
+        #expect(pipe(&fds) == 0)
+        defer { close(fds[0]); close(fds[1]) }
+        #expect(fcntl(fds[1], 1031 /* F_SETPIPE_SZ, Linux */, 4096) >= 4096, "a pipe of one page: a few lines fill it")
+        // Room in the queue for every line: the scan of the file ends, stdout's flush cannot.
+        let writer = LineWriter(fileDescriptor: FileDescriptor(rawValue: fds[1]), name: "stdout", capacity: 1000, overflow: .wait)
+        var limited = options(source: file.path, queueLines: 1000)
+        limited.configuration.shutdownTimeoutSeconds = 1
+        let summaries = LockedValue<[String]>([])
+        let service = ScanService(options: limited, writer: writer, logger: Logger(label: "test")) { line in
+            summaries.withLock { $0.append(line) }
+        }
+        let error = await #expect(throws: ShutdownTimeoutError.self) { try await service.runWithResultsHandlers() }
+        #expect(error?.stage == .stdout && (error?.stdoutLinesLeft ?? 0) > 0, "\(String(describing: error))")
+        let text = error.map { "\($0)" } ?? ""
+        #expect(text.contains("shutdown_timeout_seconds (1 s)") && text.contains("lines not written"), "\(text)")
+        #expect(summaries.withLock { $0.count } == 1 && summaries.withLock { $0[0] }.contains("frames=100"), "\(summaries.withLock { $0 })")
+        // Read the pipe out so the flush's thread ends before the descriptors close.
+        _ = fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK)
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        #expect(waitUntil(every: .milliseconds(5)) {
+            while read(fds[0], &buffer, buffer.count) > 0 {}
+            return writer.pendingLines == 0
+        })
+    }
+
     /// `output.queue_lines` changed by a reload resizes the output queue.
     @Test func reloadingQueueLinesResizesTheOutputQueue() throws {
         let out = try OutputFile()
@@ -80,7 +132,7 @@ private final class OutputFile {
         // reload's endless session.
         let task = Task(executorPreference: ThreadPerBlockingJobExecutor.shared) {
             defer { done.withLock { $0 = true } }
-            try await service.run()
+            try await service.runWithResultsHandlers()
         }
         waitUntil(every: .milliseconds(20)) { done.withLock { $0 } }
         let lost = !done.withLock { $0 }
@@ -106,7 +158,7 @@ private final class OutputFile {
         let log = LogRecorder()
         let logger = log.logger
         let service = ScanService(options: options(source: "y4m:/proc/self/fd/\(fds[0])"), writer: writer, logger: logger) { _ in }
-        let task = Task(executorPreference: ThreadPerBlockingJobExecutor.shared) { try await service.run() }
+        let task = Task(executorPreference: ThreadPerBlockingJobExecutor.shared) { try await service.runWithResultsHandlers() }
         #expect(waitUntil(every: .milliseconds(20)) { log.contains("y4m input opened") })
         service.reload(options(source: broken.path))
         // The event; the deadline only ends a lost reload's endless session.

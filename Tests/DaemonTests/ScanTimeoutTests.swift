@@ -78,7 +78,7 @@ private final class Finished: Sendable {
         let gate = Gate(seq: 3)
         service.passWillRun = { seq, _ in gate.hold(seq) }
         let finished = Finished()
-        let task = Task(executorPreference: ThreadPerBlockingJobExecutor.shared) { defer { finished.set() }; try await service.run() }
+        let task = Task(executorPreference: ThreadPerBlockingJobExecutor.shared) { defer { finished.set() }; try await service.runWithResultsHandlers() }
         var messages: [String] = []
         let noticed = waitUntil {
             messages += listener.receivedMessages()
@@ -128,7 +128,7 @@ private final class Finished: Sendable {
         defer { gate.open() }
         service.passWillRun = { seq, _ in gate.hold(seq) }
         let finished = Finished()
-        let task = Task(executorPreference: ThreadPerBlockingJobExecutor.shared) { defer { finished.set() }; try await service.run() }
+        let task = Task(executorPreference: ThreadPerBlockingJobExecutor.shared) { defer { finished.set() }; try await service.runWithResultsHandlers() }
         let ended = waitUntil { finished.value }
         #expect(ended, "the run did not end; log: \(log.all.map(\.line))")
         guard ended else { gate.open(); _ = try? await task.value; return }
@@ -155,7 +155,7 @@ private final class Finished: Sendable {
         let service = ScanService(options: options(source: file.path, scanTimeout: 10), writer: writer, logger: log.logger) { _ in }
         // 2.5 s: the status loop (every second) sees it under way at least once.
         service.passWillRun = { seq, _ in if seq == 1 { Thread.sleep(forTimeInterval: 2.5) } }
-        try await service.run()
+        try await service.runWithResultsHandlers()
         #expect(out.codeLines.count == 4, "\(out.codeLines)")
         #expect(service.counters().scansStuck == 0)
         #expect(!log.contains("a scan did not return"))

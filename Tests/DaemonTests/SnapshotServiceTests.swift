@@ -27,7 +27,7 @@ import Testing
         let summary = SummaryLine()
         let service = ScanService(options: PipelineOptions(configuration), writer: writer, logger: log.logger,
                                   snapshotDirectory: directory) { summary.set($0) }
-        try await service.run()
+        try await service.runWithResultsHandlers()
         let lines = String(decoding: FileManager.default.contents(atPath: out.path) ?? Data(), as: UTF8.self).split(separator: "\n")
         #expect(lines.count == 12 && lines.allSatisfy { $0.contains("\"text\":\"full disk\"") })
         let logged = log.lines(containing: "ENOSPC")

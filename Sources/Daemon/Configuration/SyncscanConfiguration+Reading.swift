@@ -49,6 +49,7 @@ extension SyncscanConfiguration {
         duplicateSuppression = DuplicateSuppression(reading: keys.scoped(to: "duplicate_suppression"))
         if let v = keys.double("stats_interval_seconds", in: 0...86_400, " (0 turns statistics off)") { statsIntervalSeconds = v }
         if let v = keys.double("scan_timeout_seconds", in: 1...3_600) { scanTimeoutSeconds = v }
+        if let v = keys.double("shutdown_timeout_seconds", in: 0...3_600, " (0: no limit)") { shutdownTimeoutSeconds = v }
         if let v: Logger.Level = keys.choice("log_level", "log level") { logLevel = v }
         output = Output(reading: keys.scoped(to: "output"))
         webhook = WebhookSettings(reading: keys.scoped(to: "webhook"))

@@ -5,6 +5,8 @@ extension SyncscanConfiguration {
         [
             snapshots != old.snapshots ? ("snapshots.*", "snapshot settings are read at start") : nil,
             mqtt != old.mqtt ? ("mqtt.*", "MQTT settings are read at start") : nil,
+            shutdownTimeoutSeconds != old.shutdownTimeoutSeconds
+                ? ("shutdown_timeout_seconds", "the shutdown limit is set when the service starts") : nil,
         ].compactMap { $0 }
     }
 }

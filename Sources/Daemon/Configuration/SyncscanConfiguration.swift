@@ -66,6 +66,16 @@ public struct SyncscanConfiguration: Sendable, Hashable {
     /// Seconds a scan of one frame may take before it counts as stuck (`scan_timeout_seconds`):
     /// logged, counted, in STATUS=, and the watchdog pings stop (without a watchdog, the run ends).
     public var scanTimeoutSeconds = 10.0
+    /// Seconds a graceful shutdown may take, from SIGTERM or the end of the source to the last
+    /// flush (`shutdown_timeout_seconds`); past it the run ends, non-zero, with what was not
+    /// written named. 0: no limit. `nil` (the default): `defaultSupervisedShutdownTimeoutSeconds`
+    /// under systemd, none otherwise.
+    public var shutdownTimeoutSeconds: Double?
+
+    /// The shutdown limit under systemd when `shutdown_timeout_seconds` is not set: under the
+    /// shipped units' `TimeoutStopSec=15s`, so the run says what it had left before systemd's
+    /// SIGKILL would.
+    public static let defaultSupervisedShutdownTimeoutSeconds = 10.0
     public var logLevel = Logger.Level.info
     public var output = Output()
     /// JPEG snapshots of the frame each code was seen in; `nil` (no `snapshots.directory`): none.

@@ -10,10 +10,11 @@ import SystemPackage
 /// The daemon's one long-running job: a capture session from the source to the results handler.
 ///
 /// Stops when the source ends (a file), on graceful shutdown (SIGTERM/SIGINT: frames in flight
-/// are finished and flushed), or on failure (source error, stdout gone) — then it throws so the
+/// are finished and delivered), or on failure (source error, stdout gone) — then it throws so the
 /// process exits non-zero. `reload(_:)` applies new options: scanner settings, duplicate window
 /// and output queue size in place on the following frames; a changed source, device or frame
-/// policy restarts the session. A summary line goes to stderr at the end in every case.
+/// policy restarts the session. A summary line goes to stderr at the end in every case, once the
+/// handlers have flushed (`makeResultsHandlersService()`).
 ///
 /// A scan of one frame that has not returned after `scan_timeout_seconds` is noticed by the
 /// status loop (never on a scanning thread): logged once at error level with the frame's seq
@@ -30,8 +31,8 @@ import SystemPackage
 /// again from its middle, so for it that second failure is the usual outcome.)
 ///
 /// It names no particular results handler: the configured ones (`ResultsHandlerRegistry`) are
-/// started, fed, counted and finished through `ResultsHandler` alone, after stdout's JSON lines
-/// handler of each session. No lock is held while it calls out (a session, a handler, the
+/// fed and counted through `ResultsHandler` alone, before stdout's JSON lines handler of each
+/// session; `makeResultsHandlersService()` starts and finishes them, as a service of the group. No lock is held while it calls out (a session, a handler, the
 /// metrics): each reads what it needs from `state` and lets go first.
 public final class ScanService: Service, @unchecked Sendable {
     /// One running session: its pipeline (source to handlers), and what reaches its source.
@@ -111,30 +112,41 @@ public final class ScanService: Service, @unchecked Sendable {
         (runEnds, runEnd) = AsyncStream.makeStream(of: RunEnd.self)
     }
 
+    /// Runs the sessions, and the stats and status loops beside them, until the source ends, a
+    /// graceful shutdown or a failure (thrown). The handlers are not finished here: that is
+    /// `makeResultsHandlersService()`'s service, which the group shuts down after this one.
     public func run() async throws {
-        for handler in handlers { handler.start() }
         // The stats and status loops are child tasks: they end (their last metrics write
         // included) before the handlers are finished and the final metrics are written.
-        var failure: (any Error)? = await withTaskGroup(of: Void.self) { loops in
+        let failure: (any Error)? = await withTaskGroup(of: Void.self) { loops in
             loops.addTask { await self.reportStatsPeriodically() }
             loops.addTask { await self.reportStatusPeriodically() }
             defer { loops.cancelAll() }
             return await runSessionsUnlessStuck()
         }
         events.stopping()
-        // The configured handlers flush (a snapshot queue, a broker's last PUBACKs), then stdout.
-        let (handlers, writer) = (self.handlers, self.writer)
-        let finished: [any Error] = await runOnThread(name: "syncscan-finish") {
-            var errors: [any Error] = []
-            do { try ResultsFanOut(handlers).finish() } catch { errors.append(error) }
-            do { try writer.finish() } catch { errors.append(error) }
-            return errors
-        }
-        failure = failure ?? finished.first
+        if let failure { throw failure }
+    }
+
+    /// The service that starts this scan's results handlers (the configured ones and an embedding
+    /// program's own), flushes them and stdout's lines when the group shuts it down, and then
+    /// writes the run's summary line and final metrics. The group lists it before this service.
+    public func makeResultsHandlersService() -> ResultsHandlersService {
+        ResultsHandlersService(handlers: handlers, writer: writer, timeoutSeconds: shutdownTimeoutSeconds) { [self] in await reportEnd() }
+    }
+
+    /// `shutdown_timeout_seconds` as the service started (a reload does not change it), or its
+    /// default (under systemd, `defaultSupervisedShutdownTimeoutSeconds`); 0: none.
+    var shutdownTimeoutSeconds: Double {
+        let configured = state.withLock { $0.options.configuration.shutdownTimeoutSeconds }
+        return configured ?? (events.stopsAreTimed ? SyncscanConfiguration.defaultSupervisedShutdownTimeoutSeconds : 0)
+    }
+
+    /// The run's end, once the handlers have flushed: the summary line, the final metrics.
+    private func reportEnd() async {
         let final = counters()
         summary(ServiceLines.summary(final, handlerSummaryFields: handlers.map(\.summaryFields)))
         if let textfile = publishMetrics(final) { await runOnThread(name: "syncscan-metric") { textfile.finish() } }
-        if let failure { throw failure }
     }
 
     /// `runSessions()`'s outcome, or a `ScanStuckError` as soon as a stuck scan ends the run:
