@@ -32,8 +32,9 @@ import SystemPackage
 ///
 /// It names no particular results handler: the configured ones (`ResultsHandlerRegistry`) are
 /// fed and counted through `ResultsHandler` alone, before stdout's JSON lines handler of each
-/// session; `makeResultsHandlersService()` starts and finishes them, as a service of the group. No lock is held while it calls out (a session, a handler, the
-/// metrics): each reads what it needs from `state` and lets go first.
+/// session; `makeResultsHandlersService()` starts and finishes them, as a service of the group.
+/// No lock is held while it calls out (a session, a handler, the metrics): each reads what it
+/// needs from `state` and lets go first.
 public final class ScanService: Service, @unchecked Sendable {
     /// One running session: its pipeline (source to handlers), and what reaches its source.
     struct Running {
