@@ -12,7 +12,7 @@ import V4L2
 /// Everything the syncscan service can be configured with, already validated.
 ///
 /// Read by `SyncscanConfiguration.load(file:environment:overrides:)`: each component's settings
-/// read their own keys (`ConfigurationSection`, beside the component: `MQTTSettings+ConfigurationKeys.swift`),
+/// read their own keys (`ConfigurationSection`, beside the component: `Results/MQTT/MQTTSettings.swift`),
 /// and `SyncscanConfiguration+Reading.swift` composes them with the service's own keys. That code is
 /// the schema; `config/syncscan.yaml` documents every key.
 public struct SyncscanConfiguration: Sendable, Hashable {
