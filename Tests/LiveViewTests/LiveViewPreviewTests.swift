@@ -44,6 +44,11 @@ private func servedPreview(of jpeg: [UInt8], width: Int, height: Int, settings: 
 }
 
 @Suite(.offThePool) struct LiveViewPreviewTests {
+    /// The session's pool makes room for the preview being made and the next one.
+    @Test func theHandlerHoldsTwoPixelCopies() {
+        #expect(LiveViewResultsHandler(settings: LiveViewSettings(), source: "test", logger: Logger(label: "test")).pixelCopiesHeld == 2)
+    }
+
     /// A camera MJPEG frame as wide as the preview is streamed as the camera sent it: no decode, no re-encode.
     @Test func anMJPEGFrameThatFitsThePreviewIsStreamedAsTheCamerasJPEG() throws {
         let (jpeg, _) = try CameraJPEG.make(width: 640, height: 360, text: "LIVE VIEW", moduleSize: 5)

@@ -1,21 +1,21 @@
 import Capture
-import LiveView
 import Testing
 import TestSupport
 @testable import Results
 
 @Suite struct ResultsFanOutTests {
-    /// The session's pool makes room for what the handlers hold, whichever they are: a snapshot
-    /// queue and a preview being made, counted by the handlers themselves.
+    /// The session's pool makes room for what the handlers hold, whichever they are, counted by
+    /// the handlers themselves: here two snapshot queues of 5 and 2 frames.
     @Test func thePixelCopiesHeldAreEachHandlersTogether() {
-        var settings = SnapshotSettings(directory: "/srv/snapshots")
-        settings.queueFrames = 5
-        let snapshots = SnapshotResultsHandler(settings: settings, directory: InMemorySnapshotDirectory(path: settings.directory),
-                                               logger: LogRecorder().logger)
-        let liveView = LiveViewResultsHandler(settings: LiveViewSettings(), source: "test", logger: LogRecorder().logger)
-        #expect(snapshots.pixelCopiesHeld == 5)
-        #expect(liveView.pixelCopiesHeld == 2)
-        #expect(ResultsFanOut([snapshots, liveView]).pixelCopiesHeld == 7)
+        func snapshots(queueFrames: Int) -> SnapshotResultsHandler {
+            var settings = SnapshotSettings(directory: "/srv/snapshots")
+            settings.queueFrames = queueFrames
+            return SnapshotResultsHandler(settings: settings, directory: InMemorySnapshotDirectory(path: settings.directory),
+                                          logger: LogRecorder().logger)
+        }
+        let (five, two) = (snapshots(queueFrames: 5), snapshots(queueFrames: 2))
+        #expect(five.pixelCopiesHeld == 5 && two.pixelCopiesHeld == 2)
+        #expect(ResultsFanOut([five, two]).pixelCopiesHeld == 7)
         #expect(ResultsFanOut([]).pixelCopiesHeld == 0)
     }
 }
