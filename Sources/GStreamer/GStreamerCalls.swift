@@ -28,7 +28,7 @@ enum GStreamerCalls {
     ///
     /// Loaded by `initialize()` (`gst_plugin_load_by_name`; one not installed is skipped).
     /// Otherwise decodebin loads a plugin only when it first needs one of its elements, after a
-    /// network stream's first packets have come, and loading libav takes 60–80 ms on a 2-core
+    /// network stream's first packets have come, and loading libav took 58–84 ms on a 2-core
     /// machine: the frames that come meanwhile are decoded back to back once it has (from the
     /// test server's RTSP H.264: frames 0–5 within 30 ms, against 0–2 with the plugins loaded
     /// first), and with two scanners busy with the first two, the next frame of such a burst

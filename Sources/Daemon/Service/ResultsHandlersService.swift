@@ -43,71 +43,39 @@ public final class ResultsHandlersService: Service, Sendable {
         for handler in handlers { handler.start() }
         // Returns at the group's graceful shutdown, or at its cancellation (the limit passed).
         try? await gracefulShutdown()
-        let flush = Flush()
-        let outcome = await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                flush.wait(continuation)
-                let (handlers, writer) = (self.handlers, self.writer)
-                Thread {
-                    nameCurrentThread("syncscan-finish")
-                    var errors: [any Error] = []
-                    flush.reached(.handlers)
-                    do { try ResultsFanOut(handlers).finish() } catch { errors.append(error) }
-                    flush.reached(.stdout)
-                    do { try writer.finish() } catch { errors.append(error) }
-                    flush.end(.flushed(errors))
-                }.start()
-            }
+        // The flush's thread and the cancellation each yield an outcome; the first one counts
+        // (the stream keeps it until it is read), as `ScanService`'s run end does.
+        let (outcomes, outcome) = AsyncStream.makeStream(of: FlushOutcome.self)
+        // Cancelled before the graceful shutdown came here: the scan had not returned yet.
+        let stage = LockedValue(Task.isCancelled ? ShutdownTimeoutError.Stage.scan : .handlers)
+        let (handlers, writer) = (self.handlers, self.writer)
+        Thread {
+            nameCurrentThread("syncscan-finish")
+            var errors: [any Error] = []
+            do { try ResultsFanOut(handlers).finish() } catch { errors.append(error) }
+            stage.withLock { $0 = .stdout }
+            do { try writer.finish() } catch { errors.append(error) }
+            outcome.yield(.flushed(errors))
+        }.start()
+        let first: FlushOutcome = await withTaskCancellationHandler {
+            for await first in outcomes { return first }
+            return .givenUp
         } onCancel: {
-            flush.end(.givenUp)
+            outcome.yield(.givenUp)
         }
         await finished()
-        switch outcome {
+        switch first {
         case .flushed(let errors):
-            if let first = errors.first { throw first }
+            if let error = errors.first { throw error }
         case .givenUp:
-            throw ShutdownTimeoutError(timeoutSeconds: timeoutSeconds, stage: flush.stage, stdoutLinesLeft: writer.pendingLines)
+            throw ShutdownTimeoutError(timeoutSeconds: timeoutSeconds, stage: stage.withLock { $0 }, stdoutLinesLeft: writer.pendingLines)
         }
     }
 
-    /// How far the flush got, and its one outcome: flushed, or given up at the limit.
-    private final class Flush: Sendable {
-        enum Outcome: Sendable {
-            case flushed([any Error])
-            case givenUp
-        }
-
-        private struct State {
-            var stage = ShutdownTimeoutError.Stage.scan
-            var outcome: Outcome?
-            var continuation: CheckedContinuation<Outcome, Never>?
-        }
-
-        private let state = LockedValue(State())
-
-        var stage: ShutdownTimeoutError.Stage { state.withLock { $0.stage } }
-
-        func reached(_ stage: ShutdownTimeoutError.Stage) { state.withLock { $0.stage = stage } }
-
-        /// Resumes `continuation` with the outcome, now if there is one already.
-        func wait(_ continuation: CheckedContinuation<Outcome, Never>) {
-            let outcome: Outcome? = state.withLock { state in
-                if state.outcome == nil { state.continuation = continuation }
-                return state.outcome
-            }
-            if let outcome { continuation.resume(returning: outcome) }
-        }
-
-        /// The first outcome wins; a later one is ignored.
-        func end(_ outcome: Outcome) {
-            let waiting: CheckedContinuation<Outcome, Never>? = state.withLock { state in
-                guard state.outcome == nil else { return nil }
-                state.outcome = outcome
-                defer { state.continuation = nil }
-                return state.continuation
-            }
-            waiting?.resume(returning: outcome)
-        }
+    /// How the flush ended: done (with each handler's or stdout's error), or given up at the limit.
+    private enum FlushOutcome: Sendable {
+        case flushed([any Error])
+        case givenUp
     }
 }
 
