@@ -140,3 +140,91 @@ private func openSpool(_ directory: TemporaryDirectory, maxBytes: Int = 1 << 20)
         #expect(outbox.closeForExit() == 3)
     }
 }
+
+/// A clock a test moves by hand: the outbox's spool retries.
+private final class ManualClock: @unchecked Sendable {
+    private(set) var now = ContinuousClock.now
+    func advance(_ duration: Duration) { now += duration }
+}
+
+@Suite(.offThePool, .enabled(if: SmallFileSystem.canMount, "mounting a small tmpfs needs root"))
+struct MQTTOutboxFullDiskTests {
+    @Test func aFullDiskKeepsEveryCodeCountedAndTheSpoolTakesCodesAgainOnceThereIsRoom() throws {
+        let disk = try SmallFileSystem(kibibytes: 256)
+        let clock = ManualClock()
+        let spool = try MQTTSpool.open(directory: FilePath(disk.path), fileName: "cam.mqtt-spool", owner: .mqtt, maxBytes: 1 << 20,
+                                       logger: Logger(label: "test")).get()
+        var outbox = MQTTOutbox(bound: 3, spool: spool, clock: { clock.now })
+        var placed = 0
+        func place(_ count: Int) {
+            outbox.place((placed..<(placed + count)).map { code($0, padding: 1000) })
+            placed += count
+        }
+        func accounted() -> Bool { outbox.memoryCodes + outbox.spooledCount + outbox.published + outbox.dropped == placed }
+
+        place(10)
+        #expect(outbox.memoryCodes == 3 && outbox.spooledCount == 7 && accounted())
+        try disk.fill()
+        place(20)
+        let failed = outbox.takeSpoolEvents()
+        #expect(failed.count == 1, "one failure event, not one per code: \(failed)")
+        guard case .failed(let error) = failed.first else { Issue.record("no failure event"); return }
+        #expect(error.cause == .noSpace && error.description.contains("is full: free space there"), "\(error)")
+        #expect(outbox.spooledCount >= 7, "the spooled codes stay counted: \(outbox.spooledCount)")
+        #expect(outbox.dropped > 0 && accounted(), "memory \(outbox.memoryCodes) spooled \(outbox.spooledCount) dropped \(outbox.dropped) of \(placed)")
+
+        // Room again; before the backoff has passed the spool is not tried, after it it takes codes again.
+        disk.free()
+        let spooledBefore = outbox.spooledCount
+        place(5)
+        #expect(outbox.spooledCount == spooledBefore && accounted())
+        clock.advance(SpoolRetry.cap)
+        place(5)
+        #expect(outbox.spooledCount == spooledBefore + 5 && accounted())
+        guard case .recovered = outbox.takeSpoolEvents().first else { Issue.record("no recovery event"); return }
+
+        // Everything counted is delivered or was dropped; nothing is left in the file.
+        var broker = FakeBroker()
+        let delivered = broker.deliverAll(&outbox)
+        #expect(outbox.isDrained && spool.isEmpty && accounted())
+        #expect(delivered.count == outbox.published && outbox.published + outbox.dropped == placed)
+        #expect(Set(delivered).count == delivered.count, "each code once")
+    }
+
+    @Test func aSpoolDirectoryOnAFullDiskIsOpenedOnceThereIsRoom() throws {
+        let disk = try SmallFileSystem(kibibytes: 64)
+        let clock = ManualClock()
+        try disk.fill()
+        let directory = FilePath(disk.path).appending("spool")
+        var outbox = MQTTOutbox(bound: 2, openingSpool: {
+            MQTTSpool.open(directory: directory, fileName: "cam.mqtt-spool", owner: .mqtt, maxBytes: 1 << 20, logger: Logger(label: "test"))
+        }, clock: { clock.now })
+        #expect(outbox.spool == nil)
+        guard case .failed = outbox.takeSpoolEvents().first else { Issue.record("no failure event"); return }
+        outbox.place((0..<4).map { code($0) })
+        #expect(outbox.memoryCodes == 2 && outbox.dropped == 2)
+        disk.free()
+        clock.advance(SpoolRetry.cap)
+        outbox.place((4..<8).map { code($0) })
+        #expect(outbox.spool != nil && outbox.spooledCount == 4 && outbox.dropped == 2)
+        var broker = FakeBroker()
+        #expect(broker.deliverAll(&outbox) == (2..<8).map { "code-\($0)" })
+    }
+
+    @Test func atExitOnADiskTooFullForTheRewriteTheCodesAreAddedAfterWhatIsThere() throws {
+        let disk = try SmallFileSystem(kibibytes: 64)
+        let spool = try MQTTSpool.open(directory: FilePath(disk.path), fileName: "cam.mqtt-spool", owner: .mqtt, maxBytes: 1 << 20,
+                                       logger: Logger(label: "test")).get()
+        var outbox = MQTTOutbox(bound: 2, spool: spool)
+        outbox.place((0..<4).map { code($0, padding: 5000) })
+        #expect(outbox.memoryCodes == 2 && outbox.spooledCount == 2)
+        // Room for the two codes' records, not for a copy of the whole file.
+        try disk.fill(leaving: 12 * 1024)
+        #expect(outbox.closeForExit() == 0)
+        guard case .failed(let error) = outbox.takeSpoolEvents().first else { Issue.record("the failed rewrite is not reported"); return }
+        #expect(error.cause == .noSpace)
+        var names: [String] = []
+        while let message = try spool.removeFirst().get() { names.append(name(message)) }
+        #expect(names == ["code-2", "code-3", "code-0", "code-1"])
+    }
+}

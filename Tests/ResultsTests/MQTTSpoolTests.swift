@@ -136,11 +136,22 @@ private func drain(_ spool: MQTTSpool) throws -> [MQTTConnection.Message] {
         #expect(try String(contentsOfFile: directory.file, encoding: .utf8) == "hello\n", "left as it was")
     }
 
-    @Test func aMissingDirectorySaysWhatToDo() throws {
-        let result = MQTTSpool.open(directory: "/nonexistent/syncscan", fileName: "x.mqtt-spool", owner: .mqtt, maxBytes: 1 << 20, logger: Logger(label: "t"))
-        guard case .failure(let error) = result else { Issue.record("opened in a missing directory"); return }
-        #expect(error.call == "open" && error.cause == .noSuchFileOrDirectory)
-        #expect(error.description.contains("/nonexistent/syncscan does not exist: create it, or point mqtt.spool_directory"), "\(error)")
+    @Test func aMissingDirectoryIsCreatedWithItsParents() throws {
+        let directory = try SpoolDirectory()
+        let nested = FilePath(directory.path).appending("state/mqtt")
+        let spool = try MQTTSpool.open(directory: nested, fileName: "x.mqtt-spool", owner: .mqtt, maxBytes: 1 << 20, logger: Logger(label: "t")).get()
+        #expect(try spool.append(message(1)).get())
+        #expect(FileManager.default.fileExists(atPath: nested.appending("x.mqtt-spool").string))
+    }
+
+    @Test func aDirectoryThatCannotBeMadeSaysWhatIsWrong() throws {
+        let directory = try SpoolDirectory()
+        let file = FilePath(directory.path).appending("a-file")
+        #expect(FileManager.default.createFile(atPath: file.string, contents: Data("x".utf8)))
+        let result = MQTTSpool.open(directory: file.appending("spool"), fileName: "x.mqtt-spool", owner: .mqtt, maxBytes: 1 << 20, logger: Logger(label: "t"))
+        guard case .failure(let error) = result else { Issue.record("opened under a file"); return }
+        #expect(error.call == "mkdir" && error.cause == .notDirectory)
+        #expect(error.description.contains("is a file, not a directory: point mqtt.spool_directory at a directory"), "\(error)")
     }
 
     @Test func takenRecordsAreCompactedAwayOnceTheyAreMostOfTheFile() throws {
@@ -171,10 +182,11 @@ private func drain(_ spool: MQTTSpool) throws -> [MQTTConnection.Message] {
                                        logger: Logger(label: "t"))
         guard case .failure(let error) = notASpool else { Issue.record("opened a file that is not a spool"); return }
         #expect(error.description.contains("is not a syncscan webhook spool") && error.description.contains("webhook.spool_directory"), "\(error)")
-        let missing = MQTTSpool.open(directory: "/nonexistent/syncscan", fileName: "x.webhook-spool", owner: .webhook, maxBytes: 1 << 20,
-                                     logger: Logger(label: "t"))
-        guard case .failure(let error) = missing else { Issue.record("opened in a missing directory"); return }
-        #expect(error.description.contains("the webhook spool /nonexistent/syncscan/x.webhook-spool failed")
+        let underAFile = FilePath(directory.path).appending("x.webhook-spool/spool")
+        let unusable = MQTTSpool.open(directory: underAFile, fileName: "y.webhook-spool", owner: .webhook, maxBytes: 1 << 20,
+                                      logger: Logger(label: "t"))
+        guard case .failure(let error) = unusable else { Issue.record("opened under a file"); return }
+        #expect(error.description.contains("the webhook spool \(underAFile)/y.webhook-spool failed")
                 && error.description.contains("point webhook.spool_directory"), "\(error)")
     }
 

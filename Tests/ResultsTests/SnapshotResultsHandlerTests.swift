@@ -82,11 +82,37 @@ private final class SteppingClock: @unchecked Sendable {
             try handler.handle(&delivered)
         }
         try handler.finish()
-        #expect(handler.failed == 5 && handler.written == 0)
+        // The first is named and fails; those handed over after the failure are trials, named in no line.
+        #expect(handler.failed >= 1 && handler.failed + handler.skipped == 5 && handler.written == 0)
         let logged = log.lines(containing: errno.symbol)
         #expect(logged.count == 1, "\(log.all.map(\.line))")
         #expect(logged.first?.contains("/srv/snapshots/") == true && logged.first?.contains("snapshots_failed") == true)
         #expect(directory.contents.isEmpty)
+    }
+
+    @Test func afterAFailedWriteLinesNameNoSnapshotUntilAWriteWorksAgain() throws {
+        let directory = InMemorySnapshotDirectory()
+        directory.writeFailure = .noSpace
+        let handler = SnapshotResultsHandler(settings: SnapshotSettings(directory: directory.path), directory: directory,
+                                             logger: LogRecorder().logger, clock: SteppingClock().now)
+        let pool = FramePixelPool(capacity: 8)
+        var named: [UInt64: String] = [:]
+        func handle(_ seq: UInt64) throws {
+            let f = try frame("x", seq: seq)
+            var delivered = DeliveredCode(code: code("x", in: f), pixels: pool.copy(f, wait: true))
+            try handler.handle(&delivered)
+            if let name = delivered.fields.first(where: { $0.name == "snapshot" })?.value { named[seq] = name }
+            #expect(waitUntil { directory.writes == Int(seq) + 1 }, "the snapshot of frame \(seq) was tried")
+        }
+        try handle(0)  // named: nothing had failed yet; its write fails
+        for seq in UInt64(1)...3 { try handle(seq) }  // the disk is full: no line names a snapshot
+        directory.writeFailure = nil
+        try handle(4)  // a trial: written, then deleted, named in no line
+        try handle(5)  // the directory works again: named
+        try handler.finish()
+        #expect(named.keys.sorted() == [0, 5], "\(named)")
+        #expect(Set(directory.contents.keys) == [named[5]!], "only the named snapshot that was written is there")
+        #expect(handler.written == 1 && handler.failed == 1 && handler.skipped == 4)
     }
 
     @Test func theOldestAreDeletedFirstCountingWhatAPreviousRunLeft() throws {

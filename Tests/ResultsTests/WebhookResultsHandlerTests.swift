@@ -8,7 +8,7 @@ import TestSupport
 @testable import Results
 
 /// Codes of `count` frames (one code each), from frame `first` on, handed to `handler`.
-func send(_ handler: WebhookResultsHandler, frames: Range<UInt64>) throws {
+func send(_ handler: some ResultsHandler, frames: Range<UInt64>) throws {
     for seq in frames {
         let frame = GreyFrame(width: 16, height: 16).videoFrame(sequenceNumber: seq, presentationTime: MediaTime(nanoseconds: Int64(seq) * 1_000_000))
         var code = DeliveredCode(code: MachineReadableCodeObject(symbology: .qrcode, data: Array("code \(seq)".utf8), text: "code \(seq)",
@@ -17,7 +17,7 @@ func send(_ handler: WebhookResultsHandler, frames: Range<UInt64>) throws {
     }
 }
 
-func counter(_ handler: WebhookResultsHandler, _ name: String) -> Int {
+func counter(_ handler: some ResultsHandler, _ name: String) -> Int {
     handler.counters.first { $0.name == name }?.value ?? 0
 }
 

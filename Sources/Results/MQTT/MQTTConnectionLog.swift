@@ -8,7 +8,7 @@ struct MQTTConnectionLog {
     let settings: MQTTSettings
     let logger: Logger
     private var reported: Set<String> = []
-    private var spoolFailures: Set<String> = []
+    private var spoolLog = SpoolEventLog(owner: .mqtt)
 
     init(settings: MQTTSettings, logger: Logger) {
         self.settings = settings
@@ -31,9 +31,31 @@ struct MQTTConnectionLog {
         reported.removeAll()
     }
 
-    mutating func spoolFailed(_ error: IOError) {
-        if spoolFailures.insert("\(error.call) \(error.cause?.rawValue ?? 0)").inserted {
-            logger.error("MQTT spool failed; codes wait in memory only", metadata: ["error": "\(error)"])
+    /// Logs the spool's failures and recoveries (`MQTTOutbox.takeSpoolEvents`).
+    mutating func spool(_ events: [MQTTOutbox.SpoolEvent]) {
+        spoolLog.report(events, metadata: ["url": "\(settings.url)"], logger: logger)
+    }
+}
+
+/// A spool's failures and recoveries (`MQTTOutbox.SpoolEvent`) as the log shows them: each
+/// failure once per call and errno until the spool works again, then that it works again.
+struct SpoolEventLog {
+    let owner: MQTTSpool.Owner
+    private var reported: Set<String> = []
+
+    init(owner: MQTTSpool.Owner) { self.owner = owner }
+
+    mutating func report(_ events: [MQTTOutbox.SpoolEvent], metadata: Logger.Metadata, logger: Logger) {
+        for event in events {
+            switch event {
+            case .failed(let error):
+                guard reported.insert("\(error.call) \(error.cause?.rawValue ?? 0)").inserted else { continue }
+                logger.error("\(owner.name) spool cannot be used now; codes wait in memory (past \(owner.keys).queue_messages the oldest are dropped and counted), and the spool is tried again by itself",
+                             metadata: metadata.merging(["error": "\(error)"]) { $1 })
+            case .recovered:
+                if !reported.isEmpty { logger.notice("\(owner.name) spool works again", metadata: metadata) }
+                reported.removeAll()
+            }
         }
     }
 }

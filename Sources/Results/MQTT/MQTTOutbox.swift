@@ -11,8 +11,15 @@ import SystemCalls
 /// (memory's oldest unsent, else the spool's oldest) and counted. Status and stats messages stay
 /// in memory, up to twice the bound. A message leaves memory only when acknowledged (and only
 /// from the head, so order holds across reconnects); a lost connection makes every
-/// unacknowledged message unsent again. A spool that fails is given up (`spoolFailure`) and codes
-/// wait in memory only.
+/// unacknowledged message unsent again.
+///
+/// Every code handed to `place` is at every moment in exactly one of: memory, the spool file,
+/// `published`, `dropped`. A spool that cannot be written (a full disk, EIO) or opened is not
+/// given up: its records stay counted and are still taken into memory as room allows, new codes
+/// wait in memory (past its bound the oldest is dropped and counted at once), and writing is
+/// tried again after a backoff (`SpoolRetry`), so the spool takes codes again, in the same run,
+/// once the disk has room. While it cannot be written, codes kept in memory may go out ahead of
+/// older ones still in the file.
 struct MQTTOutbox {
     /// One message on its way.
     struct Entry: Sendable {
@@ -29,15 +36,26 @@ struct MQTTOutbox {
         }
     }
 
+    /// What happened to the spool, for the caller's log (`takeSpoolEvents`).
+    enum SpoolEvent {
+        /// It could not be opened or written: codes wait in memory; it is tried again by itself.
+        case failed(IOError)
+        /// It was opened or written again after failing.
+        case recovered
+    }
+
     /// Messages in memory at most (codes; status and stats messages up to twice this).
     let bound: Int
+    /// The spool file, kept while it fails (its records stay counted and are read back).
     private(set) var spool: MQTTSpool?
+    /// Opens the spool: at `init`, and again after a backoff while it has not opened.
+    private let openSpool: (() -> Result<MQTTSpool, IOError>)?
+    private var retry: SpoolRetry
+    private var spoolEvents: [SpoolEvent] = []
     /// Codes dropped so far: past memory and the spool, or larger than the whole spool.
     private(set) var dropped = 0
     /// Codes acknowledged by the broker so far.
     private(set) var published = 0
-    /// The spool's failure that made it be given up, once (the caller logs it and clears it).
-    var spoolFailure: IOError?
 
     /// Oldest first; only the head is removed (acknowledged).
     private var queue: [Entry] = []
@@ -46,13 +64,34 @@ struct MQTTOutbox {
     private var inflight: [Int32: Int] = [:]
     private var headPosition = 0
 
-    init(bound: Int, spool: MQTTSpool?) {
+    /// An outbox over `spool` (or none).
+    /// - Parameter clock: now, for the spool's retries (tests advance it by hand).
+    init(bound: Int, spool: MQTTSpool?, clock: @escaping () -> ContinuousClock.Instant = { .now }) {
         self.bound = max(1, bound)
         self.spool = spool
+        openSpool = nil
+        retry = SpoolRetry(clock: clock)
+    }
+
+    /// An outbox whose spool `open` opens now, and again after a backoff while it fails (a
+    /// directory not writable yet, a full disk).
+    init(bound: Int, openingSpool open: @escaping () -> Result<MQTTSpool, IOError>, clock: @escaping () -> ContinuousClock.Instant = { .now }) {
+        self.bound = max(1, bound)
+        openSpool = open
+        retry = SpoolRetry(clock: clock)
+        reopenSpoolIfDue()
+    }
+
+    /// The spool's failures and recoveries since the last call, oldest first (the caller logs them).
+    mutating func takeSpoolEvents() -> [SpoolEvent] {
+        defer { spoolEvents.removeAll() }
+        return spoolEvents
     }
 
     /// Messages waiting in memory (sent or not).
     var memoryCount: Int { queue.count - head }
+    /// Codes waiting in memory (sent or not): `memoryCount` less status and stats messages.
+    private(set) var memoryCodes = 0
     /// Codes waiting in the spool file.
     var spooledCount: Int { spool?.count ?? 0 }
     /// Nothing waits anywhere.
@@ -62,11 +101,14 @@ struct MQTTOutbox {
 
     /// Places new entries (see the type's rules), then refills memory from the spool.
     mutating func place(_ entries: [Entry]) {
+        reopenSpoolIfDue()
         for entry in entries {
-            if entry.isCode, let spool, !spool.isEmpty || memoryCount >= bound {
+            if entry.isCode, let spool, retry.isDue, !spool.isEmpty || memoryCount >= bound {
                 switch appendDroppingOldest(entry.message, to: spool) {
-                case .success: continue
-                case .failure(let error): giveUpSpool(error)
+                case .success:
+                    spoolWorked()
+                    continue
+                case .failure(let error): spoolFailed(error)
                 }
             }
             if entry.isCode {
@@ -75,8 +117,9 @@ struct MQTTOutbox {
                 continue  // a status or stats message past twice the bound: a newer one follows
             }
             queue.append(entry)
+            if entry.isCode { memoryCodes += 1 }
         }
-        if case .failure(let error) = refill() { giveUpSpool(error) }
+        if case .failure(let error) = refill() { spoolFailed(error) }
     }
 
     /// Publishes, in order, what is not on this connection yet, up to `window` unacknowledged
@@ -117,7 +160,8 @@ struct MQTTOutbox {
             head = 0
         }
         published += delivered
-        if case .failure(let error) = refill() { giveUpSpool(error) }
+        memoryCodes -= delivered
+        if case .failure(let error) = refill() { spoolFailed(error) }
         return delivered
     }
 
@@ -129,18 +173,31 @@ struct MQTTOutbox {
     }
 
     /// At exit: the codes the broker did not take go to the spool before what is there (synced);
-    /// returns the codes lost (no spool, no room, or the spool failed).
+    /// returns the codes lost (no spool, no room, or the spool failed). Where the disk has no room
+    /// for the rewritten copy that puts them first, they are added after what is there instead,
+    /// as many as fit (out of order, not lost).
     mutating func closeForExit() -> Int {
         let left = queue[head...].filter { !$0.acknowledged && $0.isCode }.map(\.message)
         queue.removeAll()
-        head = 0
+        (head, memoryCodes) = (0, 0)
         inflight.removeAll()
+        reopenSpoolIfDue()
         guard let spool else { return left.count }
-        switch spool.prepend(left).flatMap({ notFitting in spool.sync().map { notFitting } }) {
-        case .success(let notFitting): return notFitting
+        switch spool.prepend(left) {
+        case .success(let notFitting):
+            if case .failure(let error) = spool.sync() { spoolEvents.append(.failed(error)) }
+            return notFitting
         case .failure(let error):
-            spoolFailure = error
-            return left.count
+            spoolEvents.append(.failed(error))
+            var lost = 0
+            for message in left {
+                switch spool.append(message) {
+                case .success(true): continue
+                case .success(false), .failure: lost += 1
+                }
+            }
+            _ = spool.sync()
+            return lost
         }
     }
 
@@ -150,7 +207,7 @@ struct MQTTOutbox {
     mutating func takeAll() -> (codes: [MQTTConnection.Message], failure: IOError?) {
         var codes = queue[head...].filter { !$0.acknowledged && $0.isCode }.map(\.message)
         queue.removeAll()
-        head = 0
+        (head, memoryCodes) = (0, 0)
         inflight.removeAll()
         guard let spool else { return (codes, nil) }
         while true {
@@ -164,7 +221,7 @@ struct MQTTOutbox {
 
     /// Drops the oldest entry in memory (a code is counted).
     private mutating func dropOldest() {
-        if queue[head].isCode { dropped += 1 }
+        if queue[head].isCode { dropped += 1; memoryCodes -= 1 }
         head += 1
         headPosition += 1
     }
@@ -183,6 +240,7 @@ struct MQTTOutbox {
                 if let i = (head..<queue.count).first(where: { queue[$0].isCode && queue[$0].mid == nil }) {
                     // The oldest unsent code in memory goes; the spool's oldest moves up into memory.
                     dropped += 1
+                    memoryCodes -= 1
                     queue.remove(at: i)
                     reindexInflight(removedAt: i)
                     if case .failure(let error) = refill(max: 1) { return .failure(error) }
@@ -211,6 +269,7 @@ struct MQTTOutbox {
             case .failure(let error): return .failure(error)
             case .success(let message?):
                 queue.append(Entry(message: message, isCode: true))
+                memoryCodes += 1
                 moved += 1
             case .success(nil): return .success(())
             }
@@ -218,8 +277,54 @@ struct MQTTOutbox {
         return .success(())
     }
 
-    private mutating func giveUpSpool(_ error: IOError) {
-        spoolFailure = error
-        spool = nil
+    /// A spool call failed: writing waits for the backoff; the file and its records are kept.
+    private mutating func spoolFailed(_ error: IOError) {
+        if !retry.isFailing { spoolEvents.append(.failed(error)) }
+        retry.failed()
+    }
+
+    /// A spool call worked: after a failure, the spool is back.
+    private mutating func spoolWorked() {
+        if retry.isFailing { spoolEvents.append(.recovered) }
+        retry.worked()
+    }
+
+    /// Opens the spool when it has not opened yet and its retry is due.
+    private mutating func reopenSpoolIfDue() {
+        guard spool == nil, let openSpool, retry.isDue else { return }
+        switch openSpool() {
+        case .success(let opened):
+            spool = opened
+            spoolWorked()
+        case .failure(let error): spoolFailed(error)
+        }
+    }
+}
+
+/// When a failed spool is tried again: 0.5 s after the first failure, doubling to 8 s while
+/// it keeps failing; at once again after it works.
+struct SpoolRetry {
+    static let first: Duration = .milliseconds(500)
+    static let cap: Duration = .seconds(8)
+
+    private let clock: () -> ContinuousClock.Instant
+    private var next: ContinuousClock.Instant?
+    private var wait = SpoolRetry.first
+
+    init(clock: @escaping () -> ContinuousClock.Instant) { self.clock = clock }
+
+    /// The spool failed and has not worked since.
+    var isFailing: Bool { next != nil }
+    /// The spool may be tried now: it has not failed, or its backoff has passed.
+    var isDue: Bool { next.map { clock() >= $0 } ?? true }
+
+    mutating func failed() {
+        next = clock() + wait
+        wait = min(wait * 2, Self.cap)
+    }
+
+    mutating func worked() {
+        next = nil
+        wait = Self.first
     }
 }

@@ -34,6 +34,7 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
         var dropped = 0
         /// Dropped by the thread's outbox (memory and spool full), and left at exit with nowhere to go.
         var outboxDropped = 0
+        /// Codes in the thread's memory queue, and those it has taken from `incoming` to place.
         var memory = 0
         var spooled = 0
     }
@@ -69,6 +70,9 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
             }
             incoming.append(entry)
         }
+
+        /// Codes in memory: the thread's queue, and `incoming`.
+        var queuedCodes: Int { counts.memory + incoming.count { $0.isCode } }
     }
 
     private let shared: LockedValue<Shared>
@@ -139,18 +143,19 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
     public var published: Int { shared.withLock { $0.counts.published } }
     /// Codes dropped: past the memory queue and the spool (oldest first), or left at exit with nowhere to go.
     public var dropped: Int { shared.withLock { $0.counts.dropped + $0.counts.outboxDropped } }
-    /// Messages waiting in memory for the broker now.
-    public var queued: Int { shared.withLock { $0.counts.memory + $0.incoming.count } }
+    /// Codes waiting in memory for the broker now.
+    public var queued: Int { shared.withLock { $0.queuedCodes } }
     /// Codes waiting in the spool file now.
     public var spooled: Int { shared.withLock { $0.counts.spooled } }
     /// Whether the broker connection is up now.
     public var isConnected: Bool { shared.withLock { $0.connected } }
 
     public var counters: [ResultsCounter] {
-        let (counts, queued, connected) = shared.withLock { ($0.counts, $0.counts.memory + $0.incoming.count, $0.connected) }
+        // One lock: at every moment codes emitted = published + queued + spooled + dropped.
+        let (counts, queued, connected) = shared.withLock { ($0.counts, $0.queuedCodes, $0.connected) }
         return [
             ResultsCounter(name: "mqtt_published", help: "Codes the MQTT broker acknowledged.", value: counts.published),
-            ResultsCounter(name: "mqtt_queued", metric: "mqtt_queued_messages", help: "Messages waiting in memory for the MQTT broker.",
+            ResultsCounter(name: "mqtt_queued", metric: "mqtt_queued_messages", help: "Codes waiting in memory for the MQTT broker.",
                            kind: .gauge, value: queued),
             ResultsCounter(name: "mqtt_spooled", metric: "mqtt_spooled_messages", help: "Codes waiting in the spool file for the MQTT broker.",
                            kind: .gauge, value: counts.spooled),
@@ -236,9 +241,10 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
 
     /// The handler's thread: connects, publishes in order, spools, reconnects with backoff, until finished.
     private func run() {
-        var outbox = MQTTOutbox(bound: bound, spool: openSpool())
-        var connection: MQTTConnection?
         var log = MQTTConnectionLog(settings: settings, logger: logger)
+        var outbox = openOutbox()
+        log.spool(outbox.takeSpoolEvents())
+        var connection: MQTTConnection?
         var backoff = 0.5
         var nextAttempt = ContinuousClock.now
         var deadline: ContinuousClock.Instant?
@@ -262,10 +268,12 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
             wake?.drain()  // before taking `incoming`: a later signal wakes the next poll
             let (newEntries, isClosed) = shared.withLock { shared -> ([Entry], Bool) in
                 defer { shared.incoming.removeAll(keepingCapacity: true) }
+                // Counted in memory until `publishCounts` says where `place` put them.
+                shared.counts.memory += shared.incoming.count { $0.isCode }
                 return (shared.incoming, shared.closed)
             }
             outbox.place(newEntries)
-            if let error = outbox.spoolFailure { log.spoolFailed(error); outbox.spoolFailure = nil }
+            log.spool(outbox.takeSpoolEvents())
             publishCounts(outbox)
             if isClosed {
                 if deadline == nil { deadline = ContinuousClock.now + .milliseconds(Int(drainTimeoutSeconds * 1000)) }
@@ -326,15 +334,16 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
         connection = nil
         // What the broker did not take: codes to the spool (before what is there), the rest dropped.
         let lostAtExit = outbox.closeForExit()
-        if let error = outbox.spoolFailure { log.spoolFailed(error) }
-        if let spool = outbox.spool, spool.count > 0, outbox.spoolFailure == nil {
+        log.spool(outbox.takeSpoolEvents())
+        if let spool = outbox.spool, spool.count > 0 {
             logger.notice("MQTT codes the broker has not taken are spooled for the next run", metadata: [
                 "url": "\(settings.url)", "file": "\(spool.path)", "codes": "\(spool.count)"])
         }
         if lostAtExit > 0 {
             logger.error("MQTT codes not delivered at exit: the broker did not take them in time and no spool kept them", metadata: [
                 "url": "\(settings.url)", "codes": "\(lostAtExit)",
-                "fix": "set mqtt.spool_directory (under systemd the unit's StateDirectory= is the default)"])
+                "fix": settings.spoolDirectory == nil ? "set mqtt.spool_directory (under systemd the unit's StateDirectory= is the default)"
+                                                      : "the spool could not take them: see the spool's error above"])
         }
         let (published, dropped, spooledAtExit) = (outbox.published, outbox.dropped + lostAtExit, outbox.spooledCount)
         shared.withLock { shared in
@@ -347,26 +356,25 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
         shared.broadcast()
     }
 
-    /// The spool file (`mqtt.spool_directory`), or `nil` (none set, or it cannot be opened: logged).
-    private func openSpool() -> MQTTSpool? {
-        guard let directory = settings.spoolDirectory else { return nil }
-        let name = MQTTSpool.fileName(for: connectionOptions.clientID ?? "syncscan", owner: .mqtt)
-        switch MQTTSpool.open(directory: FilePath(directory), fileName: name, owner: .mqtt, maxBytes: settings.spoolMaxBytes, logger: logger) {
-        case .success(let spool):
-            if !spool.isEmpty {
-                logger.notice("MQTT codes spooled by an earlier run are delivered first", metadata: [
-                    "file": "\(spool.path)", "codes": "\(spool.count)"])
+    /// The outbox, over the spool file (`mqtt.spool_directory`) when one is set: opened now, and
+    /// again while it fails to open (its failures are the outbox's spool events).
+    private func openOutbox() -> MQTTOutbox {
+        guard let directory = settings.spoolDirectory else { return MQTTOutbox(bound: bound, spool: nil) }
+        let (name, maxBytes, logger) = (MQTTSpool.fileName(for: connectionOptions.clientID ?? "syncscan", owner: .mqtt), settings.spoolMaxBytes, logger)
+        return MQTTOutbox(bound: bound, openingSpool: {
+            MQTTSpool.open(directory: FilePath(directory), fileName: name, owner: .mqtt, maxBytes: maxBytes, logger: logger).map { spool in
+                if !spool.isEmpty {
+                    logger.notice("MQTT codes spooled by an earlier run are delivered first", metadata: [
+                        "file": "\(spool.path)", "codes": "\(spool.count)"])
+                }
+                return spool
             }
-            return spool
-        case .failure(let error):
-            logger.error("MQTT spool failed; codes wait in memory only", metadata: ["error": "\(error)"])
-            return nil
-        }
+        })
     }
 
     /// Publishes the counters the accessors read, and wakes `handle` waiting for room.
     private func publishCounts(_ outbox: MQTTOutbox) {
-        let (memory, spooled, published, dropped) = (outbox.memoryCount, outbox.spooledCount, outbox.published, outbox.dropped)
+        let (memory, spooled, published, dropped) = (outbox.memoryCodes, outbox.spooledCount, outbox.published, outbox.dropped)
         shared.withLock { shared in
             shared.counts.memory = memory
             shared.counts.spooled = spooled

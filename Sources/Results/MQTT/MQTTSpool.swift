@@ -72,8 +72,13 @@ final class MQTTSpool {
 
     /// Opens (or creates) the spool `fileName` in `directory` and reads what an earlier run left
     /// there; a file of the owner's former name is renamed to `fileName` first (logged).
+    /// The directory is created first when missing (with its parents, mode 0700), as the
+    /// snapshot directory is.
     static func open(directory: FilePath, fileName: String, owner: Owner, maxBytes: Int, logger: Logger) -> Result<MQTTSpool, IOError> {
         let path = directory.appending(fileName)
+        if case .failure(let failed) = makeDirectories(directory.string, mode: 0o700) {
+            return .failure(.spoolFailed(path: FilePath(failed.component).appending(fileName), call: "mkdir", errno: failed.errno, owner: owner))
+        }
         if let former = owner.formerExtension, fileName.hasSuffix(owner.fileExtension) {
             let formerPath = directory.appending(String(fileName.dropLast(owner.fileExtension.count)) + former)
             let taken = formerPath.withPlatformString { from in path.withPlatformString { to in
@@ -146,10 +151,14 @@ final class MQTTSpool {
     }
 
     /// Adds `message` after the others; `false` (nothing written) when it would take the spool past `maxBytes`.
+    /// A write that fails (a full disk, EIO) leaves the spool as it was: what it wrote of the
+    /// record is cut off again (`ftruncate`), so a later append or a restart finds whole records only.
     func append(_ message: MQTTConnection.Message) -> Result<Bool, IOError> {
         let record = Self.record(message)
         guard bytes + record.count <= maxBytes else { return .success(false) }
-        return write(record, at: end).map {
+        let written = write(record, at: end)
+        if case .failure = written { _ = try? fd.resize(to: end) }
+        return written.map {
             end += Int64(record.count)
             count += 1
             return true
@@ -171,13 +180,13 @@ final class MQTTSpool {
         }
         front += Int64(Self.recordPrefix + length)
         count -= 1
+        // Cutting the file back is housekeeping: when it fails (a full disk has no room for the
+        // compacted copy), the message is still taken, and it is tried again on a later take.
+        // The taken records left in the file come back only after a crash (at least once).
         if count == 0 {
-            if case .failure(let errno) = Result(catchingErrno: { try fd.resize(to: headerLength) }) {
-                return .failure(.spoolFailed(path: path, call: "ftruncate", errno: errno, owner: owner))
-            }
-            (front, end) = (headerLength, headerLength)
+            if (try? fd.resize(to: headerLength)) != nil { (front, end) = (headerLength, headerLength) }
         } else if front > 1 << 20 && front - headerLength > end - front {
-            if case .failure(let error) = rewrite(before: []) { return .failure(error) }
+            _ = rewrite(before: [])
         }
         return .success(message)
     }
@@ -323,10 +332,14 @@ extension IOError {
     static func spoolFailed(path: FilePath, call: String, errno: Errno, owner: MQTTSpool.Owner) -> IOError {
         let directory = path.removingLastComponent()
         let advice = switch errno {
-        case .noSuchFileOrDirectory: "the directory \(directory) does not exist: create it, or point \(owner.keys).spool_directory at one that does"
-        case .permissionDenied, .notPermitted, .readOnlyFileSystem:
-            "\(directory) is not writable here: under systemd the unit's StateDirectory= is (the default), or add the directory to ReadWritePaths="
-        case .noSpace, .diskQuotaExceeded: "the file system of \(directory) is full: free space there, or lower \(owner.keys).spool_max_bytes"
+        case .noSuchFileOrDirectory: "the directory \(directory) cannot be made: point \(owner.keys).spool_directory at a path whose parents exist"
+        case .permissionDenied, .notPermitted:
+            "\(directory) is not writable for this user: under systemd the unit's StateDirectory= is (the default), or add the directory to ReadWritePaths="
+        case .readOnlyFileSystem:
+            "\(directory) is on a read-only file system (under systemd, ProtectSystem= makes it so unless it is in ReadWritePaths=): point \(owner.keys).spool_directory at a writable one"
+        case .noSpace, .diskQuotaExceeded: "the file system of \(directory) is full: free space there (the spool is tried again by itself), or lower \(owner.keys).spool_max_bytes"
+        case .notDirectory: "\(directory) is a file, not a directory: point \(owner.keys).spool_directory at a directory"
+        case .ioError: "the disk under \(directory) reported an I/O error: check it (the spool is tried again by itself)"
         default: "check \(directory)"
         }
         return IOError(call: call, message: "the \(owner.name) spool \(path) failed: \(advice)", errno: errno)

@@ -73,13 +73,8 @@ public struct FileSystemSnapshotDirectory: SnapshotDirectory {
     private func file(_ name: String) -> String { path.hasSuffix("/") ? path + name : path + "/" + name }
 
     public func prepare() -> Result<[StoredSnapshot], SnapshotFileError> {
-        // Each missing component, as `mkdir -p`.
-        var prefix = path.hasPrefix("/") ? "/" : ""
-        for component in path.split(separator: "/") {
-            prefix += prefix.isEmpty || prefix.hasSuffix("/") ? component : "/" + component
-            if case .failure(let errno) = valueOrErrno({ mkdir(prefix, 0o755) }), errno != .fileExists {
-                return .failure(SnapshotFileError(call: "mkdir", path: prefix, errno: errno))
-            }
+        if case .failure(let failed) = makeDirectories(path, mode: 0o755) {
+            return .failure(SnapshotFileError(call: "mkdir", path: failed.component, errno: failed.errno))
         }
         guard let stream = opendir(path) else {
             return .failure(SnapshotFileError(call: "opendir", path: path, errno: Errno(rawValue: Glibc.errno)))

@@ -17,11 +17,19 @@ import SystemPackage
 /// is counted (`failed`) and logged once per errno, with the path. The oldest snapshots are
 /// deleted first beyond `maxFiles` or `maxBytes`, counting those a previous run left (the
 /// directory is listed when the thread starts); the newest is always kept.
+///
+/// A line names only a snapshot the directory is taking: after a write fails (a full disk, a
+/// read-only one), lines carry no `snapshot` until a write works again. Meanwhile each frame's
+/// snapshot is still tried, unnamed (and deleted once written: it only proves the directory
+/// works again). Snapshots already queued, named, when the disk filled fail too: each is
+/// counted in `failed`, and the log names the first.
 public final class SnapshotResultsHandler: ResultsHandler, @unchecked Sendable {
     /// One frame to save.
     private struct Job: Sendable {
         let pixels: FramePixels
         let name: String
+        /// Its name is in a code line; `false`: a trial while the directory fails, deleted once written.
+        let named: Bool
     }
 
     /// The counts the stats line and the metrics read.
@@ -30,6 +38,10 @@ public final class SnapshotResultsHandler: ResultsHandler, @unchecked Sendable {
         /// Frames whose codes came without pixels: the session's pool of copies was full.
         var noPixels = 0
         var encodeTimes = RecentDurations(capacity: 512)
+        /// The last snapshot tried failed: lines name none until one is written.
+        var failing = false
+        /// Frames whose snapshot was only a trial, named in no line: the directory was failing.
+        var trials = 0
     }
 
     public let settings: SnapshotSettings
@@ -52,8 +64,14 @@ public final class SnapshotResultsHandler: ResultsHandler, @unchecked Sendable {
         worker = BoundedWorker(name: "syncscan-shots", capacity: settings.queueFrames, overflow: overflow,
                                onStart: { saver.prepare() }) { job, _ in
             switch saver.save(job.pixels, named: job.name) {
-            case .written(let seconds): counts.withLock { $0.written += 1; if let seconds { $0.encodeTimes.add(seconds) } }
-            case .failed: counts.withLock { $0.failed += 1 }
+            case .written(let seconds):
+                if !job.named { saver.remove(named: job.name) }
+                counts.withLock {
+                    $0.failing = false
+                    if job.named { $0.written += 1 }
+                    if let seconds { $0.encodeTimes.add(seconds) }
+                }
+            case .failed: counts.withLock { $0.failing = true; if job.named { $0.failed += 1 } }
             }
         }
     }
@@ -71,9 +89,9 @@ public final class SnapshotResultsHandler: ResultsHandler, @unchecked Sendable {
 
     /// Snapshots written.
     public var written: Int { counts.withLock { $0.written } }
-    /// Snapshots skipped: the queue was full (a live source), or the frame's pixels were not
-    /// copied (the session's pool of copies was full).
-    public var skipped: Int { worker.dropped + counts.withLock { $0.noPixels } }
+    /// Snapshots skipped: the queue was full (a live source), the frame's pixels were not
+    /// copied (the session's pool of copies was full), or the directory was failing (see the type).
+    public var skipped: Int { worker.dropped + counts.withLock { $0.noPixels + $0.trials } }
     /// Snapshots that could not be encoded or written.
     public var failed: Int { counts.withLock { $0.failed } }
     /// The median JPEG encode time of recent snapshots, in seconds.
@@ -83,7 +101,7 @@ public final class SnapshotResultsHandler: ResultsHandler, @unchecked Sendable {
         [
             ResultsCounter(name: "snapshots_written", help: "Snapshot files written.", value: written),
             ResultsCounter(name: "snapshots_skipped",
-                           help: "Frames with codes saved no snapshot: the snapshot queue or the pixel pool was full.", value: skipped),
+                           help: "Frames with codes saved no snapshot: the snapshot queue or the pixel pool was full, or the directory was failing.", value: skipped),
             ResultsCounter(name: "snapshots_failed", help: "Snapshot files that could not be written (the log says why).", value: failed),
         ]
     }
@@ -109,9 +127,14 @@ public final class SnapshotResultsHandler: ResultsHandler, @unchecked Sendable {
             return
         }
         let name = Self.fileName(time: clock(), sequenceNumber: code.code.frame.sequenceNumber)
-        let queued = worker.submit(Job(pixels: pixels, name: name))
-        lastFrame = (code.code.frame, identity, queued ? name : nil)
-        if queued { code.fields.append((name: "snapshot", value: name)) }
+        let named = counts.withLock { counts in
+            if counts.failing { counts.trials += 1 }
+            return !counts.failing
+        }
+        let queued = worker.submit(Job(pixels: pixels, name: name, named: named))
+        let shown = queued && named
+        lastFrame = (code.code.frame, identity, shown ? name : nil)
+        if shown { code.fields.append((name: "snapshot", value: name)) }
     }
 
     /// Writes what is queued and stops the thread; safe to call more than once (blocking).
@@ -146,6 +169,9 @@ private final class SnapshotSaver: @unchecked Sendable {
 
     /// Lists the directory and trims it to the limits.
     func prepare() { store.prepare() }
+
+    /// Deletes a snapshot just written (a trial that no line names).
+    func remove(named name: String) { store.remove(named: name) }
 
     /// Encodes and writes one frame; its pixels go back to the pool when the job is released.
     /// The whole of a camera's MJPEG frame is written as the camera's JPEG, not re-encoded.
@@ -223,6 +249,16 @@ struct SnapshotStore {
         case .failure(let error):
             reportOnce(kind: error.errno.symbol, "snapshot not saved; capture and results go on", error: "\(error)", name: name)
             return false
+        }
+    }
+
+    /// Deletes `name`, the newest snapshot (a trial no line names).
+    mutating func remove(named name: String) {
+        guard stored.count > oldest, let last = stored.last, last.name == name else { return }
+        stored.removeLast()
+        totalBytes -= last.bytes
+        if case .failure(let error) = directory.remove(named: name), error.errno != .noSuchFileOrDirectory {
+            reportOnce(kind: "unlink " + error.errno.symbol, "trial snapshot not deleted", error: "\(error)", name: name)
         }
     }
 

@@ -82,8 +82,15 @@ final class WebhookEndpoint: @unchecked Sendable {
 
     private var shownURL: String { WebhookSettings.redacted(url) }
 
-    var counts: Counts { shared.withLock { $0.counts } }
-    var queued: Int { shared.withLock { $0.counts.memory + $0.incoming.count } }
+    /// The counts, read under one lock: `memory` holds the codes handed to the thread too, so at
+    /// every moment codes added = delivered + failures + memory + spooled + dropped + outboxDropped.
+    var counts: Counts {
+        shared.withLock { shared in
+            var counts = shared.counts
+            counts.memory += shared.incoming.count
+            return counts
+        }
+    }
 
     /// Hands a code to the thread; `false` once the endpoint is closed (the code is not taken).
     /// Should the thread fall behind by a whole queue, the oldest waiting code is dropped and counted.
@@ -155,7 +162,9 @@ final class WebhookEndpoint: @unchecked Sendable {
         // (`finish` starts its thread too, should the handler never have started).
         predecessor?.finish()
         var (settings, headers) = (initialSettings, initialHeaders)
-        var outbox = MQTTOutbox(bound: max(1, settings.queueMessages), spool: openSpool(settings))
+        var spoolLog = SpoolEventLog(owner: .webhook)
+        var outbox = openOutbox(settings)
+        spoolLog.report(outbox.takeSpoolEvents(), metadata: ["url": "\(shownURL)"], logger: logger)
         /// Codes the outboxes before a reload's new one dropped.
         var droppedEarlier = 0
         var poster: HTTPPoster?
@@ -175,6 +184,8 @@ final class WebhookEndpoint: @unchecked Sendable {
         while true {
             let (newEntries, closed, update) = shared.withLock { shared in
                 defer { (shared.update, shared.incoming) = (nil, []) }
+                // Counted in memory until `publish` says where `place` put them.
+                shared.counts.memory += shared.incoming.count
                 return (shared.incoming, shared.closed, shared.update)
             }
             if let update {
@@ -189,16 +200,13 @@ final class WebhookEndpoint: @unchecked Sendable {
                     }
                     droppedEarlier += outbox.dropped
                     outbox = MQTTOutbox(bound: 1, spool: nil)  // the old spool's file closed before the new one opens
-                    outbox = MQTTOutbox(bound: max(1, update.settings.queueMessages), spool: openSpool(update.settings))
+                    outbox = openOutbox(update.settings)
                     outbox.place(waiting.map { Entry(message: $0, isCode: true) })
                 }
                 (settings, headers) = update
             }
             outbox.place(newEntries)
-            if let error = outbox.spoolFailure {
-                logger.error("webhook spool failed; codes wait in memory only", metadata: ["url": "\(shownURL)", "error": "\(error)"])
-                outbox.spoolFailure = nil
-            }
+            spoolLog.report(outbox.takeSpoolEvents(), metadata: ["url": "\(shownURL)"], logger: logger)
             publish(counts, outbox, droppedEarlier: droppedEarlier)
             let now = ContinuousClock.now
             if closed {
@@ -281,11 +289,11 @@ final class WebhookEndpoint: @unchecked Sendable {
         poster = nil
         let removed = shared.withLock { $0.removed }
         let lostAtExit = outbox.closeForExit()
-        if let error = outbox.spoolFailure {
+        for case .failed(let error) in outbox.takeSpoolEvents() {
             logger.error(removed ? "webhook spool failed when a reload removed the URL" : "webhook spool failed at exit",
                          metadata: ["url": "\(shownURL)", "error": "\(error)"])
         }
-        if let spool = outbox.spool, spool.count > 0, outbox.spoolFailure == nil {
+        if let spool = outbox.spool, spool.count > 0 {
             logger.notice(removed ? "webhook codes the receiver has not taken are spooled until webhook.url names it again"
                                   : "webhook codes the receiver has not taken are spooled for the next run", metadata: [
                 "url": "\(shownURL)", "file": "\(spool.path)", "codes": "\(spool.count)"])
@@ -293,7 +301,8 @@ final class WebhookEndpoint: @unchecked Sendable {
         if lostAtExit > 0 {
             logger.error(removed ? "webhook codes not delivered when a reload removed the URL: the receiver did not take them in time and no spool kept them"
                                  : "webhook codes not delivered at exit: the receiver did not take them in time and no spool kept them", metadata: [
-                "url": "\(shownURL)", "codes": "\(lostAtExit)", "fix": "set webhook.spool_directory"])
+                "url": "\(shownURL)", "codes": "\(lostAtExit)",
+                "fix": settings.spoolDirectory == nil ? "set webhook.spool_directory" : "the spool could not take them: see the spool's error above"])
         }
         counts.outboxDropped = droppedEarlier + outbox.dropped + lostAtExit
         counts.memory = 0
@@ -316,7 +325,7 @@ final class WebhookEndpoint: @unchecked Sendable {
     /// Publishes the thread's counters to the accessors.
     private func publish(_ counts: Counts, _ outbox: MQTTOutbox, droppedEarlier: Int) {
         var counts = counts
-        (counts.memory, counts.spooled, counts.outboxDropped) = (outbox.memoryCount, outbox.spooledCount, droppedEarlier + outbox.dropped)
+        (counts.memory, counts.spooled, counts.outboxDropped) = (outbox.memoryCodes, outbox.spooledCount, droppedEarlier + outbox.dropped)
         let published = counts
         shared.withLock { shared in
             let dropped = shared.counts.dropped
@@ -325,19 +334,20 @@ final class WebhookEndpoint: @unchecked Sendable {
         }
     }
 
-    /// The spool file (`webhook.spool_directory`, one per URL), or `nil` (none set, or it cannot be opened: logged).
-    private func openSpool(_ settings: WebhookSettings) -> MQTTSpool? {
-        guard let directory = settings.spoolDirectory else { return nil }
-        switch MQTTSpool.open(directory: FilePath(directory), fileName: spoolFileName, owner: .webhook, maxBytes: settings.spoolMaxBytes, logger: logger) {
-        case .success(let spool):
-            if !spool.isEmpty {
-                logger.notice("webhook codes spooled by an earlier run are delivered first", metadata: [
-                    "url": "\(shownURL)", "file": "\(spool.path)", "codes": "\(spool.count)"])
+    /// The outbox, over the spool file (`webhook.spool_directory`, one per URL) when one is set:
+    /// opened now, and again while it fails to open (its failures are the outbox's spool events).
+    private func openOutbox(_ settings: WebhookSettings) -> MQTTOutbox {
+        let bound = max(1, settings.queueMessages)
+        guard let directory = settings.spoolDirectory else { return MQTTOutbox(bound: bound, spool: nil) }
+        let (name, maxBytes, logger, shownURL) = (spoolFileName, settings.spoolMaxBytes, logger, shownURL)
+        return MQTTOutbox(bound: bound, openingSpool: {
+            MQTTSpool.open(directory: FilePath(directory), fileName: name, owner: .webhook, maxBytes: maxBytes, logger: logger).map { spool in
+                if !spool.isEmpty {
+                    logger.notice("webhook codes spooled by an earlier run are delivered first", metadata: [
+                        "url": "\(shownURL)", "file": "\(spool.path)", "codes": "\(spool.count)"])
+                }
+                return spool
             }
-            return spool
-        case .failure(let error):
-            logger.error("webhook spool failed; codes wait in memory only", metadata: ["url": "\(shownURL)", "error": "\(error)"])
-            return nil
-        }
+        })
     }
 }

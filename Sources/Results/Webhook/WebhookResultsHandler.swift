@@ -153,7 +153,7 @@ public final class WebhookResultsHandler: ResultsHandler, @unchecked Sendable {
     public var counters: [ResultsCounter] {
         let endpoints = allEndpoints
         let all = endpoints.map(\.counts)
-        let queued = endpoints.reduce(0) { $0 + $1.queued }
+        let queued = all.reduce(0) { $0 + $1.memory }
         // A spool file a later endpoint took over (its URL back after a reload) is counted once, by that one.
         let spooled = endpoints.indices.filter { i in !endpoints[(i + 1)...].contains { $0.spoolFileName == endpoints[i].spoolFileName } }
             .reduce(0) { $0 + all[$1].spooled }

@@ -23,8 +23,8 @@ public enum ExternalTool {
             throw FixtureError.toolFailed("`\(tool)` is not installed (apt: qrencode, zint, zbar-tools): \(error)")
         }
         // A guard against a hung tool, not a speed check.
-        guard let raw = child.wait(timeout: .seconds(120)) else {
-            throw FixtureError.toolFailed("`\(([tool] + arguments).joined(separator: " "))` did not finish in 120 s; killed")
+        guard let raw = child.wait(timeout: hangTimeout) else {
+            throw FixtureError.toolFailed("`\(([tool] + arguments).joined(separator: " "))` did not finish in \(hangTimeout); killed")
         }
         let stdout = [UInt8](FileManager.default.contents(atPath: out.path) ?? Data())
         let stderr = (try? String(contentsOfFile: err.path, encoding: .utf8)) ?? ""

@@ -11,7 +11,7 @@ public final class MosquittoBroker: @unchecked Sendable {
     public let directory: String
     private var process: ChildProcess?
 
-    /// Starts a broker; throws when `mosquitto` is missing (apt: mosquitto) or does not listen within 5 s.
+    /// Starts a broker; throws when `mosquitto` is missing (apt: mosquitto) or never listens.
     /// With `users` (name → password) it accepts only those (a `mosquitto_passwd` file), no anonymous clients.
     public init(users: [String: String] = [:]) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("syncscan-mosquitto-\(UUID().uuidString)").path
@@ -53,13 +53,11 @@ public final class MosquittoBroker: @unchecked Sendable {
     public func start() throws {
         let p = try ChildProcess(["mosquitto", "-c", directory + "/mosquitto.conf"])
         process = p
-        let deadline = Date().addingTimeInterval(5)
-        while Date() < deadline {
-            if Self.accepts(port: port) { return }
+        // The event: listening, or the broker gone.
+        guard waitUntil(every: .milliseconds(20), { Self.accepts(port: port) || !p.isRunning }), p.isRunning else {
             if !p.isRunning { throw FixtureError.toolFailed("mosquitto exited with status \(p.wait()) (apt: mosquitto)") }
-            usleep(20_000)
+            throw FixtureError.toolFailed("mosquitto does not listen on 127.0.0.1:\(port)")
         }
-        throw FixtureError.toolFailed("mosquitto does not listen on 127.0.0.1:\(port) after 5 s")
     }
 
     /// Stops the broker with SIGTERM (it saves its sessions) and waits for it to exit.
@@ -166,11 +164,35 @@ public final class MosquittoSubscriber: @unchecked Sendable {
         return now
     }
 
-    /// The retained message on `topic` now (`mosquitto_sub -C 1 -W 2 --retained-only`), or nil.
+    /// The retained message on `topic` now (the first, for a filter), or nil.
+    ///
+    /// Waits for an event, not for a time: `mosquitto_sub -C 1 --retained-only` ends at the first
+    /// retained message, or at the first message that is not retained. A subscriber gets the
+    /// retained messages of its subscription before anything published after it subscribed, so a
+    /// marker of the test's own on a second topic of the same subscriber, published until it
+    /// ends the read, says that no retained message is there.
     public static func retained(on topic: String, broker: MosquittoBroker) throws -> String? {
-        let result = try ExternalTool.run("mosquitto_sub", ["-h", "127.0.0.1", "-p", "\(broker.port)", "-t", topic,
-                                                           "-C", "1", "-W", "2", "--retained-only"])
-        guard result.status == 0 else { return nil }
-        return String(decoding: result.stdout, as: UTF8.self).trimmingCharacters(in: .newlines)
+        let output = try TemporaryFile(contents: [], suffix: ".retained")
+        let errors = try TemporaryFile(contents: [], suffix: ".stderr")
+        let marker = "syncscan-test/no-more-retained/\(UUID().uuidString)"
+        let reader = try ChildProcess(["mosquitto_sub", "-h", "127.0.0.1", "-p", "\(broker.port)", "-t", topic, "-t", marker,
+                                       "-C", "1", "--retained-only"], stdout: .file(output.path), stderr: .file(errors.path))
+        let ended = try waitUntil(every: .milliseconds(100)) {
+            guard reader.isRunning else { return true }
+            _ = try ExternalTool.run("mosquitto_pub", ["-h", "127.0.0.1", "-p", "\(broker.port)", "-t", marker, "-m", "end"])
+            return !reader.isRunning
+        }
+        guard ended else {
+            reader.signal(SIGKILL)
+            reader.wait()
+            throw FixtureError.toolFailed("mosquitto_sub -t \(topic) --retained-only did not end: \(broker.log.suffix(500))")
+        }
+        let status = ChildProcess.exitStatus(reader.wait())
+        let text = (try? String(contentsOfFile: output.path, encoding: .utf8)) ?? ""
+        guard status == 0 || !text.isEmpty else {
+            throw FixtureError.toolFailed("mosquitto_sub -t \(topic) exited with status \(status): "
+                                          + ((try? String(contentsOfFile: errors.path, encoding: .utf8)) ?? ""))
+        }
+        return text.isEmpty ? nil : text.trimmingCharacters(in: .newlines)
     }
 }

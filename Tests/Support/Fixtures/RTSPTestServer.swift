@@ -57,16 +57,17 @@ public final class RTSPTestServer: @unchecked Sendable {
         let p = try ChildProcess(["/usr/bin/python3", script] + options + ["\(port)", "\(directory)/frame-%d.pgm", "\(frameCount)", "\(framesPerSecond)"] + (credentials.map { [$0] } ?? []),
                                  stdout: .file(out), stderr: .file(out))
         process = p
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline {
-            let text = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
-            if text.contains("listening \(port)") { return }
-            if !p.isRunning {
-                throw FixtureError.toolFailed("rtsp-test-server.py exited (apt: python3-gi gir1.2-gst-rtsp-server-1.0): \(text)")
-            }
-            usleep(20_000)
+        // The event: the server says it listens, or it is gone.
+        var text = ""
+        let listening = waitUntil(every: .milliseconds(20)) {
+            text = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
+            return text.contains("listening \(port)") || !p.isRunning
         }
-        throw FixtureError.toolFailed("rtsp-test-server.py does not listen on 127.0.0.1:\(port) after 10 s")
+        if listening && text.contains("listening \(port)") { return }
+        if !p.isRunning {
+            throw FixtureError.toolFailed("rtsp-test-server.py exited (apt: python3-gi gir1.2-gst-rtsp-server-1.0): \(text)")
+        }
+        throw FixtureError.toolFailed("rtsp-test-server.py does not listen on 127.0.0.1:\(port)")
     }
 
     /// Kills the server (SIGKILL: its connections reset, as a camera losing power) and waits for its exit.
