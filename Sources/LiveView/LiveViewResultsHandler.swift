@@ -88,7 +88,7 @@ public final class LiveViewResultsHandler: ResultsHandler, FramePixelsSampler, @
     }
 
     public func handle(_ code: inout DeliveredCode) throws {
-        hub.publishCode(lineEncoder.encode(code.code, source: source, time: .now(), fields: code.fields))
+        hub.publishCode(lineEncoder.encode(code.code, item: code.item, source: source, time: .now(), fields: code.fields))
     }
 
     /// What the frame held goes to the events viewers when an update is due; its whole pixels,

@@ -25,8 +25,14 @@ extension Syncscan {
         @Option(help: "Comma-separated symbology names (qrcode, ean13, code128, aztec, datamatrix, …) or 'all' the engine reads. [default: qrcode]")
         var symbologies: String?
 
-        @Option(help: "Frame-time seconds within which a code seen again is not reported again; 0 reports every sighting. [default: 1]")
+        @Option(help: "Report a payload again only after this many seconds of frame time without it, instead of each physical code once as an item; 0 reports every reading. [default: items]")
         var duplicateWindow: Double?
+
+        @Option(help: "Seconds of frame time an item unseen stays in view before it is removed. [default: 0.3]")
+        var itemGrace: Double?
+
+        @Option(help: "At most this many item_updated lines a second per item (its place, for consumers that draw); 0: none. [default: 0]")
+        var itemUpdates: Double?
 
         @Flag(inversion: .prefixedNo, help: "Drop frames that arrive while the scanner is busy. [default: on for cameras and pipes, off for files]")
         var discardLate: Bool?
@@ -129,9 +135,11 @@ extension Syncscan {
                 "webhook.url": webhookUrl.isEmpty ? nil : .string(webhookUrl.joined(separator: ",")),
             ]
             if let duplicateWindow {
-                o["duplicate_suppression.enabled"] = .bool(duplicateWindow > 0)
+                o["duplicate_suppression.mode"] = .string(duplicateWindow > 0 ? "window" : "off")
                 if duplicateWindow > 0 { o["duplicate_suppression.window_seconds"] = .double(duplicateWindow) }
             }
+            if let itemGrace { o["duplicate_suppression.item_grace_seconds"] = .double(itemGrace) }
+            if let itemUpdates { o["duplicate_suppression.item_updates_per_second"] = .double(itemUpdates) }
             // A webhook URL may hold a password (user:password@): secret, like the token file's contents.
             return o.compactMapValues { $0 }.reduce(into: [:]) { $0[$1.key] = ConfigValue($1.value, isSecret: $1.key == "webhook.url") }
         }

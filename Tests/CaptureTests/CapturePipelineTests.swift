@@ -38,7 +38,7 @@ private func twoCodesThreeFramesEach() throws -> ScriptedFrameSource {
         let delivered = LockedValue(0)
         let pipeline = CapturePipeline(input: try twoCodesThreeFramesEach(), videoDataOutput: VideoDataOutput(),
                                        metadataOutput: MetadataOutput(settings: .init(engine: .zbar), scanningThreads: 2),
-                                       handler: handler, duplicateWindow: MediaTime(seconds: 1),
+                                       handler: handler, reporting: .window(MediaTime(seconds: 1)),
                                        frameDelivered: { delivered.withLock { $0 += 1 } }, logger: Logger(label: "test"))
         let statistics = try await pipeline.run()
         // Within the window a code is delivered once, at the frame it was first seen in.
@@ -57,8 +57,8 @@ private func twoCodesThreeFramesEach() throws -> ScriptedFrameSource {
         let handler = RecordingHandler()
         let pipeline = CapturePipeline(input: try twoCodesThreeFramesEach(), videoDataOutput: VideoDataOutput(),
                                        metadataOutput: MetadataOutput(settings: .init(engine: .zbar, scanner: .init(symbologies: [.ean13]))),
-                                       handler: handler, duplicateWindow: MediaTime(seconds: 1), logger: Logger(label: "test"))
-        pipeline.apply(.init(engine: .zbar), duplicateWindow: .zero)
+                                       handler: handler, reporting: .window(MediaTime(seconds: 1)), logger: Logger(label: "test"))
+        pipeline.apply(.init(engine: .zbar), reporting: .everyReading)
         try await pipeline.run()
         // QR codes read (the symbologies applied), and no window: every frame's code delivered.
         #expect(handler.codes.map(\.seq) == [0, 1, 2, 3, 4, 5])

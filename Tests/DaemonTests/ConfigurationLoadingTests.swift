@@ -55,7 +55,8 @@ func expectConfigurationError(file: String?, environment: [String: String] = [:]
         #expect(configuration.engine == .zxing)
         #expect(configuration.scanner == ScannerSettings(symbologies: [.qrcode], settings: [:], testInverted: false, xDensity: 1, yDensity: 1))
         #expect(configuration.rectOfInterest == .full)
-        #expect(configuration.duplicateSuppression == .init(enabled: true, windowSeconds: 1.0))
+        #expect(configuration.duplicateSuppression == .init(mode: .items, windowSeconds: 1.0))
+        #expect(configuration.duplicateSuppression.reporting == .items(ItemTracker.Settings(grace: MediaTime(seconds: 0.3))))
         #expect(configuration.statsIntervalSeconds == 60)
         #expect(configuration.logLevel == .info)
         #expect(configuration.output.queueLines == 1024)
@@ -136,7 +137,7 @@ func expectConfigurationError(file: String?, environment: [String: String] = [:]
         #expect(c.scanner.yDensity == 0)
         #expect(c.rectOfInterest == NormalizedRect(x: 0.25, y: 0.1, width: 0.5, height: 0.8))
         #expect(c.metadataSettings == MetadataOutput.Settings(engine: .zxing, scanner: c.scanner, rectOfInterest: c.rectOfInterest))
-        #expect(c.duplicateSuppression == .init(enabled: false, windowSeconds: 2.5))
+        #expect(c.duplicateSuppression == .init(mode: .off, windowSeconds: 2.5))
         #expect(c.statsIntervalSeconds == 0)
         #expect(c.logLevel == .debug)
         #expect(c.output.queueLines == 16)
@@ -203,6 +204,7 @@ func expectConfigurationError(file: String?, environment: [String: String] = [:]
         #expect(c.scanner.settings[.code39] == .init(minLength: 3, maxLength: nil))
         #expect(c.alwaysDiscardLateVideoFrames == false)
         #expect(c.duplicateSuppression.windowSeconds == 0.5)
+        #expect(c.duplicateSuppression.mode == .window, "a window set without a mode: the window, as before items")
         #expect(c.rectOfInterest == NormalizedRect(x: 0.5, y: 0, width: 0.5, height: 1))
     }
 

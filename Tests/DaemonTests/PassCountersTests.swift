@@ -17,7 +17,7 @@ import Testing
         let video = try TemporaryFile.qrClip("by pass", frames: 5)
         var configuration = SyncscanConfiguration()
         (configuration.source, configuration.engine, configuration.effort) = (video.path, .zxing, .max)
-        configuration.duplicateSuppression.enabled = false
+        configuration.duplicateSuppression.mode = .off
         configuration.statsIntervalSeconds = 0
         configuration.scanningThreads = 1
         let out = try TemporaryFile(contents: [], suffix: ".jsonl")

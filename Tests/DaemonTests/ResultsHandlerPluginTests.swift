@@ -47,7 +47,7 @@ private final class RecordingResultsHandler: ResultsHandler, @unchecked Sendable
         let metrics = try TemporaryDirectory()
         var configuration = SyncscanConfiguration()
         configuration.source = video.path
-        configuration.duplicateSuppression.enabled = false
+        configuration.duplicateSuppression.mode = .off
         configuration.statsIntervalSeconds = 0
         configuration.metrics.textfile = metrics.path + "/syncscan.prom"
         let out = try TemporaryFile(contents: [], suffix: ".jsonl")

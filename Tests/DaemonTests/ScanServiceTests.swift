@@ -22,7 +22,7 @@ private func y4m(frames: Int, text: String) throws -> [UInt8] {
 private func options(source: String, queueLines: Int = 64) -> PipelineOptions {
     var c = SyncscanConfiguration()
     c.source = source
-    c.duplicateSuppression.enabled = false
+    c.duplicateSuppression.mode = .off
     c.statsIntervalSeconds = 0
     c.scanningThreads = 1
     c.output.queueLines = queueLines

@@ -24,7 +24,7 @@ private func y4mFile(frames: Int) throws -> TemporaryFile {
 private func options(source: String, scanTimeout: Double) -> PipelineOptions {
     var c = SyncscanConfiguration()
     c.source = source
-    c.duplicateSuppression.enabled = false
+    c.duplicateSuppression.mode = .off
     c.statsIntervalSeconds = 0
     c.scanningThreads = 1
     c.scanTimeoutSeconds = scanTimeout

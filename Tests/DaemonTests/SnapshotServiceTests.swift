@@ -14,7 +14,7 @@ import Testing
         let video = try TemporaryFile.qrClip("full disk", frames: 12)
         var configuration = SyncscanConfiguration()
         configuration.source = video.path
-        configuration.duplicateSuppression.enabled = false
+        configuration.duplicateSuppression.mode = .off
         configuration.statsIntervalSeconds = 0
         configuration.snapshots = SnapshotSettings(directory: "/var/lib/syncscan/full")
         let directory = InMemorySnapshotDirectory(path: "/var/lib/syncscan/full")

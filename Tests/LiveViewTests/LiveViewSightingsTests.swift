@@ -52,7 +52,7 @@ private func readableAndDamagedFrame() throws -> GreyFrame {
         let liveView = LiveViewResultsHandler(settings: liveSettings, source: "y4m:test", logger: Logger(label: "test"))
         liveView.start()
         let viewer = liveView.hub.openEvents()
-        let delivery = Delivery(handler: liveView, window: MediaTime(seconds: 1))
+        let delivery = Delivery(handler: liveView, reporting: .window(MediaTime(seconds: 1)))
         for seq in UInt64(0)..<5 { try delivery.deliver(scannedCollection(grey, seq: seq, scanner: scanner)) }
         let text = pendingEvents(viewer)
         viewer.close()
@@ -82,7 +82,7 @@ private func readableAndDamagedFrame() throws -> GreyFrame {
         var liveSettings = LiveViewSettings()
         liveSettings.outlinesPerSecond = 1e9
         let liveView = LiveViewResultsHandler(settings: liveSettings, source: "y4m:test", logger: Logger(label: "test"))
-        let delivery = Delivery(handler: liveView, window: MediaTime(seconds: 1))
+        let delivery = Delivery(handler: liveView, reporting: .window(MediaTime(seconds: 1)))
         for seq in UInt64(0)..<3 { try delivery.deliver(scannedCollection(grey, seq: seq, scanner: scanner)) }
         #expect(liveView.counters.first { $0.name == "live_view_outline_updates" }?.value == 0)
         let viewer = liveView.hub.openEvents()

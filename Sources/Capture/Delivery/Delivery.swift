@@ -1,40 +1,166 @@
 import Media
 import SystemCalls
 
-/// The last stage of a frame's path: duplicate suppression, then the results handler, then
-/// "frame delivered" (the watchdog's ping), in that order, for each synchronized collection.
+/// The last stage of a frame's path: what is reported (items, or duplicate suppression by
+/// time), then the results handler, then "frame delivered" (the watchdog's ping), in that order,
+/// for each synchronized collection.
 ///
 /// The synchronizer calls `deliver` from one thread at a time (outside its lock), in frame
-/// order. `setWindow` may come from any thread (a reload).
+/// order, and `finish` after the last. `setReporting` may come from any thread (a reload); its
+/// effect, and the removals it causes, reach the handler with the next frame.
 public final class Delivery: @unchecked Sendable {
-    private let handler: any ResultsHandler
-    private let frameDelivered: @Sendable () -> Void
-    private let state: LockedValue<(suppressor: DuplicateSuppressor, emitted: Int)>
+    private struct State {
+        var reporting: CodeReporting
+        var suppressor: DuplicateSuppressor
+        var tracker: ItemTracker
+        var statistics = ItemStatistics()
+        /// Items a change of reporting removed, for the next `deliver`.
+        var pendingRemovals: [RemovedItem] = []
+        var emitted = 0
 
-    /// - Parameters:
-    ///   - window: a code seen again within this much frame time is not delivered again.
-    ///   - frameDelivered: called after each frame went through the handler (a supervisor's liveness ping).
-    public init(handler: any ResultsHandler, window: MediaTime, frameDelivered: @escaping @Sendable () -> Void = {}) {
-        self.handler = handler
-        self.frameDelivered = frameDelivered
-        self.state = LockedValue((DuplicateSuppressor(window: window), 0))
+        init(reporting: CodeReporting) {
+            self.reporting = reporting
+            suppressor = DuplicateSuppressor(window: reporting.window)
+            tracker = ItemTracker(settings: reporting.itemSettings ?? ItemTracker.Settings())
+        }
+
+        mutating func counted(_ removed: [RemovedItem]) -> [RemovedItem] {
+            for item in removed { statistics.count(item) }
+            statistics.alive = tracker.aliveCount
+            statistics.resets = tracker.resets
+            statistics.outlinesOutsideFrame = tracker.outlinesOutsideFrame
+            return removed
+        }
     }
 
-    /// Codes handed to the handler so far (after duplicate suppression).
+    private let handler: any ResultsHandler
+    private let frameDelivered: @Sendable () -> Void
+    private let itemRemoved: @Sendable (RemovedItem) -> Void
+    private let state: LockedValue<State>
+
+    /// - Parameters:
+    ///   - reporting: which readings become code lines.
+    ///   - frameDelivered: called after each frame went through the handler (a supervisor's liveness ping).
+    ///   - itemRemoved: called for each item removed, before the handler (the metrics' read rates).
+    public init(handler: any ResultsHandler, reporting: CodeReporting, frameDelivered: @escaping @Sendable () -> Void = {},
+                itemRemoved: @escaping @Sendable (RemovedItem) -> Void = { _ in }) {
+        self.handler = handler
+        self.frameDelivered = frameDelivered
+        self.itemRemoved = itemRemoved
+        self.state = LockedValue(State(reporting: reporting))
+    }
+
+    /// Codes handed to the handler so far (an item's first reading, or what suppression let through).
     public var emitted: Int { state.withLock { $0.emitted } }
 
-    public func setWindow(_ window: MediaTime) { state.withLock { $0.suppressor.window = window } }
+    /// The items' counts so far.
+    public var itemStatistics: ItemStatistics { state.withLock { $0.statistics } }
+
+    /// From the next frame on, reports as `reporting` says; leaving items, every item alive is removed.
+    public func setReporting(_ reporting: CodeReporting) {
+        state.withLock { state in
+            if case .items = state.reporting, reporting.itemSettings == nil {
+                state.pendingRemovals += state.counted(state.tracker.finish())
+            }
+            if let settings = reporting.itemSettings { state.tracker.settings = settings }
+            state.suppressor.window = reporting.window
+            state.reporting = reporting
+        }
+    }
 
     public func deliver(_ collection: SynchronizedDataCollection) throws {
         if let metadata = collection.metadata {
-            let fresh = state.withLock { $0.suppressor.filter(metadata.metadataObjects, at: metadata.presentationTime) }
-            for code in fresh {
+            let frame = collection.video.frame
+            let (fresh, removed, updated) = state.withLock { state in
+                var removed = state.pendingRemovals
+                state.pendingRemovals = []
+                switch state.reporting {
+                case .items:
+                    let result = state.tracker.track(metadata.metadataObjects, undecoded: metadata.undecoded,
+                                                     sequenceNumber: collection.sequenceNumber, pts: metadata.presentationTime,
+                                                     width: frame?.width ?? 0, height: frame?.height ?? 0)
+                    state.statistics.added += result.added.count
+                    removed += state.counted(result.removed)
+                    return (result.added.map { ($0.code, Optional($0.item)) }, removed, result.updated)
+                case .window, .everyReading:
+                    let fresh = state.suppressor.filter(metadata.metadataObjects, at: metadata.presentationTime)
+                    return (fresh.map { ($0, UInt64?.none) }, removed, [])
+                }
+            }
+            // An item that left is reported before one that appeared in the same frame.
+            for item in removed {
+                itemRemoved(item)
+                try handler.itemRemoved(item)
+            }
+            for (code, item) in fresh {
                 var delivered = DeliveredCode(code: code, pixels: collection.video.pixels)
+                delivered.item = item
                 try handler.handle(&delivered)
                 state.withLock { $0.emitted += 1 }
             }
+            for update in updated { try handler.itemUpdated(update) }
         }
         try handler.frameCompleted(collection)
         frameDelivered()
+    }
+
+    /// The source ended: every item still present is removed (its `item_removed` written).
+    public func finish() throws {
+        let removed = state.withLock { state in
+            defer { state.pendingRemovals = [] }
+            return state.pendingRemovals + state.counted(state.tracker.finish())
+        }
+        for item in removed {
+            itemRemoved(item)
+            try handler.itemRemoved(item)
+        }
+    }
+}
+
+/// Which readings become code lines.
+public enum CodeReporting: Sendable, Hashable {
+    /// Each physical code once, as an item, at its first reading; and when it leaves (`ItemTracker`).
+    case items(ItemTracker.Settings)
+    /// A code's symbology and bytes again only after they were absent for this much frame time
+    /// (a decoder's notion of a duplicate: identical labels in view together are one line).
+    case window(MediaTime)
+    /// Every reading of every frame.
+    case everyReading
+
+    var window: MediaTime { if case .window(let window) = self { window } else { .zero } }
+    var itemSettings: ItemTracker.Settings? { if case .items(let settings) = self { settings } else { nil } }
+}
+
+/// What the items did so far: added, removed, alive now, and the read rates of those removed.
+public struct ItemStatistics: Sendable, Hashable {
+    /// Upper bounds of the read-rate histogram's buckets (a rate ≤ the bound), the last 1.
+    public static let readRateBounds: [Double] = [0.1, 0.25, 0.5, 0.75, 0.9, 0.99, 1]
+
+    public var added = 0
+    public var removed = 0
+    public var alive = 0
+    /// Times a frame's timestamp went back, every item removed.
+    public var resets = 0
+    /// Outlines partly outside their frame.
+    public var outlinesOutsideFrame = 0
+    /// Removed items per read-rate bucket (`readRateBounds`, not cumulative).
+    public var readRates = [Int](repeating: 0, count: ItemStatistics.readRateBounds.count)
+    /// The sum of the read rates of the items removed.
+    public var readRateSum = 0.0
+
+    public init() {}
+
+    /// Adds another session's counts (the service's totals over its sessions).
+    public mutating func add(_ other: ItemStatistics) {
+        (added, removed, alive) = (added + other.added, removed + other.removed, alive + other.alive)
+        (resets, outlinesOutsideFrame, readRateSum) = (resets + other.resets, outlinesOutsideFrame + other.outlinesOutsideFrame, readRateSum + other.readRateSum)
+        for i in readRates.indices { readRates[i] += other.readRates[i] }
+    }
+
+    mutating func count(_ item: RemovedItem) {
+        removed += 1
+        let rate = item.readRate
+        readRates[Self.readRateBounds.firstIndex { rate <= $0 } ?? Self.readRateBounds.count - 1] += 1
+        readRateSum += rate
     }
 }

@@ -27,6 +27,11 @@ public protocol ResultsHandler: AnyObject, Sendable {
     /// One emitted code and the frame it was seen in (`code.frame`, `code.pixels` when asked for
     /// and copied); a handler may attach line fields for the handlers after it.
     func handle(_ code: inout DeliveredCode) throws
+    /// An item left the view (its code unseen past the grace, or the source ended): after the
+    /// `handle` of its first reading, before `frameCompleted` of the frame that removed it.
+    func itemRemoved(_ item: RemovedItem) throws
+    /// An item was read again at a new place (at most `ItemTracker.Settings.updateInterval` apart).
+    func itemUpdated(_ update: ItemUpdate) throws
     /// The collection of one frame has been delivered (after `handle` for each code it kept).
     /// Handlers that audit every frame implement it; the default does nothing.
     func frameCompleted(_ collection: SynchronizedDataCollection) throws
@@ -52,6 +57,8 @@ extension ResultsHandler {
     public var pixelsSampler: (any FramePixelsSampler)? { nil }
     public var pixelCopiesHeld: Int { 0 }
     public func frameCompleted(_ collection: SynchronizedDataCollection) throws {}
+    public func itemRemoved(_ item: RemovedItem) throws {}
+    public func itemUpdated(_ update: ItemUpdate) throws {}
     public func start() {}
     public func setOverflowPolicy(_ policy: OverflowPolicy) {}
     public func sourceStreaming() {}
@@ -153,6 +160,8 @@ public struct DeliveredCode: Sendable {
     public var pixels: FramePixels?
     /// Fields a handler attached for the line of this code, in order (`"snapshot": NAME`).
     public var fields: [(name: String, value: String)] = []
+    /// The item this reading began (`ItemTracker`); `nil` when codes are not reported as items.
+    public var item: UInt64?
 
     public init(code: MachineReadableCodeObject, pixels: FramePixels? = nil) {
         self.code = code

@@ -16,12 +16,14 @@ public final class CapturePipeline: Sendable {
     public let delivery: Delivery
 
     /// - Parameters:
-    ///   - duplicateWindow: a code seen again within this much frame time is not delivered again.
+    ///   - reporting: which readings become code lines (items, or suppression by time).
     ///   - frameDelivered: called after each frame went through the handler (a supervisor's liveness ping).
+    ///   - itemRemoved: called for each item removed (the metrics' read rates).
     public init(input: any FrameSource, videoDataOutput: VideoDataOutput, metadataOutput: MetadataOutput,
-                handler: any ResultsHandler, duplicateWindow: MediaTime,
-                frameDelivered: @escaping @Sendable () -> Void = {}, logger: Logger) {
-        let delivery = Delivery(handler: handler, window: duplicateWindow, frameDelivered: frameDelivered)
+                handler: any ResultsHandler, reporting: CodeReporting,
+                frameDelivered: @escaping @Sendable () -> Void = {}, itemRemoved: @escaping @Sendable (RemovedItem) -> Void = { _ in },
+                logger: Logger) {
+        let delivery = Delivery(handler: handler, reporting: reporting, frameDelivered: frameDelivered, itemRemoved: itemRemoved)
         self.delivery = delivery
         self.metadataOutput = metadataOutput
         self.synchronizer = DataOutputSynchronizer { collection in try delivery.deliver(collection) }
@@ -32,13 +34,22 @@ public final class CapturePipeline: Sendable {
     }
 
     /// Streams until the source ends, `stop()`, cancellation or a failure
-    /// (`CaptureSession.run`: frames in flight are delivered first in every case).
+    /// (`CaptureSession.run`: frames in flight are delivered first in every case); then every
+    /// item still present is removed (`Delivery.finish`).
     /// - Parameters:
     ///   - frameLimit: stop after this many sequence numbers (scanned or dropped).
     ///   - onStreaming: called once the source is open and streaming.
     @discardableResult
     public func run(frameLimit: Int? = nil, onStreaming: @escaping @Sendable () -> Void = {}) async throws -> CaptureStatistics {
-        try await session.run(synchronizer: synchronizer, frameLimit: frameLimit, onStreaming: onStreaming)
+        let statistics: CaptureStatistics
+        do {
+            statistics = try await session.run(synchronizer: synchronizer, frameLimit: frameLimit, onStreaming: onStreaming)
+        } catch {
+            try? delivery.finish()
+            throw error
+        }
+        try delivery.finish()
+        return statistics
     }
 
     /// Stops the source; frames in flight are finished and delivered.
@@ -47,12 +58,12 @@ public final class CapturePipeline: Sendable {
     /// The synchronizer's counts: frames scanned and dropped, by reason.
     public var statistics: CaptureStatistics { synchronizer.statistics }
 
-    /// Codes handed to the handler so far (after duplicate suppression).
+    /// Codes handed to the handler so far (items' first readings, or after duplicate suppression).
     public var emitted: Int { delivery.emitted }
 
-    /// Applies a reload's scanning settings and duplicate window from the next frame on.
-    public func apply(_ settings: MetadataOutput.Settings, duplicateWindow: MediaTime) {
-        delivery.setWindow(duplicateWindow)
+    /// Applies a reload's scanning settings and reporting from the next frame on.
+    public func apply(_ settings: MetadataOutput.Settings, reporting: CodeReporting) {
+        delivery.setReporting(reporting)
         metadataOutput.settings = settings
     }
 }

@@ -16,18 +16,50 @@ import V4L2
 /// and `SyncscanConfiguration+Reading.swift` composes them with the service's own keys. That code is
 /// the schema; `config/syncscan.yaml` documents every key.
 public struct SyncscanConfiguration: Sendable, Hashable {
-    /// Dropping a code seen again soon after it was reported.
+    /// Which readings are reported: each physical code once as an item (the default), or a
+    /// payload again only after a window of absence (a decoder's notion of a duplicate), or every reading.
     public struct DuplicateSuppression: Sendable, Hashable, ConfigurationSection {
-        public var enabled = true
-        /// A code with the same symbology and bytes seen within this many seconds of frame time
-        /// after its last report is not reported again.
-        public var windowSeconds = 1.0
-        public init(enabled: Bool = true, windowSeconds: Double = 1.0) { (self.enabled, self.windowSeconds) = (enabled, windowSeconds) }
+        public enum Mode: String, Sendable, Hashable, CaseIterable {
+            /// Each physical code an item, reported at its first reading and when it leaves.
+            case items
+            /// A payload again only after `windowSeconds` of absence.
+            case window
+            /// Every reading of every frame.
+            case off
+        }
 
-        /// Reads `duplicate_suppression.*` (given `keys.scoped(to: "duplicate_suppression")`).
+        public var mode = Mode.items
+        /// A code with the same symbology and bytes seen within this many seconds of frame time
+        /// after its last report is not reported again (`window` mode).
+        public var windowSeconds = 1.0
+        /// Seconds of frame time an item unseen stays alive (`items` mode).
+        public var itemGraceSeconds = 0.3
+        /// At most this many `item_updated` lines a second per item (`items` mode); 0: none.
+        public var itemUpdatesPerSecond = 0.0
+
+        public init(mode: Mode = .items, windowSeconds: Double = 1.0) { (self.mode, self.windowSeconds) = (mode, windowSeconds) }
+
+        /// Reads `duplicate_suppression.*` (given `keys.scoped(to: "duplicate_suppression")`): `mode`
+        /// when set; else `window` when `window_seconds` is (as before items), `off` when `enabled` is false.
         public init(reading keys: ConfigurationKeyReader) {
-            if let v = keys.bool("enabled") { enabled = v }
-            if let v = keys.double("window_seconds", in: 0...86_400) { windowSeconds = v }
+            let window = keys.double("window_seconds", in: 0...86_400)
+            if let window { windowSeconds = window }
+            if let v = keys.double("item_grace_seconds", in: 0...3600) { itemGraceSeconds = v }
+            if let v = keys.double("item_updates_per_second", in: 0...1000) { itemUpdatesPerSecond = v }
+            let explicit: Mode? = keys.choice("mode", "a reporting mode")
+            mode = explicit ?? (window == nil ? .items : .window)
+            if keys.bool("enabled") == false || (mode == .window && windowSeconds == 0) { mode = .off }
+        }
+
+        /// What the pipeline's delivery does.
+        public var reporting: CodeReporting {
+            switch mode {
+            case .items:
+                .items(ItemTracker.Settings(grace: MediaTime(seconds: itemGraceSeconds),
+                                            updateInterval: itemUpdatesPerSecond > 0 ? MediaTime(seconds: 1 / itemUpdatesPerSecond) : nil))
+            case .window: .window(MediaTime(seconds: windowSeconds))
+            case .off: .everyReading
+            }
         }
     }
 

@@ -8,8 +8,10 @@ import SystemCalls
 public struct ServiceCounters: Sendable, Hashable {
     /// Frames by outcome and codes found by symbology, over every session.
     public var statistics = CaptureStatistics()
-    /// Codes written out after duplicate suppression.
+    /// Codes written out: items' first readings, or after duplicate suppression.
     public var codesEmitted = 0
+    /// Items added, removed and alive (`duplicate_suppression.mode: items`).
+    public var items = ItemStatistics()
     /// Result lines dropped because stdout's queue was full.
     public var outputLinesDropped = 0
     /// Camera reopens after a fault or unplug (a V4L2 source's opens past its first, over every session).
@@ -57,6 +59,7 @@ public final class ServiceMetrics: Sendable {
 
     private let registry = PrometheusCollectorRegistry()
     private let frames: [(outcome: DroppedReason?, counter: Counter)]
+    private let itemsAdded: Counter, itemsRemoved: Counter, itemResets: Counter, itemsAlive: Gauge, itemReadRate: ValueHistogram
     private let codesEmitted: Counter, outputLinesDropped: Counter, deviceReopens: Counter, controlFailures: Counter, scansStuck: Counter, textfileWriteFailures: Counter
     private let up: Gauge
     /// `syncscan_checked_readings_total{check=…}`: `hybrid`'s zbar-only 1-D readings by what the check did.
@@ -79,7 +82,16 @@ public final class ServiceMetrics: Sendable {
         let counter = { [registry] (name: String, help: String) in
             registry.makeCounter(descriptor: .init(namespace: "syncscan", metricName: name, unitName: "total", helpText: help), labels: [label])
         }
-        codesEmitted = counter("codes_emitted", "Codes written out after duplicate suppression.")
+        codesEmitted = counter("codes_emitted", "Codes written out: items' first readings, or after duplicate suppression.")
+        itemsAdded = counter("items_added", "Codes that came into view as items (duplicate_suppression.mode items).")
+        itemsRemoved = counter("items_removed", "Items that left the view, or were present when the source ended.")
+        itemResets = counter("item_resets", "Times a frame's timestamp went back and every item was removed.")
+        itemsAlive = registry.makeGauge(descriptor: .init(namespace: "syncscan", metricName: "items_alive", unitName: "", helpText: "Items in view now."),
+                                        labels: [label])
+        itemReadRate = registry.makeValueHistogram(
+            descriptor: .init(namespace: "syncscan", metricName: "item_read_rate", unitName: "",
+                              helpText: "Of the frames an item was present in, the share that read its code; one observation per item removed."),
+            labels: [label], buckets: ItemStatistics.readRateBounds)
         outputLinesDropped = counter("output_lines_dropped", "Result lines dropped because the stdout queue was full.")
         deviceReopens = counter("device_reopens", "Camera reopens after a fault or an unplug.")
         controlFailures = counter("control_failures", "Camera controls (device.controls) that failed to apply at a reopen or a reload.")
@@ -101,6 +113,9 @@ public final class ServiceMetrics: Sendable {
 
     /// Records one frame's scan duration (from any thread).
     public func recordScanDuration(_ duration: Duration) { scanDuration.record(duration) }
+
+    /// Records the read rate of an item removed (from the delivery's thread).
+    public func recordItemRemoved(_ item: RemovedItem) { itemReadRate.record(item.readRate) }
 
     /// Records one decoder pass's duration over a frame (from any thread).
     public func recordPassDuration(_ pass: DecoderPass, _ duration: Duration) {
@@ -144,6 +159,9 @@ public final class ServiceMetrics: Sendable {
             } + codes.map { ($1, new.codesBySymbology[$0, default: 0] - old.codesBySymbology[$0, default: 0]) }
                 + Self.increments(passCodes, new.codesByPass, old.codesByPass) + Self.increments(passesCut, new.passesCut, old.passesCut) + [
                 (codesEmitted, counters.codesEmitted - last.counters.codesEmitted),
+                (itemsAdded, counters.items.added - last.counters.items.added),
+                (itemsRemoved, counters.items.removed - last.counters.items.removed),
+                (itemResets, counters.items.resets - last.counters.items.resets),
                 (outputLinesDropped, counters.outputLinesDropped - last.counters.outputLinesDropped),
                 (deviceReopens, counters.deviceReopens - last.counters.deviceReopens),
                 (controlFailures, counters.controlFailures - last.counters.controlFailures),
@@ -155,6 +173,7 @@ public final class ServiceMetrics: Sendable {
         }
         for (counter, n) in increments where n > 0 { counter.increment(by: Int64(n)) }
         up.set(counters.streaming ? 1.0 : 0.0)
+        itemsAlive.set(Double(counters.items.alive))
         for (counter, _, gauge) in handlerMetrics { gauge?.set(Double(counter.value)) }
     }
 

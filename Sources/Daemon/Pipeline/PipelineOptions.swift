@@ -24,10 +24,8 @@ public struct PipelineOptions: Sendable, Hashable {
     /// `source` for logs, `/status` and STATUS=: its credentials redacted (`SourceURI.redactingCredentials`).
     public var sourceShown: String { SourceURI.redactingCredentials(configuration.source) }
 
-    /// Frame-time window for duplicate suppression, seconds; 0 when suppression is off.
-    public var duplicateWindow: Double {
-        configuration.duplicateSuppression.enabled ? configuration.duplicateSuppression.windowSeconds : 0
-    }
+    /// Which readings become code lines (`duplicate_suppression.*`).
+    public var reporting: CodeReporting { configuration.duplicateSuppression.reporting }
 
     /// Whether changing from `self` to `new` needs the source reopened (not just new scanner settings).
     func needsRestart(for new: PipelineOptions) -> Bool {

@@ -21,14 +21,15 @@ extension ScanService {
     public func counters() -> ServiceCounters {
         var counters = ServiceCounters()
         let (running, streamed) = state.withLock { state in
-            (counters.statistics, counters.codesEmitted, counters.deviceReopens, counters.controlFailures)
-                = (state.totals, state.totalEmitted, state.totalReopens, state.totalControlFailures)
+            (counters.statistics, counters.codesEmitted, counters.deviceReopens, counters.controlFailures, counters.items)
+                = (state.totals, state.totalEmitted, state.totalReopens, state.totalControlFailures, state.totalItems)
             return (state.current, state.currentStreamed)
         }
         counters.scansStuck = stuckScans.count
         if let running {  // its counts are added to the totals only when it ends
             counters.statistics.add(running.pipeline.statistics)
             counters.codesEmitted += running.pipeline.emitted
+            counters.items.add(running.pipeline.delivery.itemStatistics)
             counters.deviceReopens += running.pipeline.session.input.reopens
             counters.controlFailures += running.pipeline.session.input.controlFailures
             counters.streaming = streamed && running.pipeline.session.input.missingSince == nil

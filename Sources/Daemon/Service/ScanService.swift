@@ -54,6 +54,7 @@ public final class ScanService: Service, @unchecked Sendable {
         /// Counts of the sessions that have ended (a reload that reopens the source starts a new one).
         var totals = CaptureStatistics()
         var totalEmitted = 0
+        var totalItems = ItemStatistics()
         var totalReopens = 0
         var totalControlFailures = 0
         /// Whether the running session's source has streamed (set by its `onStreaming`).
@@ -219,8 +220,9 @@ public final class ScanService: Service, @unchecked Sendable {
                                       scanTimeObserver: { metrics.recordScanDuration($0) },
                                       passTimeObserver: { metrics.recordPassDuration($0, $1) }, passWillRun: passWillRun)
         let pipeline = CapturePipeline(input: source, videoDataOutput: options.configuration.videoDataOutput, metadataOutput: metadata,
-                                       handler: handler, duplicateWindow: MediaTime(seconds: options.duplicateWindow),
-                                       frameDelivered: { events.frameDelivered() }, logger: logger)
+                                       handler: handler, reporting: options.reporting,
+                                       frameDelivered: { events.frameDelivered() }, itemRemoved: { metrics.recordItemRemoved($0) },
+                                       logger: logger)
         sessionWillPublish?()
         // A reload that came before `current` was set has nothing to stop: honour it by not starting.
         let superseded = state.withLock { state in
@@ -249,9 +251,11 @@ public final class ScanService: Service, @unchecked Sendable {
             result = .failure(error)
         }
         let (statistics, emitted, reopens, controlFailures) = (pipeline.statistics, pipeline.emitted, source.reopens, source.controlFailures)
+        let items = pipeline.delivery.itemStatistics
         state.withLock { state in
             state.totals.add(statistics)
             state.totalEmitted += emitted
+            state.totalItems.add(items)
             state.totalReopens += reopens
             state.totalControlFailures += controlFailures
             state.current = nil
@@ -297,7 +301,7 @@ public final class ScanService: Service, @unchecked Sendable {
             return (restart, state.current)
         }
         // Applied to the running session outside the lock (each part has its own).
-        running?.pipeline.apply(new.configuration.metadataSettings, duplicateWindow: MediaTime(seconds: new.duplicateWindow))
+        running?.pipeline.apply(new.configuration.metadataSettings, reporting: new.reporting)
         if !needsRestart { running?.applyToSource(new) }
         if needsRestart {
             logger.notice("reloaded configuration changes the source or capture settings; reopening")

@@ -17,7 +17,7 @@ enum ServiceLines {
             + "repeated_seq=\(s.repeatedSequenceNumbers) codes=\(s.codes) \(scan) \(passFields(s, passTimes: passTimes))"
             + " output_lines_dropped=\(c.outputLinesDropped)"
             + " decoder_failures=\(decoderFailures?.count ?? 0)" + (decoderFailures?.last.map { " (last: \($0))" } ?? "")
-            + " scans_stuck=\(c.scansStuck)" + readingCheckFields(s.readingCheck)
+            + " scans_stuck=\(c.scansStuck)" + readingCheckFields(s.readingCheck) + itemFields(c.items)
             + (c.controlFailures > 0 ? " control_failures=\(c.controlFailures)" : "")
             + handlerFields(c.handlers, summary: [])
     }
@@ -30,6 +30,7 @@ enum ServiceLines {
         return "syncscan: summary: frames=\(s.frames) scanned=\(s.scanned) dropped=\(s.droppedTotal) (\(droppedBreakdown(s))) "
             + "repeated_seq=\(s.repeatedSequenceNumbers) codes_found=\(s.codes) codes_emitted=\(c.codesEmitted) "
             + "output_lines_dropped=\(c.outputLinesDropped) scans_stuck=\(c.scansStuck)" + readingCheckFields(s.readingCheck)
+            + itemFields(c.items)
             + handlerFields(c.handlers, summary: handlerSummaryFields)
     }
 
@@ -51,6 +52,9 @@ enum ServiceLines {
         fields += ["\"codes_found\":\(s.codes)", "\"codes_emitted\":\(c.codesEmitted)", "\"output_lines_dropped\":\(c.outputLinesDropped)",
                    "\"device_reopens\":\(c.deviceReopens)", "\"control_failures\":\(c.controlFailures)", "\"scans_stuck\":\(c.scansStuck)",
                    "\"streaming\":\(c.streaming)"]
+        if c.items.added > 0 {
+            fields += ["\"items_added\":\(c.items.added)", "\"items_removed\":\(c.items.removed)", "\"items_alive\":\(c.items.alive)"]
+        }
         fields += c.handlers.joined().filter(\.inLines).map { "\"\($0.name)\":\($0.value)" }
         return Array(("{" + fields.joined(separator: ",") + "}").utf8)
     }
@@ -87,6 +91,14 @@ enum ServiceLines {
     /// summary lines and STATUS=.
     static func readingCheckFields(_ r: ReadingCheckCounts) -> String {
         r.isEmpty ? "" : " readings_confirmed=\(r.confirmed) readings_settled=\(r.settled) readings_held=\(r.held) readings_dropped=\(r.dropped)"
+    }
+
+    /// ` items_added=N items_removed=N items_alive=N` (then ` item_resets=N` when a timestamp went
+    /// back) once an item was added, else empty: the stats and summary lines.
+    static func itemFields(_ items: ItemStatistics) -> String {
+        guard items.added > 0 else { return "" }
+        return " items_added=\(items.added) items_removed=\(items.removed) items_alive=\(items.alive)"
+            + (items.resets > 0 ? " item_resets=\(items.resets)" : "")
     }
 
     /// ` undecodable=N` for STATUS= once a frame did not decode (a camera sending damaged MJPEG

@@ -34,6 +34,14 @@ public final class ResultsFanOut: ResultsHandler, @unchecked Sendable {
         for handler in handlers { try handler.frameCompleted(collection) }
     }
 
+    public func itemRemoved(_ item: RemovedItem) throws {
+        for handler in handlers { try handler.itemRemoved(item) }
+    }
+
+    public func itemUpdated(_ update: ItemUpdate) throws {
+        for handler in handlers { try handler.itemUpdated(update) }
+    }
+
     public func start() { for handler in handlers { handler.start() } }
 
     public func setOverflowPolicy(_ policy: OverflowPolicy) { for handler in handlers { handler.setOverflowPolicy(policy) } }

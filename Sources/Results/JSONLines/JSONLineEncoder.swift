@@ -12,11 +12,13 @@ public struct JSONLineEncoder: Sendable {
     public init() {}
 
     /// `{"type":"code",…}` followed by a newline. Field order is fixed (see README, "Output").
-    /// - Parameter fields: string fields handlers attached (`snapshot`), written after `frame`.
-    public func encode(_ code: MachineReadableCodeObject, source: String, time: WallClockTime,
+    /// - Parameters:
+    ///   - item: the item the reading began, written after `type`; `nil`: none.
+    ///   - fields: string fields handlers attached (`snapshot`), written after `frame`.
+    public func encode(_ code: MachineReadableCodeObject, item: UInt64? = nil, source: String, time: WallClockTime,
                        fields: [(name: String, value: String)] = []) -> [UInt8] {
         var out = JSONBuffer()
-        out.raw("{\"type\":\"code\",\"symbology\":")
+        out.raw(item.map { "{\"type\":\"code\",\"item\":\($0),\"symbology\":" } ?? "{\"type\":\"code\",\"symbology\":")
         out.string(code.symbology.rawValue)
         out.raw(",\"engine\":")
         out.string(code.engine.rawValue)
@@ -30,12 +32,9 @@ public struct JSONLineEncoder: Sendable {
         out.raw(Data(code.data).base64EncodedString())
         out.raw(code.quality.map { "\",\"quality\":\($0),\"orientation\":" } ?? "\",\"orientation\":")
         out.string(code.orientation.rawValue)
-        out.raw(",\"corners\":[")
-        for (i, p) in code.corners.enumerated() {
-            out.raw(i == 0 ? "[\(p.x),\(p.y)]" : ",[\(p.x),\(p.y)]")
-        }
+        out.corners(code.corners)
         let b = code.bounds
-        out.raw("],\"bounds\":{\"x\":\(b.x),\"y\":\(b.y),\"width\":\(b.width),\"height\":\(b.height)}")
+        out.raw(",\"bounds\":{\"x\":\(b.x),\"y\":\(b.y),\"width\":\(b.width),\"height\":\(b.height)}")
         out.raw(",\"frame\":")
         out.frame(code.frame)
         for field in fields {
@@ -74,6 +73,45 @@ public struct JSONLineEncoder: Sendable {
 }
 
 extension JSONLineEncoder {
+    /// `{"type":"item_removed","item":…}` and a newline: an item that left, with what it carried
+    /// (as its code line), when it was first and last seen, how long, and its read rate.
+    public func encode(removed item: RemovedItem, source: String, time: WallClockTime) -> [UInt8] {
+        var out = JSONBuffer()
+        out.raw("{\"type\":\"item_removed\",\"item\":\(item.id),\"symbology\":")
+        out.string(item.symbology.rawValue)
+        if let text = item.text {
+            out.raw(",\"text\":")
+            out.string(text)
+        }
+        out.raw(",\"data_b64\":\"")
+        out.raw(Data(item.data).base64EncodedString())
+        out.raw("\",\"first\":{\"seq\":\(item.first.sequenceNumber),\"pts\":\(item.first.presentationTime)}")
+        out.raw(",\"last\":{\"seq\":\(item.last.sequenceNumber),\"pts\":\(item.last.presentationTime)}")
+        out.raw(",\"dwell\":\(item.dwell),\"frames_present\":\(item.framesPresent),\"frames_read\":\(item.framesRead)")
+        out.raw(",\"read_rate\":" + DecimalText.string(item.readRate, fractionDigits: 3))
+        out.corners(item.corners)
+        out.raw(",\"source\":")
+        out.string(source)
+        out.raw(",\"time\":\"")
+        out.raw(time.rfc3339)
+        out.raw("\"}\n")
+        return out.bytes
+    }
+
+    /// `{"type":"item_updated","item":…,"seq":…,"pts":…,"frames_read":…,"corners":…}` and a newline.
+    public func encode(updated update: ItemUpdate, source: String, time: WallClockTime) -> [UInt8] {
+        var out = JSONBuffer()
+        out.raw("{\"type\":\"item_updated\",\"item\":\(update.id),\"seq\":\(update.frame.sequenceNumber)")
+        out.raw(",\"pts\":\(update.frame.presentationTime),\"frames_read\":\(update.framesRead)")
+        out.corners(update.corners)
+        out.raw(",\"source\":")
+        out.string(source)
+        out.raw(",\"time\":\"")
+        out.raw(time.rfc3339)
+        out.raw("\"}\n")
+        return out.bytes
+    }
+
     /// `text` as a JSON string literal, escaped as code lines escape theirs.
     public static func quoted(_ text: String) -> [UInt8] {
         var out = JSONBuffer()
@@ -100,6 +138,15 @@ public struct JSONBuffer {
             raw("\"")
         }
         raw("}")
+    }
+
+    /// `,"corners":[[x,y],…]`.
+    mutating func corners(_ corners: [PixelPoint]) {
+        raw(",\"corners\":[")
+        for (i, p) in corners.enumerated() {
+            raw(i == 0 ? "[\(p.x),\(p.y)]" : ",[\(p.x),\(p.y)]")
+        }
+        raw("]")
     }
 
     /// A JSON string literal; `s` is valid Unicode by construction.

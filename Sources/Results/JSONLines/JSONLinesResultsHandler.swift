@@ -22,7 +22,15 @@ public final class JSONLinesResultsHandler: ResultsHandler, @unchecked Sendable 
     }
 
     public func handle(_ code: inout DeliveredCode) throws {
-        try writer.write(encoder.encode(code.code, source: source, time: clock(), fields: code.fields))
+        try writer.write(encoder.encode(code.code, item: code.item, source: source, time: clock(), fields: code.fields))
+    }
+
+    public func itemRemoved(_ item: RemovedItem) throws {
+        try writer.write(encoder.encode(removed: item, source: source, time: clock()))
+    }
+
+    public func itemUpdated(_ update: ItemUpdate) throws {
+        try writer.write(encoder.encode(updated: update, source: source, time: clock()))
     }
 
     public func frameCompleted(_ collection: SynchronizedDataCollection) throws {

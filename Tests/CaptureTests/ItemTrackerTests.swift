@@ -1,0 +1,149 @@
+import Decoders
+import Media
+import Testing
+@testable import Capture
+
+/// 30 frames a second, as a camera.
+private let frameInterval: Int64 = 33_333_333
+
+/// A square code of `text` centred at (`x`, `y`), `size` pixels a side, read in frame `seq`.
+private func reading(_ text: String, x: Int, y: Int, size: Int = 100, seq: UInt64, symbology: Symbology = .qrcode) -> MachineReadableCodeObject {
+    let h = size / 2
+    let frame = FrameInfo(sequenceNumber: seq, presentationTime: MediaTime(nanoseconds: Int64(seq) * frameInterval),
+                          width: 1280, height: 720, format: .grey)
+    return MachineReadableCodeObject(symbology: symbology, data: Array(text.utf8), text: text, quality: nil, orientation: .up,
+                                     corners: [PixelPoint(x: x - h, y: y - h), PixelPoint(x: x - h, y: y + h),
+                                               PixelPoint(x: x + h, y: y + h), PixelPoint(x: x + h, y: y - h)],
+                                     frame: frame, pass: .zxingFast)
+}
+
+/// A code detected at (`x`, `y`) and not decoded.
+private func sighting(x: Int, y: Int, size: Int = 100) -> UndecodedCodeObject {
+    let h = size / 2
+    return UndecodedCodeObject(symbology: .qrcode, error: "checksum", pass: .zxingFast,
+                               corners: [PixelPoint(x: x - h, y: y - h), PixelPoint(x: x - h, y: y + h),
+                                         PixelPoint(x: x + h, y: y + h), PixelPoint(x: x + h, y: y - h)])
+}
+
+/// Feeds frames `0..<count` (each the readings `scene(seq)` gives) and then ends the source;
+/// the items added, with their first frames, and every item removed.
+private func run(_ tracker: inout ItemTracker, frames count: UInt64, undecoded: (UInt64) -> [UndecodedCodeObject] = { _ in [] },
+                 _ scene: (UInt64) -> [MachineReadableCodeObject]) -> (added: [(item: UInt64, text: String, seq: UInt64)], removed: [RemovedItem]) {
+    var added: [(item: UInt64, text: String, seq: UInt64)] = []
+    var removed: [RemovedItem] = []
+    for seq in 0..<count {
+        let result = tracker.track(scene(seq), undecoded: undecoded(seq), sequenceNumber: seq,
+                                   pts: MediaTime(nanoseconds: Int64(seq) * frameInterval), width: 1280, height: 720)
+        added += result.added.map { ($0.item, $0.code.text ?? "", seq) }
+        removed += result.removed
+    }
+    removed += tracker.finish()
+    return (added, removed)
+}
+
+@Suite struct ItemTrackerTests {
+    @Test func aLabelRidingThroughTheFrameIsOneItemWithItsDwellAndReadRate() {
+        var tracker = ItemTracker()
+        // 40 px a frame (1200 px a second) from the left edge, missed in every fifth frame.
+        let (added, removed) = run(&tracker, frames: 30) { seq in seq % 5 == 4 ? [] : [reading("PARCEL-1", x: 60 + 40 * Int(seq), y: 360, seq: seq)] }
+        #expect(added.map(\.seq) == [0])
+        #expect(removed.count == 1)
+        let item = removed[0]
+        #expect(item.id == added[0].item && item.text == "PARCEL-1")
+        #expect(item.first.sequenceNumber == 0 && item.last.sequenceNumber == 28)
+        #expect(item.framesPresent == 29 && item.framesRead == 24)
+        #expect(item.dwell == MediaTime(nanoseconds: 28 * frameInterval))
+        #expect(abs(item.readRate - 24.0 / 29.0) < 1e-9)
+    }
+
+    @Test func identicalLabelsInViewTogetherAreDifferentItemsAndEachKeepsItsOwn() {
+        var tracker = ItemTracker()
+        // Three parcels with the same label 300 px apart riding together; a fourth pair side by side on one parcel.
+        let (added, removed) = run(&tracker, frames: 20) { seq in
+            let dx = 25 * Int(seq)
+            return [reading("SAME", x: 100 + dx, y: 200, seq: seq), reading("SAME", x: 400 + dx, y: 200, seq: seq),
+                    reading("SAME", x: 700 + dx, y: 200, seq: seq),
+                    reading("PAIR", x: 150 + dx, y: 500, seq: seq), reading("PAIR", x: 290 + dx, y: 500, seq: seq)]
+        }
+        #expect(added.count == 5 && Set(added.map(\.item)).count == 5)
+        #expect(added.allSatisfy { $0.seq == 0 })
+        #expect(removed.count == 5 && removed.allSatisfy { $0.framesRead == 20 && $0.framesPresent == 20 })
+        // Each item ends where its own label ended.
+        let same = removed.filter { $0.text == "SAME" }.map { $0.corners[0].x + 50 }.sorted()
+        #expect(same == [100 + 19 * 25, 400 + 19 * 25, 700 + 19 * 25])
+    }
+
+    @Test func aCodeBackAfterTheGraceIsANewItemAndWithinItTheSame() {
+        var tracker = ItemTracker()
+        // Shown frames 0-9, away 15 frames (0.5 s), shown 25-34; then away 5 frames (0.17 s), shown 40-49.
+        let shown = { (seq: UInt64) in (0..<10).contains(seq) || (25..<35).contains(seq) || (40..<50).contains(seq) }
+        let (added, removed) = run(&tracker, frames: 50) { seq in shown(seq) ? [reading("TICKET", x: 640, y: 360, seq: seq)] : [] }
+        #expect(added.map(\.seq) == [0, 25])
+        #expect(removed.map(\.last.sequenceNumber) == [9, 49])
+        #expect(removed.map(\.framesRead) == [10, 20])
+        #expect(removed.map(\.framesPresent) == [10, 25])
+    }
+
+    @Test func aCodeDetectedAndNotDecodedAtItsPlaceKeepsItsItemAlivePastTheGrace() {
+        var tracker = ItemTracker()
+        // Read in frames 0-4 and 30-34; between, only detected (motion blur) where it is.
+        let read = { (seq: UInt64) in seq < 5 || (30..<35).contains(seq) }
+        let (added, removed) = run(&tracker, frames: 35, undecoded: { seq in read(seq) ? [] : [sighting(x: 640 + Int(seq), y: 360)] }) { seq in
+            read(seq) ? [reading("HELD", x: 640 + Int(seq), y: 360, seq: seq)] : []
+        }
+        #expect(added.map(\.seq) == [0])
+        #expect(removed.count == 1 && removed[0].framesRead == 10 && removed[0].framesPresent == 35)
+        // The same detections far from the item do not keep it.
+        var elsewhere = ItemTracker()
+        let far = run(&elsewhere, frames: 35, undecoded: { seq in read(seq) ? [] : [sighting(x: 100, y: 100)] }) { seq in
+            read(seq) ? [reading("HELD", x: 640, y: 360, seq: seq)] : []
+        }
+        #expect(far.added.map(\.seq) == [0, 30])
+    }
+
+    @Test func aTimestampThatGoesBackRemovesEveryItemAndIsCounted() {
+        var tracker = ItemTracker()
+        _ = tracker.track([reading("A", x: 200, y: 200, seq: 0)], undecoded: [], sequenceNumber: 0, pts: MediaTime(seconds: 100), width: 1280, height: 720)
+        let back = tracker.track([reading("A", x: 200, y: 200, seq: 1)], undecoded: [], sequenceNumber: 1, pts: MediaTime(seconds: 1), width: 1280, height: 720)
+        #expect(back.removed.map(\.id) == [1])
+        #expect(back.added.map(\.item) == [2], "after the reset the code is a new item")
+        #expect(tracker.resets == 1 && tracker.aliveCount == 1)
+    }
+
+    @Test func tenThousandDistinctCodesInViewAreForgottenOnceTheyLeave() {
+        var tracker = ItemTracker()
+        let many = (0..<10_000).map { i in reading("code \(i)", x: 10 + (i % 100) * 12, y: 10 + (i / 100) * 7, size: 6, seq: 0) }
+        let first = tracker.track(many, undecoded: [], sequenceNumber: 0, pts: .zero, width: 1280, height: 720)
+        #expect(first.added.count == 10_000 && tracker.aliveCount == 10_000)
+        let later = tracker.track([], undecoded: [], sequenceNumber: 30, pts: MediaTime(seconds: 1), width: 1280, height: 720)
+        #expect(later.removed.count == 10_000 && tracker.aliveCount == 0)
+    }
+
+    @Test func outlinesOutsideTheFrameAreFollowedAndCounted() {
+        var tracker = ItemTracker()
+        let (added, removed) = run(&tracker, frames: 10) { seq in [reading("EDGE", x: 1270 + Int(seq), y: 360, seq: seq)] }
+        #expect(added.count == 1 && removed.count == 1 && removed[0].framesRead == 10)
+        #expect(tracker.outlinesOutsideFrame == 10)
+    }
+
+    @Test func twoReadingsOfOneCodeInOneFrameAreOneItem() {
+        var tracker = ItemTracker()
+        let (added, removed) = run(&tracker, frames: 3) { seq in
+            [reading("TWICE", x: 300, y: 300, seq: seq), reading("TWICE", x: 304, y: 302, seq: seq)]
+        }
+        #expect(added.count == 1 && removed.count == 1 && removed[0].framesRead == 3)
+    }
+
+    @Test func updatesComeAtMostOncePerIntervalPerItem() {
+        var tracker = ItemTracker(settings: .init(updateInterval: MediaTime(nanoseconds: 3 * frameInterval)))
+        var updates: [ItemUpdate] = []
+        for seq in UInt64(0)..<30 {
+            let result = tracker.track([reading("MOVING", x: 100 + 10 * Int(seq), y: 300, seq: seq)], undecoded: [], sequenceNumber: seq,
+                                       pts: MediaTime(nanoseconds: Int64(seq) * frameInterval), width: 1280, height: 720)
+            updates += result.updated
+        }
+        // One every third frame (a tenth of a second at 30 fps), after the first reading.
+        #expect(updates.map(\.frame.sequenceNumber) == [3, 6, 9, 12, 15, 18, 21, 24, 27])
+        #expect(updates.first?.corners.first == PixelPoint(x: 80, y: 250))
+    }
+}
