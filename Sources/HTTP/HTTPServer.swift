@@ -174,6 +174,8 @@ public final class HTTPServer: @unchecked Sendable {
         }
     }
 
+    /// A stream's response was released by the library (or could not be made): its slot is freed
+    /// and the stream closed.
     func streamEnded(_ stream: any HTTPStream) {
         state.withLock { _ = $0.streams.removeValue(forKey: ObjectIdentifier(stream)) }
         stream.close()
