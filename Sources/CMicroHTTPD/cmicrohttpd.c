@@ -62,3 +62,16 @@ uint16_t cmhd_bound_port(struct MHD_Daemon *daemon) {
 int cmhd_set_connection_timeout(struct MHD_Connection *connection, unsigned seconds) {
     return MHD_set_connection_option(connection, MHD_CONNECTION_OPTION_TIMEOUT, seconds) == MHD_YES;
 }
+
+int cmhd_client_address(struct MHD_Connection *connection, char *out, size_t size) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (info == NULL || info->client_addr == NULL) return 0;
+    const struct sockaddr *address = info->client_addr;
+    if (address->sa_family == AF_INET) {
+        return inet_ntop(AF_INET, &((const struct sockaddr_in *)address)->sin_addr, out, (socklen_t)size) != NULL;
+    }
+    if (address->sa_family == AF_INET6) {
+        return inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)address)->sin6_addr, out, (socklen_t)size) != NULL;
+    }
+    return 0;
+}

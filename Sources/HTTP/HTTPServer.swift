@@ -9,16 +9,24 @@ import SystemPackage
 /// pool.
 ///
 /// Owns the `MHD_Daemon`: `start()` issues `MHD_start_daemon` (which starts the library's
-/// listening thread), `stop()` and `deinit` `MHD_stop_daemon`. Requests in flight beyond
-/// `maxConnections` get 503 at once. Malformed requests (oversized headers, a bad request line,
-/// a truncated request) are answered by the library itself (400, 431) or closed. Slow clients
-/// cannot shut it: a connection that sends nothing for `timeouts.requestSeconds` before its
-/// response starts (half a request, or an idle kept-alive connection) is closed, one client
-/// address holds at most `maxConnectionsPerAddress` connections (more are closed at once), and the
-/// library accepts `maxConnections + maxConnectionsPerAddress` in all, so one address holding its
-/// whole quota leaves `maxConnections` for the others. A streamed body
-/// (`HTTPResponse.Body.stream`) is read through `MHD_create_response_from_callback` while the
-/// client reads; `stop()` closes every open stream before it waits for the connections' threads.
+/// listening thread), `stop()` and `deinit` `MHD_stop_daemon`.
+///
+/// Requests and streams have slots of their own: beyond `maxConnections` requests in flight a
+/// request gets 503 at once, and beyond `maxStreams` open streams a request whose answer is a
+/// stream (`HTTPResponse.Body.stream`) gets 503 instead (its stream closed unread), so viewers
+/// holding every stream slot leave every request slot to the others (`/metrics`, `/status`). A
+/// request counts as one until its stream starts, then as a stream until its connection ends.
+/// Malformed requests (oversized headers, a bad request line, a truncated request) are answered by
+/// the library itself (400, 431) or closed. Slow clients cannot shut it: a connection that sends
+/// nothing for `timeouts.requestSeconds` before its response starts (half a request, or an idle
+/// kept-alive connection) is closed; a stream's connection that sends nothing for
+/// `timeouts.streamSeconds` (a client that takes no bytes) is closed and logged with the client's
+/// address; one client address holds at most `maxConnectionsPerAddress` connections (more are
+/// closed at once); and the library accepts `maxConnections + maxStreams + maxConnectionsPerAddress`
+/// in all, so streams in every slot and one address holding its whole quota still leave
+/// `maxConnections` for the others. A stream is read through `MHD_create_response_from_callback`
+/// while the client reads; `stop()` closes every open stream before it waits for the connections'
+/// threads.
 public final class HTTPServer: @unchecked Sendable {
     public typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
 
@@ -31,7 +39,9 @@ public final class HTTPServer: @unchecked Sendable {
 
     private struct State {
         var daemon: Daemon?
+        /// Requests being answered, not counting those whose stream has started.
         var inFlight = 0
+        /// The open streams: their count is the stream slots taken.
         var streams: [ObjectIdentifier: any HTTPStream] = [:]
         var stopped = false
     }
@@ -40,7 +50,10 @@ public final class HTTPServer: @unchecked Sendable {
     public let address: HTTPListenAddress
     /// An inherited listening socket (systemd socket activation) served instead of `address`.
     public let listenDescriptor: FileDescriptor?
+    /// Requests answered at once (a stream's request until its stream starts); more get 503.
     public let maxConnections: Int
+    /// Streams open at once, besides `maxConnections`; a request whose answer would be one more gets 503.
+    public let maxStreams: Int
     /// Connections one client address may hold at once, requests half-sent and idle included.
     public let maxConnectionsPerAddress: Int
     public let timeouts: HTTPTimeouts
@@ -53,12 +66,13 @@ public final class HTTPServer: @unchecked Sendable {
     /// Bytes of a connection's request (line and headers) libmicrohttpd accepts; more gets 431.
     static let requestMemoryLimit = 32 * 1024
 
-    public init(address: HTTPListenAddress, listenDescriptor: FileDescriptor? = nil, maxConnections: Int,
+    public init(address: HTTPListenAddress, listenDescriptor: FileDescriptor? = nil, maxConnections: Int, maxStreams: Int = 8,
                 maxConnectionsPerAddress: Int = 12, timeouts: HTTPTimeouts = HTTPTimeouts(), tls: TLSCredentials? = nil,
                 logger: Logger, handler: @escaping Handler) {
         self.address = address
         self.listenDescriptor = listenDescriptor
         self.maxConnections = max(1, maxConnections)
+        self.maxStreams = max(1, maxStreams)
         self.maxConnectionsPerAddress = max(1, maxConnectionsPerAddress)
         self.timeouts = timeouts
         self.tls = tls
@@ -78,10 +92,11 @@ public final class HTTPServer: @unchecked Sendable {
             pem.forEach { free($0) }
             throw HTTPError(call: "strdup", errno: .noMemory, reason: "cannot copy the TLS key and certificate")
         }
-        // The library's own cap sits above ours by one address's quota: past ours requests are still
-        // told 503, and one address that holds its quota (half-sent requests) leaves ours to the others.
+        // The library's own cap sits above our two by one address's quota: past ours requests and
+        // streams are still told 503, and with every stream slot taken and one address holding its
+        // quota (half-sent requests) the request slots are left to the others.
         let daemon = cmhd_start_daemon(address.host, UInt16(clamping: address.port), listenDescriptor?.rawValue ?? -1,
-                                       UInt32(maxConnections + maxConnectionsPerAddress), UInt32(maxConnectionsPerAddress),
+                                       UInt32(maxConnections + maxStreams + maxConnectionsPerAddress), UInt32(maxConnectionsPerAddress),
                                        timeouts.requestSeconds, Self.requestMemoryLimit,
                                        pem.first, pem.last,
                                        accessHandler, context, requestCompleted, context, &error)
@@ -122,30 +137,46 @@ public final class HTTPServer: @unchecked Sendable {
         daemon.pem.forEach { free($0) }
     }
 
-    /// The first call for a request: counts it, asks the handler and queues its response.
+    /// The first call for a request: counts it, asks the handler and queues its response. The
+    /// request's `Admission` is its context (`con_cls`) until the library reports it completed.
     fileprivate func answer(_ connection: OpaquePointer, method: String, path: String,
                             context: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> MHD_Result {
-        let marker = Unmanaged.passUnretained(self).toOpaque()
         guard context.pointee == nil else { return .YES }  // the request's body: ignored (answered already)
-        context.pointee = marker
+        let admission = Admission()
+        context.pointee = Unmanaged.passRetained(admission).toOpaque()
         let (admitted, stopped) = state.withLock { state in
             state.inFlight += 1
             return (state.inFlight <= maxConnections, state.stopped)
         }
         guard admitted, !stopped else {
-            return queue(.text("503 too many connections (http.max_connections)", status: 503, headers: [("Retry-After", "5")]), on: connection)
+            return queue(.text("503 too many connections (http.max_connections)", status: 503, headers: [("Retry-After", "5")]),
+                         on: connection, admission: admission)
         }
         let response = handler(HTTPRequest(method: method, path: path, basicCredentials: Self.credentials(connection)))
-        return queue(response, on: connection)
+        return queue(response, on: connection, admission: admission)
     }
 
-    fileprivate func completed(_ context: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) {
-        guard let context, context.pointee != nil else { return }
+    /// The library is done with a request (`MHD_OPTION_NOTIFY_COMPLETED`): its slot is freed (a
+    /// stream's when the library releases the stream), and a stream closed at its timeout is logged.
+    fileprivate func completed(_ connection: OpaquePointer?, context: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
+                               reason: MHD_RequestTerminationCode) {
+        guard let context, let raw = context.pointee else { return }
         context.pointee = nil
-        state.withLock { $0.inFlight -= 1 }
+        let admission = Unmanaged<Admission>.fromOpaque(raw).takeRetainedValue()
+        guard admission.streaming else {
+            state.withLock { $0.inFlight -= 1 }
+            return
+        }
+        if reason == .REQUEST_TERMINATED_TIMEOUT_REACHED {
+            logger.notice("stream closed: nothing sent for the stream timeout (the client took no bytes, or the stream had none)",
+                          metadata: ["client": "\(connection.flatMap(Self.clientAddress) ?? "unknown")",
+                                     "seconds": "\(timeouts.streamSeconds)"])
+        }
     }
 
-    fileprivate func streamEnded(_ stream: any HTTPStream) {
+    /// A stream's response was released by the library (or could not be made): its slot is freed
+    /// and the stream closed.
+    func streamEnded(_ stream: any HTTPStream) {
         state.withLock { _ = $0.streams.removeValue(forKey: ObjectIdentifier(stream)) }
         stream.close()
     }
@@ -158,26 +189,47 @@ public final class HTTPServer: @unchecked Sendable {
         return BasicCredentials(user: String(cString: user), password: password.map { String(cString: $0) } ?? "")
     }
 
+    /// The client's numeric address (`cmhd_client_address`: `MHD_get_connection_info`).
+    private static func clientAddress(_ connection: OpaquePointer) -> String? {
+        var text = [CChar](repeating: 0, count: 64)
+        guard cmhd_client_address(connection, &text, text.count) == 1 else { return nil }
+        return String(cString: text)
+    }
+
     /// Makes the library's response and queues it (`MHD_queue_response`, or
-    /// `MHD_queue_basic_auth_fail_response` for a 401 with a realm); a stream's connection gets
+    /// `MHD_queue_basic_auth_fail_response` for a 401 with a realm). A stream takes a stream slot
+    /// and frees its request's (none free: 503, the stream closed), and its connection gets
     /// `timeouts.streamSeconds` (`MHD_set_connection_option`, through `cmhd_set_connection_timeout`).
-    private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
+    private func queue(_ response: HTTPResponse, on connection: OpaquePointer, admission: Admission) -> MHD_Result {
         let made: HTTPResponseHandle?
         switch response.body {
         case .bytes(let bytes): made = HTTPResponseHandle(bytes: bytes)
         case .stream(let stream):
+            let slot: StreamSlot = state.withLock { state in
+                if state.stopped { return .stopped }
+                guard state.streams.count < maxStreams else { return .full }
+                state.streams[ObjectIdentifier(stream)] = stream
+                state.inFlight -= 1
+                return .taken
+            }
+            switch slot {
+            case .stopped:
+                stream.close()
+                return .NO
+            case .full:
+                stream.close()
+                return queue(.text("503 too many streams (http.max_streams)", status: 503, headers: [("Retry-After", "5")]),
+                             on: connection, admission: admission)
+            case .taken:
+                admission.streaming = true
+            }
             // Not taken: the stream keeps the request's timeout, and a stalled source's viewer
             // reconnects; logged, for the server goes on.
             if cmhd_set_connection_timeout(connection, timeouts.streamSeconds) == 0 {
                 logger.warning("MHD_set_connection_option(MHD_CONNECTION_OPTION_TIMEOUT) refused: this stream keeps the request timeout",
                                metadata: ["seconds": "\(timeouts.requestSeconds)"])
             }
-            let registered = state.withLock { state in
-                if state.stopped { return false }
-                state.streams[ObjectIdentifier(stream)] = stream
-                return true
-            }
-            made = registered ? HTTPResponseHandle(stream: stream, server: self) : nil
+            made = HTTPResponseHandle(stream: stream, server: self)
             if made == nil { streamEnded(stream) }
         }
         guard let made else { return .NO }
@@ -189,86 +241,6 @@ public final class HTTPServer: @unchecked Sendable {
     }
 }
 
-/// How long a connection may go without a byte received or sent (libmicrohttpd's connection
-/// timeout), before and after its response starts streaming.
-public struct HTTPTimeouts: Sendable, Hashable {
-    /// Before the response: a request sent slowly, half or not at all, and a kept-alive connection
-    /// between requests (`MHD_OPTION_CONNECTION_TIMEOUT`). 0: none.
-    public var requestSeconds: UInt32
-    /// A streamed response's connection, from its start (`MHD_CONNECTION_OPTION_TIMEOUT`): reached
-    /// only by a client that stopped reading, or a stream that sent nothing for that long. 0: none.
-    public var streamSeconds: UInt32
-
-    public init(requestSeconds: UInt32 = 5, streamSeconds: UInt32 = 30) {
-        (self.requestSeconds, self.streamSeconds) = (requestSeconds, streamSeconds)
-    }
-}
-
-/// A private key and its certificate chain, PEM text, for HTTPS.
-public struct TLSCredentials: Sendable, Hashable {
-    public var keyPEM: String
-    public var certificatePEM: String
-    public init(keyPEM: String, certificatePEM: String) { (self.keyPEM, self.certificatePEM) = (keyPEM, certificatePEM) }
-}
-
-/// One `MHD_Response`, destroyed (`MHD_destroy_response`) with its handle: the library keeps its
-/// own reference while the response is queued.
-final class HTTPResponseHandle {
-    let response: OpaquePointer
-
-    /// A response holding a copy of `bytes` (`MHD_create_response_from_buffer`, `MHD_RESPMEM_MUST_COPY`).
-    init?(bytes: [UInt8]) {
-        // MHD_RESPMEM_MUST_COPY (2): the library copies the bytes before the call returns.
-        guard let mustCopy = MHD_ResponseMemoryMode(rawValue: 2) else { return nil }
-        let made = bytes.withUnsafeBytes { buffer in
-            MHD_create_response_from_buffer(buffer.count, UnsafeMutableRawPointer(mutating: buffer.baseAddress), mustCopy)
-        }
-        guard let made else { return nil }
-        response = made
-    }
-
-    /// A response of unknown length read from `stream` (`MHD_create_response_from_callback`); the
-    /// library releases the stream when the response is done with.
-    init?(stream: any HTTPStream, server: HTTPServer) {
-        let box = Unmanaged.passRetained(StreamBox(stream: stream, server: server)).toOpaque()
-        guard let made = MHD_create_response_from_callback(UInt64.max, 16 * 1024, readStream, box, releaseStream) else {
-            Unmanaged<StreamBox>.fromOpaque(box).release()
-            return nil
-        }
-        response = made
-    }
-
-    deinit { MHD_destroy_response(response) }
-
-    /// `MHD_add_response_header`.
-    func add(header name: String, value: String) { _ = MHD_add_response_header(response, name, value) }
-}
-
-/// What the library's stream callbacks get: the stream and the server that counts it.
-private final class StreamBox {
-    let stream: any HTTPStream
-    let server: HTTPServer
-    init(stream: any HTTPStream, server: HTTPServer) { (self.stream, self.server) = (stream, server) }
-}
-
-/// libmicrohttpd's `MHD_CONTENT_READER_END_OF_STREAM`.
-private let contentReaderEndOfStream = -1
-
-private let readStream: MHD_ContentReaderCallback = { cls, _, buffer, max in
-    guard let cls, let buffer else { return contentReaderEndOfStream }
-    let box = Unmanaged<StreamBox>.fromOpaque(cls).takeUnretainedValue()
-    switch box.stream.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: max)) {
-    case .bytes(let count): return count
-    case .end: return contentReaderEndOfStream
-    }
-}
-
-private let releaseStream: MHD_ContentReaderFreeCallback = { cls in
-    guard let cls else { return }
-    let box = Unmanaged<StreamBox>.fromOpaque(cls).takeRetainedValue()
-    box.server.streamEnded(box.stream)
-}
-
 private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _, _, uploadSize, context in
     guard let cls, let connection, let context else { return .NO }
     let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
@@ -278,7 +250,16 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
                          omittingEmptySubsequences: false).first.map(String.init) ?? path, context: context)
 }
 
-private let requestCompleted: MHD_RequestCompletedCallback = { cls, _, context, _ in
+private let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, context, reason in
     guard let cls else { return }
-    Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue().completed(context)
+    Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue().completed(connection, context: context, reason: reason)
 }
+
+/// A request's place, from its first call to its completion: a request slot, or a stream slot
+/// once its stream started. Touched by the library's calls for that request, one at a time.
+private final class Admission {
+    var streaming = false
+}
+
+/// What a stream got when its request's answer was queued.
+private enum StreamSlot { case taken, full, stopped }

@@ -14,8 +14,15 @@ public struct HTTPSettings: Sendable, Hashable, ConfigurationSection {
     /// certificate chain and private key, read at start and at each reload.
     public var tlsCertificateFile: String?
     public var tlsKeyFile: String?
-    /// `http.max_connections`: requests served at once (streams included); more get 503.
+    /// `http.max_connections`: requests served at once (streams not included); more get 503.
     public var maxConnections = 16
+    /// `http.max_streams`: `/stream.mjpeg` and `/events` viewers at once, in slots of their own
+    /// beside `maxConnections`; more get 503 while requests are still answered.
+    public var maxStreams = 8
+    /// `http.stream_idle_timeout_seconds`: a stream whose client takes no bytes for this long is
+    /// closed (logged with the client's address). Above the 10 s in which a stalled source's
+    /// `/stream.mjpeg` repeats its last picture.
+    public var streamIdleTimeoutSeconds = 30
     /// `http.max_connections_per_address`: connections one client address may hold at once (half-sent
     /// requests and idle ones included); more are closed at once.
     public var maxConnectionsPerAddress = 12
@@ -43,7 +50,14 @@ public struct HTTPSettings: Sendable, Hashable, ConfigurationSection {
             keys.problem(set, "\(keys.fullKey(set)) is set but \(keys.fullKey(unset)) is not: HTTPS needs both the certificate and its private key")
         }
         liveView = LiveViewSettings(reading: keys)
-        if let v = keys.int("max_connections", in: 1...1024, " (requests served at once; more get 503)") { maxConnections = v }
+        if let v = keys.int("max_connections", in: 1...1024, " (requests served at once, streams not included; more get 503)") {
+            maxConnections = v
+        }
+        if let v = keys.int("max_streams", in: 1...1024, " (/stream.mjpeg and /events viewers at once; more get 503)") { maxStreams = v }
+        if let v = keys.int("stream_idle_timeout_seconds", in: 15...3600,
+                            " (a stream whose client takes nothing for this long is closed; a stalled source repeats its picture every 10 s)") {
+            streamIdleTimeoutSeconds = v
+        }
         if let v = keys.int("max_connections_per_address", in: 1...1024, " (connections one client address may hold; more are closed)") {
             maxConnectionsPerAddress = v
         }

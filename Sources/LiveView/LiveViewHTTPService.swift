@@ -18,8 +18,9 @@ import SystemPackage
 /// Endpoints, GET and HEAD only (others 405), any other path 404, HTTP Basic first when
 /// `http.password_file` is set: `/` (the page), `/stream.mjpeg`, `/snapshot.jpg`, `/events`
 /// (Server-Sent Events: each code line as on stdout, `event: sightings` with what recent frames held,
-/// `event: status` every second), `/metrics` (Prometheus text, the metrics textfile's registry) and
-/// `/status` (JSON).
+/// `event: status` every second), `/metrics` (Prometheus text, the metrics textfile's registry),
+/// `/status` (JSON) and `/healthz` (`ok`: the server answers). The two streams have slots of their
+/// own (`http.max_streams`), so viewers in every one leave `/metrics`, `/status` and `/healthz` answered.
 public final class LiveViewHTTPService: Service {
     let initialSettings: HTTPSettings
     let liveView: LiveViewResultsHandler
@@ -83,15 +84,24 @@ public final class LiveViewHTTPService: Service {
             }
         }
         let router = LiveViewRouter(hub: liveView.hub, scan: scan, status: status, password: password)
-        let server = HTTPServer(address: settings.listen, listenDescriptor: inheritedSocket, maxConnections: settings.maxConnections,
-                                maxConnectionsPerAddress: settings.maxConnectionsPerAddress,
-                                tls: try Self.tlsCredentials(settings), logger: logger) { router.respond($0) }
+        let server = Self.server(settings, router: router, listenDescriptor: inheritedSocket, tls: try Self.tlsCredentials(settings),
+                                 logger: logger)
         do { try server.start() } catch { throw LiveViewError(message: "\(error)") }
         let port = server.port ?? settings.listen.port
         let scheme = server.tls == nil ? "http" : "https"
         logger.notice("live view serving", metadata: ["url": "\(scheme)://\(HTTPListenAddress(host: settings.listen.host, port: port))/",
                                                       "socket": "\(inheritedSocket.map { "inherited \($0.rawValue)" } ?? "bound")"])
         return server
+    }
+
+    /// The server (not started) that answers with `router` under `settings`' address, request and
+    /// stream slots, per-address quota and stream idle timeout.
+    static func server(_ settings: HTTPSettings, router: LiveViewRouter, listenDescriptor: FileDescriptor? = nil,
+                       tls: TLSCredentials? = nil, logger: Logger) -> HTTPServer {
+        HTTPServer(address: settings.listen, listenDescriptor: listenDescriptor, maxConnections: settings.maxConnections,
+                   maxStreams: settings.maxStreams, maxConnectionsPerAddress: settings.maxConnectionsPerAddress,
+                   timeouts: HTTPTimeouts(streamSeconds: UInt32(clamping: settings.streamIdleTimeoutSeconds)), tls: tls,
+                   logger: logger) { router.respond($0) }
     }
 
     /// The key and certificate `http.tls_key_file` and `http.tls_cert_file` name, read now (so a
@@ -150,7 +160,7 @@ struct LiveViewRouter: Sendable {
     let status: LiveViewStatus
     let password: String?
 
-    static let paths: Set<String> = ["/", "/stream.mjpeg", "/snapshot.jpg", "/events", "/metrics", "/status"]
+    static let paths: Set<String> = ["/", "/stream.mjpeg", "/snapshot.jpg", "/events", "/metrics", "/status", "/healthz"]
 
     func respond(_ request: HTTPRequest) -> HTTPResponse {
         if let password, request.basicCredentials?.password != password {
@@ -164,6 +174,7 @@ struct LiveViewRouter: Sendable {
         switch request.path {
         case "/": return .bytes(Array(LiveViewPage.html.utf8), contentType: "text/html; charset=utf-8")
         case "/status": return .bytes(status.json() + [UInt8(ascii: "\n")], contentType: "application/json")
+        case "/healthz": return .text("ok", status: 200, headers: [("Cache-Control", "no-store")])
         case "/metrics": return .bytes(scan.metricsExposition(), contentType: "text/plain; version=0.0.4; charset=utf-8")
         case "/snapshot.jpg":
             guard let jpeg = hub.latestPicture(waitingUpTo: .seconds(2)) else {

@@ -43,11 +43,11 @@ private final class QuietStream: HTTPStream, @unchecked Sendable {
 private final class RunningServer {
     let server: HTTPServer
     let port: Int
-    init(maxConnections: Int = 4, perAddress: Int = 12, timeouts: HTTPTimeouts = HTTPTimeouts(), tls: TLSCredentials? = nil,
-         handler: @escaping HTTPServer.Handler) throws {
+    init(maxConnections: Int = 4, maxStreams: Int = 8, perAddress: Int = 12, timeouts: HTTPTimeouts = HTTPTimeouts(),
+         tls: TLSCredentials? = nil, logger: Logger = Logger(label: "test"), handler: @escaping HTTPServer.Handler) throws {
         server = HTTPServer(address: HTTPListenAddress(host: "127.0.0.1", port: 0), maxConnections: maxConnections,
-                            maxConnectionsPerAddress: perAddress, timeouts: timeouts, tls: tls,
-                            logger: Logger(label: "test"), handler: handler)
+                            maxStreams: maxStreams, maxConnectionsPerAddress: perAddress, timeouts: timeouts, tls: tls,
+                            logger: logger, handler: handler)
         try server.start()
         port = server.port ?? 0
     }
@@ -121,17 +121,76 @@ private final class RunningServer {
         #expect(ContinuousClock.now - started < .seconds(60), "a stop ends them at once, not after a timeout")
     }
 
+    /// A request being answered holds its slot: past `maxConnections` of them, 503.
     @Test func requestsBeyondTheLimitGet503() throws {
-        let stream = RepeatingStream("x")
+        let release = LockedValue(false)
         let running = try RunningServer(maxConnections: 1) { request in
-            request.path == "/stream" ? HTTPResponse(status: 200, body: .stream(stream)) : .text("ok", status: 200)
+            // The handler runs on the connection's own thread: it may wait.
+            if request.path == "/slow" { release.withLock(when: { $0 }, deadline: .now + hangTimeout) { _, _ in } }
+            return .text("ok", status: 200)
         }
-        let viewer = try HTTPTestConnection(port: running.port, receiveBuffer: 4096)
-        viewer.send(Array("GET /stream HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
-        #expect(HTTPReply(viewer.receive(limit: 200))?.status == 200)
-        let refused = try HTTPTestConnection.request("/", port: running.port)
-        #expect(refused.status == 503)
-        #expect(refused.headers["retry-after"] == "5")
+        defer { release.withLock { $0 = true }; release.broadcast() }
+        let slow = try HTTPTestConnection(port: running.port)
+        slow.send(Array("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+        // The slow request holds the one slot once the server took it: then every other gets 503.
+        var refused: HTTPReply?
+        waitUntil(every: .milliseconds(20)) {
+            refused = try? HTTPTestConnection.request("/", port: running.port)
+            return refused?.status == 503
+        }
+        #expect(refused?.status == 503)
+        #expect(refused?.headers["retry-after"] == "5")
+        #expect(refused?.text == "503 too many connections (http.max_connections)\n")
+        release.withLock { $0 = true }
+        release.broadcast()
+        #expect(HTTPReply(slow.receive(until: { HTTPReply($0)?.body.count == 3 }))?.text == "ok\n")
+    }
+
+    /// Streams have slots of their own: past `maxStreams` open streams a stream gets 503 (and is
+    /// closed unread), while every request slot is still there for plain requests.
+    @Test func streamsBeyondTheirSlotsGet503WhileRequestsAreAnswered() throws {
+        let streams = LockedValue<[RepeatingStream]>([])
+        let running = try RunningServer(maxConnections: 1, maxStreams: 2) { request in
+            guard request.path == "/stream" else { return .text("ok", status: 200) }
+            let stream = RepeatingStream("x")
+            streams.withLock { $0.append(stream) }
+            return HTTPResponse(status: 200, body: .stream(stream))
+        }
+        let viewers = try (0..<2).map { _ in
+            let viewer = try HTTPTestConnection(port: running.port, receiveBuffer: 4096)
+            viewer.send(Array("GET /stream HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+            #expect(HTTPReply(viewer.receive(limit: 200))?.status == 200)
+            return viewer
+        }
+        let third = try HTTPTestConnection.request("/stream", port: running.port)
+        #expect(third.status == 503 && third.headers["retry-after"] == "5")
+        #expect(third.text == "503 too many streams (http.max_streams)\n")
+        #expect(streams.withLock { $0.count == 3 && $0[2].closed && !$0[0].closed && !$0[1].closed })
+        // Both stream slots taken, the one request slot free: a plain request is answered.
+        let plain = try HTTPTestConnection.request("/status", port: running.port)
+        #expect(plain.status == 200 && plain.text == "ok\n")
+        #expect(viewers.allSatisfy { !$0.isClosedByServer })
+    }
+
+    /// A stream whose client takes nothing is closed once the stream timeout passes without a
+    /// byte sent: its stream is released and the close logged once, with the client's address.
+    @Test func aStreamWhoseClientTakesNothingIsClosedAndLoggedOnce() throws {
+        let stream = RepeatingStream("tick\n")
+        let log = LogRecorder()
+        let running = try RunningServer(timeouts: HTTPTimeouts(requestSeconds: 5, streamSeconds: 1), logger: log.logger) { request in
+            request.path == "/s" ? HTTPResponse(status: 200, headers: [("Content-Type", "text/plain")], body: .stream(stream))
+                : .text("ok", status: 200)
+        }
+        let stalled = try HTTPTestConnection(port: running.port, receiveBuffer: 1024, from: "127.0.0.2")
+        stalled.send(Array("GET /s HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+        #expect(waitUntil(every: .milliseconds(20)) { stream.closed }, "the stream is released")
+        let lines = log.lines(containing: "stream closed")
+        #expect(lines.count == 1 && lines.first?.contains("client=127.0.0.2") == true && lines.first?.contains("seconds=1") == true,
+                "\(lines)")
+        // What the buffers held, then the end: the server closed the connection.
+        _ = stalled.receive()
+        #expect(stalled.isClosedByServer)
+        #expect(try HTTPTestConnection.request("/after", port: running.port).status == 200)
     }
 
     /// Half a request is closed, unanswered, once it has sent nothing for the request timeout,

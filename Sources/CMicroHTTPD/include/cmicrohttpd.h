@@ -1,7 +1,9 @@
 #ifndef CMICROHTTPD_H
 #define CMICROHTTPD_H
 // A C face over libmicrohttpd for Swift: the library's variadic calls (MHD_start_daemon,
-// MHD_get_daemon_info, MHD_set_connection_option) behind fixed-argument functions; everything else is the library's own.
+// MHD_get_daemon_info, MHD_get_connection_info, MHD_set_connection_option) behind fixed-argument functions;
+// everything else is the library's own.
+#include <stddef.h>
 #include <stdint.h>
 #include <microhttpd.h>
 
@@ -26,6 +28,11 @@ struct MHD_Daemon *cmhd_start_daemon(const char *host, uint16_t port, int listen
 /// Gives `connection` its own inactivity timeout in seconds, 0 for none (MHD_set_connection_option
 /// with MHD_CONNECTION_OPTION_TIMEOUT, which restarts its timer); 1 when the library took it, else 0.
 int cmhd_set_connection_timeout(struct MHD_Connection *connection, unsigned seconds);
+
+/// Writes `connection`'s client address, numeric (`127.0.0.2`, `::1`), NUL-terminated, into `out`
+/// (`size` bytes; 46 hold any) (MHD_get_connection_info with MHD_CONNECTION_INFO_CLIENT_ADDRESS,
+/// then inet_ntop); 1 when written, else 0 (no address, not IPv4 or IPv6, or `out` too small).
+int cmhd_client_address(struct MHD_Connection *connection, char *out, size_t size);
 
 /// The port the daemon listens on (MHD_get_daemon_info with MHD_DAEMON_INFO_BIND_PORT); 0 if unknown.
 uint16_t cmhd_bound_port(struct MHD_Daemon *daemon);
