@@ -1,4 +1,3 @@
-import SystemPackage
 import Yams
 
 /// Where each key of a YAML configuration file stands: one Yams pass over its text.
@@ -10,7 +9,13 @@ struct ConfigurationFileLayout {
     /// What a leaf holds, as an error message names it.
     enum Leaf: Equatable { case scalar(String, quoted: Bool), null, list, mapping }
 
+    /// The largest configuration file read: a larger one (or a device that gives more) is refused.
+    static let maximumBytes = 4 * 1_048_576
+
     let path: String
+    /// The file's bytes as read (at most `maximumBytes`), for the provider that reads the values:
+    /// the file is read once, so both passes see the same text.
+    private(set) var bytes: [UInt8] = []
     private(set) var lines: [String: Int] = [:]
     private(set) var leaves: [String: Leaf] = [:]
     /// Invalid YAML, a key given twice, a document that is not a mapping.
@@ -18,15 +23,17 @@ struct ConfigurationFileLayout {
     /// Whether there is a document to read (an empty or comment-only file sets nothing).
     private(set) var hasDocument = false
 
-    /// Reads the file at `path` (swift-system `read(2)`) and records its layout or why it cannot be read.
+    /// Reads the file at `path` (`BoundedFileRead`: at most `maximumBytes`) and records its layout
+    /// or why it cannot be read.
     init(reading path: String) { self.path = path; read() }
 
     private mutating func read() {
         do {
-            let fd = try FileDescriptor.open(FilePath(path), .readOnly)
-            defer { try? fd.close() }
-            var bytes: [UInt8] = [], chunk = [UInt8](repeating: 0, count: 65_536)
-            while case let n = try chunk.withUnsafeMutableBytes({ try fd.read(into: $0) }), n > 0 { bytes += chunk[..<n] }
+            bytes = try BoundedFileRead.bytes(of: path, limit: Self.maximumBytes)
+        } catch {
+            return fail(nil, "cannot read the configuration file: \(error.message)")
+        }
+        do {
             guard let text = String(validating: bytes, as: UTF8.self) else { return fail(nil, "cannot read the configuration file: not valid UTF-8 text") }
             guard let node = try Yams.compose(yaml: text) else { return }
             hasDocument = true
@@ -40,8 +47,6 @@ struct ConfigurationFileLayout {
             fail(mark.line, "invalid YAML: " + (context.map { "\($0.text) (line \($0.mark.line)): " } ?? "") + problem)
         } catch let YamlError.duplicatedKeysInMapping(duplicates, context) {
             fail(context.mark.line, "key given twice in one mapping: \(duplicates.sorted().joined(separator: ", "))")
-        } catch let error as Errno {
-            fail(nil, "cannot read the configuration file: \(error.description)")
         } catch {
             fail(nil, "invalid YAML: \(error)")
         }

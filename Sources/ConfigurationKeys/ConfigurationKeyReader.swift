@@ -48,9 +48,9 @@ public struct ConfigurationKeyReader {
         var found = "found a mapping"
         switch (session.origin(of: key), session.file?.leaves[key]) {
         case (.environment, _) where isSecret, (_, .scalar?) where isSecret: found = "found a value that is not \(expected)"
-        case (.environment(let variable), _): found = "found \"\(session.environment[variable] ?? "")\""
+        case (.environment(let variable), _): found = "found \(Self.shown(session.environment[variable] ?? ""))"
         case (_, .null?): found = "has no value; give \(expected) or remove the key to use the default"
-        case (_, .scalar(let text, let quoted)?): found = "found \"\(text)\"" + (quoted && expected != "a string" ? " (remove the quotes)" : "")
+        case (_, .scalar(let text, let quoted)?): found = "found \(Self.shown(text))" + (quoted && expected != "a string" ? " (remove the quotes)" : "")
         case (_, .list?): found = "found a list"
         default: break
         }
@@ -59,8 +59,10 @@ public struct ConfigurationKeyReader {
     }
 
     /// A string; with `isSecret` (passwords, tokens, URLs that may hold credentials) its value is never shown.
+    /// One over `maximumValueBytes` is a problem.
     public func string(_ key: String, _ expected: String = "a string", isSecret: Bool = false) -> String? {
-        value(key, expected, isSecret: isSecret) { $0.string(forKey: $1, isSecret: isSecret) }
+        guard let text = value(key, expected, isSecret: isSecret, { $0.string(forKey: $1, isSecret: isSecret) }) else { return nil }
+        return isWithinLengthLimit(key, text, isSecret: isSecret) ? text : nil
     }
 
     public func bool(_ key: String) -> Bool? { value(key, "true or false") { $0.bool(forKey: $1) } }
@@ -92,17 +94,20 @@ public struct ConfigurationKeyReader {
     public func choice<T>(_ key: String, _ what: String, among cases: [T], named name: (T) -> String) -> T? {
         guard let text = string(key) else { return nil }
         if let v = cases.first(where: { name($0).lowercased() == text.lowercased() }) { return v }
-        problem(key, "unknown \(what) \"\(text)\" (known: \(cases.map(name).joined(separator: ", ")))")
+        problem(key, "unknown \(what) \(Self.shown(text)) (known: \(cases.map(name).joined(separator: ", ")))")
         return nil
     }
 
-    /// A list: a YAML list, or a comma-separated string (environment, flag, YAML scalar).
+    /// A list: a YAML list, or a comma-separated string (environment, flag, YAML scalar). The
+    /// string, or an element of the YAML list, over `maximumValueBytes` is a problem.
     public func list(_ key: String, of expected: String, isSecret: Bool = false) -> [String]? {
         if let text = reader.string(forKey: ConfigKey(key), isSecret: isSecret) {
+            guard isWithinLengthLimit(key, text, isSecret: isSecret) else { return nil }
             return text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
         }
-        return value(key, expected, isSecret: isSecret) { $0.stringArray(forKey: $1, isSecret: isSecret) }?
-            .map { $0.trimmingCharacters(in: .whitespaces) }
+        guard let elements = value(key, expected, isSecret: isSecret, { $0.stringArray(forKey: $1, isSecret: isSecret) }) else { return nil }
+        let within = elements.indices.map { isWithinLengthLimit("\(key)[\($0)]", elements[$0], isSecret: isSecret) }
+        return within.allSatisfy { $0 } ? elements.map { $0.trimmingCharacters(in: .whitespaces) } : nil
     }
 
     /// The entries of a mapping whose keys are the user's (`device.controls`), from the file only,
@@ -150,9 +155,9 @@ extension ConfigurationKeyReader {
     public static func read<T>(file: String?, environment: [String: String], overrides: [String: ConfigValue],
                                _ read: (ConfigurationKeyReader) -> T) async throws -> T {
         var layout = file.map(ConfigurationFileLayout.init(reading:))
-        var fileProvider: FileProvider<YAMLSnapshot>?
-        if let file, layout?.hasDocument == true, layout?.problems.isEmpty == true {
-            do { fileProvider = try await FileProvider<YAMLSnapshot>(filePath: FilePath(file)) } catch { layout?.fail(nil, "\(error)") }
+        var fileProvider: YAMLFileBytesProvider?
+        if let bytes = layout?.bytes, layout?.hasDocument == true, layout?.problems.isEmpty == true {
+            do { fileProvider = try YAMLFileBytesProvider(bytes: bytes) } catch { layout?.fail(nil, "\(error)") }
         }
         let session = KeyReadingSession(overrides: overrides, environment: environment, file: layout, fileProvider: fileProvider)
         let value = read(ConfigurationKeyReader(session: session))

@@ -6,7 +6,8 @@ import ServiceLifecycle
 import SystemPackage
 import UnixSignals
 
-/// Runs the pipeline as a service group: SIGTERM/SIGINT shut it down gracefully, SIGHUP reloads.
+/// Runs the pipeline as a service group: SIGTERM/SIGINT shut it down gracefully (a second one
+/// forces the stop), SIGHUP reloads.
 public enum Daemon {
     /// Runs until the source ends or a shutdown signal arrives.
     /// - Parameters:
@@ -41,11 +42,27 @@ public enum Daemon {
             between.append(.init(service: liveViewService, successTerminationBehavior: .ignore,
                                  failureTerminationBehavior: .gracefullyShutdownGroup))
         }
-        let group = serviceGroup(scan: scan, between: between, signals: [.sigterm, .sigint], logger: logger)
+        let forced = ForcedStop()
+        let group = serviceGroup(scan: scan, between: between, forcedStop: forced, logger: logger)
         do {
-            try await group.run()
+            try await runUntilForced(group, stop: StopSignals(group: group, forced: forced, writer: writer, logger: logger))
         } catch let error as ServiceGroupError {
             throw DaemonError.servicesEndedOutOfOrder(detail: "\(error)")
+        }
+    }
+
+    /// Runs `group` beside `stop`'s listener: when the listener returns (a second signal), the
+    /// group is cancelled and its end (the results handlers' `ShutdownTimeoutError`) awaited;
+    /// when the group ends first, the listener is cancelled.
+    private static func runUntilForced(_ group: ServiceGroup, stop: StopSignals) async throws {
+        enum Ended { case run, forced }
+        try await withThrowingTaskGroup(of: Ended.self) { tasks in
+            tasks.addTask { try await group.run(); return .run }
+            tasks.addTask { await stop.run(); return .forced }
+            // A throw of the group's run leaves the listener to the task group, which cancels it.
+            let first = try await tasks.next()
+            tasks.cancelAll()
+            if first == .forced { _ = try await tasks.next() }
         }
     }
 }
@@ -53,7 +70,9 @@ public enum Daemon {
 extension Daemon {
     /// The daemon's service group: the scan's results handlers first, then `between` (the reload
     /// listener, the live view's server), the scan last; `signals` shut it down gracefully, within
-    /// `shutdown_timeout_seconds` when set.
+    /// `shutdown_timeout_seconds` when set. (The daemon gives none: `StopSignals` traps SIGTERM and
+    /// SIGINT and triggers the shutdown, so that it also sees a second one; `forcedStop` tells the
+    /// results handlers' service which one forced the stop.)
     ///
     /// A graceful shutdown (a signal, or the scan ending by itself) reaches the services in reverse
     /// order, each once the one before has returned: the scan is told first, and the results
@@ -63,9 +82,9 @@ extension Daemon {
     /// the group cancels every service: the results handlers' service then gives up its flush and
     /// throws `ShutdownTimeoutError`.
     static func serviceGroup(scan: ScanService, between: [ServiceGroupConfiguration.ServiceConfiguration] = [],
-                             signals: [UnixSignal] = [], logger: Logger) -> ServiceGroup {
+                             signals: [UnixSignal] = [], forcedStop: ForcedStop? = nil, logger: Logger) -> ServiceGroup {
         let services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-            .init(service: scan.makeResultsHandlersService(), successTerminationBehavior: .ignore,
+            .init(service: scan.makeResultsHandlersService(forcedStop: forcedStop), successTerminationBehavior: .ignore,
                   failureTerminationBehavior: .gracefullyShutdownGroup),
         ] + between + [
             .init(service: scan, successTerminationBehavior: .gracefullyShutdownGroup,
@@ -93,9 +112,50 @@ public enum DaemonError: Error, CustomStringConvertible {
 }
 
 /// Lines to stderr with write(2): unlike `FileHandle.write`, a closed stderr does not trap.
+///
+/// No line written is longer than `maximumLineBytes` (`bounded(_:)`): a value of megabytes in an
+/// error or a log line is cut, never written whole.
 public enum StandardError {
-    public static func writeLine(_ line: String) {
-        _ = try? (line + "\n").utf8.withContiguousStorageIfAvailable { try FileDescriptor.standardError.writeAll($0) }
+    /// The longest line written to stderr, its newline included.
+    public static let maximumLineBytes = 4096
+
+    /// Writes `text` and a newline (each of its lines cut to `maximumLineBytes`).
+    public static func writeLine(_ text: String) {
+        write(bounded(text + "\n"))
+    }
+
+    /// Writes `text` as it is with one `write(2)` (retried on a short write).
+    public static func write(_ text: String) {
+        var text = text
+        _ = try? text.withUTF8 { try FileDescriptor.standardError.writeAll($0) }
+    }
+
+    /// `text` with each of its lines cut to `maximumLineBytes` (newline included): a cut line
+    /// keeps its beginning, at a character's boundary, and ends with `… [N bytes cut]`.
+    public static func bounded(_ text: String) -> String {
+        guard text.utf8.count > maximumLineBytes - 1 else { return text }
+        return text.split(separator: "\n", omittingEmptySubsequences: false).map(boundedLine).joined(separator: "\n")
+    }
+
+    /// One line (without its newline) cut so that it and a newline fit in `maximumLineBytes`.
+    private static func boundedLine(_ part: Substring) -> String {
+        let line = String(part), length = line.utf8.count
+        guard length > maximumLineBytes - 1 else { return line }
+        // The marker's own length is at most this: "… [" + up to 20 digits + " bytes cut]".
+        var end = line.utf8.index(line.utf8.startIndex, offsetBy: maximumLineBytes - 1 - 40)
+        while end.samePosition(in: line.unicodeScalars) == nil { end = line.utf8.index(before: end) }
+        let kept = line[..<end]
+        return kept + "… [\(length - kept.utf8.count) bytes cut]"
+    }
+
+    /// stderr as swift-log's `StreamLogHandler` writes to it: each line cut by `bounded(_:)`.
+    public struct LogStream: TextOutputStream, Sendable {
+        private let output: @Sendable (String) -> Void
+
+        /// - Parameter output: where the cut text goes: stderr (a test passes its own).
+        public init(output: @escaping @Sendable (String) -> Void = StandardError.write) { self.output = output }
+
+        public mutating func write(_ string: String) { output(StandardError.bounded(string)) }
     }
 }
 

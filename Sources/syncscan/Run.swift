@@ -155,6 +155,7 @@ extension Syncscan {
                 Syncscan.report(error)
                 throw ExitCode(error.exitCode)
             }
+            try StandardDescriptors.refuseClosedStdout(writesCodes: configuration.output.stdout)
             let logLevel = ReloadableLogLevel(configuration.logLevel)
             let logger = Syncscan.bootstrapLogging(level: logLevel)
             let (emitFrames, maxFrames) = (self.emitFrames, self.maxFrames)

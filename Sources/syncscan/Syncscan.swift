@@ -17,6 +17,13 @@ struct Syncscan: AsyncParsableCommand {
         version: versionText,
         subcommands: [Run.self, Devices.self, CheckConfig.self])
 
+    /// Opens stdin, stdout or stderr on `/dev/null` if closed (`StandardDescriptors`) before
+    /// anything else opens a descriptor, then parses and runs the command.
+    static func main() async {
+        StandardDescriptors.reserve()
+        await main(nil)
+    }
+
     /// syncscan's own version.
     static let syncscanVersion = "0.1.0"
 
@@ -37,7 +44,8 @@ struct Syncscan: AsyncParsableCommand {
     /// Sets up stderr logging at `level`, changeable later through `level`; stdout is reserved for results.
     static func bootstrapLogging(level: ReloadableLogLevel) -> Logger {
         LoggingSystem.bootstrap { label in
-            LevelFollowingLogHandler(stream: StreamLogHandler.standardError(label: label), shared: level)
+            // Each log line cut to `StandardError.maximumLineBytes`: a long value never makes a long line.
+            LevelFollowingLogHandler(stream: StreamLogHandler(label: label, stream: StandardError.LogStream()), shared: level)
         }
         return Logger(label: "syncscan")
     }

@@ -17,25 +17,29 @@ import SystemCalls
 /// and runs on a thread of its own; the first error of a flush (stdout closed) is thrown, so the
 /// process exits non-zero after the others have flushed.
 ///
-/// When the group's shutdown limit (`shutdown_timeout_seconds`) passes, the group cancels its
-/// services: this one stops waiting for the flush, runs `finished` and throws
-/// `ShutdownTimeoutError` naming what was left (the flush's thread is left to the process's exit).
+/// When the group's shutdown limit (`shutdown_timeout_seconds`) passes, or a second SIGTERM or
+/// SIGINT forces the stop (`StopSignals`), the group cancels its services: this one stops waiting
+/// for the flush, runs `finished` and throws `ShutdownTimeoutError` naming what was left and why
+/// (the flush's thread is left to the process's exit).
 public final class ResultsHandlersService: Service, Sendable {
     private let handlers: [any ResultsHandler]
     private let writer: LineWriter
     private let timeoutSeconds: Double
+    private let forcedStop: ForcedStop?
     private let finished: @Sendable () async -> Void
 
     /// - Parameters:
     ///   - handlers: the handlers whose `start()` and `finish()` it calls, in delivery order.
     ///   - writer: stdout's lines, finished after the handlers.
     ///   - timeoutSeconds: the group's shutdown limit, for `ShutdownTimeoutError`'s message.
+    ///   - forcedStop: the signal that forced the stop, if one does, for the same message.
     ///   - finished: runs after the flush, errors or not, and when the flush is given up.
-    public init(handlers: [any ResultsHandler], writer: LineWriter, timeoutSeconds: Double = 0,
+    public init(handlers: [any ResultsHandler], writer: LineWriter, timeoutSeconds: Double = 0, forcedStop: ForcedStop? = nil,
                 finished: @escaping @Sendable () async -> Void = {}) {
         self.handlers = handlers
         self.writer = writer
         self.timeoutSeconds = timeoutSeconds
+        self.forcedStop = forcedStop
         self.finished = finished
     }
 
@@ -68,7 +72,8 @@ public final class ResultsHandlersService: Service, Sendable {
         case .flushed(let errors):
             if let error = errors.first { throw error }
         case .givenUp:
-            throw ShutdownTimeoutError(timeoutSeconds: timeoutSeconds, stage: stage.withLock { $0 }, stdoutLinesLeft: writer.pendingLines)
+            throw ShutdownTimeoutError(timeoutSeconds: timeoutSeconds, stage: stage.withLock { $0 }, stdoutLinesLeft: writer.pendingLines,
+                                       forcedBy: forcedStop?.forcedBy.map { "\($0)" })
         }
     }
 
@@ -79,8 +84,8 @@ public final class ResultsHandlersService: Service, Sendable {
     }
 }
 
-/// The graceful shutdown took longer than `shutdown_timeout_seconds`: the run ends, non-zero,
-/// without what was still being written.
+/// The graceful shutdown took longer than `shutdown_timeout_seconds`, or a second SIGTERM or
+/// SIGINT forced it (`forcedBy`): the run ends, non-zero, without what was still being written.
 public struct ShutdownTimeoutError: Error, CustomStringConvertible {
     /// What the shutdown was doing when the limit passed.
     public enum Stage: Sendable {
@@ -96,14 +101,23 @@ public struct ShutdownTimeoutError: Error, CustomStringConvertible {
     public var stage: Stage
     /// Lines queued for stdout and not written.
     public var stdoutLinesLeft: Int
+    /// The second signal that forced the stop (`SIGINT`); `nil` when the limit passed.
+    public var forcedBy: String?
+
+    public init(timeoutSeconds: Double, stage: Stage, stdoutLinesLeft: Int, forcedBy: String? = nil) {
+        (self.timeoutSeconds, self.stage, self.stdoutLinesLeft, self.forcedBy) = (timeoutSeconds, stage, stdoutLinesLeft, forcedBy)
+    }
 
     public var description: String {
+        // stdout's lines are named whenever some are left, whatever the stage.
+        let lines = "stdout had \(stdoutLinesLeft) lines not written: is its reader reading?"
         let left = switch stage {
-        case .scan: "the scan had not finished its last frames"
-        case .handlers: "the results handlers were still flushing (snapshots, MQTT, webhooks)"
-        case .stdout: "stdout had \(stdoutLinesLeft) lines not written: is its reader reading?"
+        case .scan: "the scan had not finished its last frames" + (stdoutLinesLeft > 0 ? "; \(lines)" : "")
+        case .handlers: "the results handlers were still flushing (snapshots, MQTT, webhooks)" + (stdoutLinesLeft > 0 ? "; \(lines)" : "")
+        case .stdout: lines
         }
-        return "the shutdown took longer than shutdown_timeout_seconds (\(DecimalText.string(timeoutSeconds, fractionDigits: 3)) s): "
-            + "\(left); exiting without them"
+        let why = forcedBy.map { "a second \($0) forced the stop" }
+            ?? "the shutdown took longer than shutdown_timeout_seconds (\(DecimalText.string(timeoutSeconds, fractionDigits: 3)) s)"
+        return "\(why): \(left); exiting without them"
     }
 }

@@ -133,8 +133,10 @@ public final class ScanService: Service, @unchecked Sendable {
     /// The service that starts this scan's results handlers (the configured ones and an embedding
     /// program's own), flushes them and stdout's lines when the group shuts it down, and then
     /// writes the run's summary line and final metrics. The group lists it before this service.
-    public func makeResultsHandlersService() -> ResultsHandlersService {
-        ResultsHandlersService(handlers: handlers, writer: writer, timeoutSeconds: shutdownTimeoutSeconds) { [self] in await reportEnd() }
+    /// - Parameter forcedStop: the signal that forces the stop, if one does (`StopSignals`).
+    public func makeResultsHandlersService(forcedStop: ForcedStop? = nil) -> ResultsHandlersService {
+        ResultsHandlersService(handlers: handlers, writer: writer, timeoutSeconds: shutdownTimeoutSeconds,
+                               forcedStop: forcedStop) { [self] in await reportEnd() }
     }
 
     /// `shutdown_timeout_seconds` as the service started (a reload does not change it), or its

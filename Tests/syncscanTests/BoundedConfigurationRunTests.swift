@@ -1,0 +1,42 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// A configuration file or value too large to be one is refused at once, with a short message.
+@Suite(.offThePool) struct BoundedConfigurationRunTests {
+    @Test func checkConfigOfDevZeroIsRefusedWithinASecond() throws {
+        let started = ContinuousClock.now
+        let run = try SyncscanProcess.run(["check-config", "/dev/zero"])
+        let took = ContinuousClock.now - started
+        #expect(took < .seconds(1), "check-config /dev/zero took \(took)")
+        #expect(run.status == 2, "stderr: \(run.stderr)")
+        #expect(run.stderr.contains("/dev/zero: cannot read the configuration file: it is a character device, and more than its limit of 4194304 bytes"),
+                "stderr: \(run.stderr)")
+    }
+
+    @Test func aFiftyMegabyteSourceValueIsRefusedWithAShortMessage() throws {
+        let file = try TemporaryFile(contents: Array("source: ".utf8) + [UInt8](repeating: UInt8(ascii: "a"), count: 50_000_000) + [10],
+                                     suffix: ".yaml")
+        let run = try SyncscanProcess.run(["check-config", file.path])
+        #expect(run.status == 2, "stderr: \(run.stderr.prefix(500))")
+        #expect(run.stderr.utf8.count < 1024, "a short message: \(run.stderr.utf8.count) bytes")
+        #expect(run.stderr.contains("the file is 50000009 bytes, over the limit of 4194304 bytes"), "stderr: \(run.stderr.prefix(500))")
+    }
+
+    /// A reload onto a file over the limit keeps the running configuration and logs one short line.
+    @Test func aReloadOntoAnOversizedFileKeepsTheRunningConfiguration() throws {
+        let config = try TemporaryFile(contents: Array("duplicate_suppression:\n  enabled: false\n".utf8), suffix: ".yaml")
+        let daemon = try RunningDaemon(["run", "--config", config.path, "--source", "y4m:-"])
+        daemon.feed(Y4MStream(width: 160, height: 120).header)
+        // A code line: the daemon runs, its SIGHUP handler installed.
+        #expect(daemon.feedFrames(try qrFrameBytes(1, prefix: "reload")) { !daemon.records("code").isEmpty })
+        try (Array("source: ".utf8) + [UInt8](repeating: UInt8(ascii: "a"), count: 5_000_000) + [10])
+            .withUnsafeBytes { try Data($0).write(to: URL(fileURLWithPath: config.path)) }
+        daemon.send(SIGHUP)
+        #expect(daemon.waitForStderr("configuration reload failed"), "stderr: \(daemon.stderr.prefix(500))")
+        daemon.closeStdin()
+        #expect(daemon.wait() == 0, "stderr: \(daemon.stderr.prefix(500))")
+        let line = daemon.stderr.split(separator: "\n").first { $0.contains("configuration reload failed") } ?? ""
+        #expect(line.utf8.count < 1024 && line.contains("over the limit of 4194304 bytes"), "\(line.prefix(500))")
+    }
+}

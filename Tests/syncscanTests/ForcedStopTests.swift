@@ -1,0 +1,53 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// 160x120 Y4M frames for a `y4m:-` pipe, each holding one QR code (`prefix-i`).
+func qrFrameBytes(_ count: Int, prefix: String) throws -> [[UInt8]] {
+    let stream = Y4MStream(width: 160, height: 120)
+    return try (0..<count).map { i in
+        var f = GreyFrame(width: 160, height: 120)
+        f.draw(try ModuleMatrix.qrCode("\(prefix)-\(i)"), centerX: 80, centerY: 60, moduleSize: 3)
+        return stream.frame(f)
+    }
+}
+
+/// A stop always ends: a second SIGTERM or SIGINT forces it, even when stdout's reader has
+/// stopped reading and the flush of the last lines can never finish.
+@Suite(.serialized, .offThePool) struct ForcedStopTests {
+
+    /// Bytes waiting in the pipe whose read end is `fd` (`FIONREAD`).
+    private func queuedBytes(_ fd: Int32) -> Int32 {
+        var count: Int32 = 0
+        return ioctl(fd, UInt(FIONREAD), &count) == 0 ? count : -1
+    }
+
+    @Test func sigtermThenSigintWithAStuckStdoutEndsWithinFiveSecondsNamingTheLinesNotWritten() throws {
+        var fds: [Int32] = [0, 0]
+        #expect(pipe(&fds) == 0)
+        defer { close(fds[0]) }
+        #expect(fcntl(fds[1], 1031 /* F_SETPIPE_SZ, Linux */, 4096) >= 4096, "a pipe of one page: a few lines fill it")
+        let stream = Y4MStream(width: 160, height: 120)
+        // stdout: the pipe, which the test never reads.
+        let daemon = try RunningDaemon(["run", "--source", "y4m:-", "--duplicate-window", "0", "--emit-frames"],
+                                       stdout: FileHandle(fileDescriptor: fds[1], closeOnDealloc: true))
+        daemon.feed(stream.header)
+        let codes = try qrFrameBytes(4, prefix: "stuck")
+        #expect(daemon.feedFrames(codes) { queuedBytes(fds[0]) > 3000 }, "stdout's pipe filled")
+        // More lines than the pipe can take: they wait in the writer's queue.
+        daemon.feedFrames(codes, count: 40)
+        daemon.send(SIGTERM)
+        #expect(daemon.waitForStderr("SIGTERM: stopping after the frames in flight"), "the first signal is logged: \(daemon.stderr)")
+        pause(.seconds(1))
+        #expect(daemon.process.isRunning, "the graceful stop waits for stdout's reader: \(daemon.stderr)")
+        let sent = ContinuousClock.now
+        daemon.send(SIGINT)
+        let status = daemon.wait(timeout: .seconds(30))
+        let took = ContinuousClock.now - sent
+        #expect(took < .seconds(5), "the forced stop took \(took)")
+        #expect(status == 1, "stderr: \(daemon.stderr)")
+        let line = daemon.stderr.split(separator: "\n").first { $0.contains("a second SIGINT forced the stop") }.map(String.init) ?? ""
+        let left = line.firstRange(of: "stdout had ").map { Int(line[$0.upperBound...].prefix { $0.isNumber }) ?? 0 } ?? 0
+        #expect(left > 0 && line.contains("lines not written"), "stderr: \(daemon.stderr)")
+    }
+}
