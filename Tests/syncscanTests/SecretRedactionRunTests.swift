@@ -79,4 +79,14 @@ import Testing
         #expect(refused.stderr.contains("mqtt.password_file"), "\(refused.stderr)")
         Self.expectNoSecret(in: [("stderr", refused.stderr), ("stdout", String(decoding: refused.stdout, as: UTF8.self))])
     }
+
+    /// `--webhook-url` with a password and a token: a warning naming webhook.token_file, with both as `***`.
+    @Test func webhookCredentialsOnTheCommandLineAreWarnedAboutAndNeverShown() throws {
+        let run = try SyncscanProcess.run(["run", "--source", "/nonexistent/clip.y4m", "--max-frames", "1",
+                                           "--webhook-url", "https://u:Rs/ec#re?t9@127.0.0.1:1/hook?token=Qsecret42"])
+        #expect(run.status != 0)
+        #expect(run.stderr.contains("warning: --webhook-url https://***@127.0.0.1:1/hook?token=*** holds credentials")
+                && run.stderr.contains("webhook.token_file"), "\(run.stderr)")
+        Self.expectNoSecret(in: [("stderr", run.stderr), ("stdout", String(decoding: run.stdout, as: UTF8.self))])
+    }
 }
