@@ -70,8 +70,10 @@ public enum SecretRedaction {
             let separator = text.index(found.prefix.endIndex, offsetBy: -3)
             let schemeStart = text[from..<separator].lastIndex { !isSchemeCharacter($0) }.map(text.index(after:)) ?? from
             let opener = schemeStart > text.startIndex ? text[text.index(before: schemeStart)] : nil
-            let terminators = opener == "\"" || opener == "'" ? String(opener!) : " \t\r\n\"'"
-            let end = text[found.prefix.endIndex...].firstIndex { terminators.contains($0) } ?? text.endIndex
+            let quoted = opener == "\"" || opener == "'"
+            let end = text[found.prefix.endIndex...].firstIndex {
+                quoted ? $0 == opener : $0.isWhitespace || $0 == "\"" || $0 == "'"
+            } ?? text.endIndex
             addURL(text[schemeStart..<end], hiding: hiding, to: &spans)
             from = found.prefix.endIndex  // a URL within this one's span is read too
         }

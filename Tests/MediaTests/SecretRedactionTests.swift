@@ -19,6 +19,10 @@ import Testing
         ("gst:souphttpsrc proxy-pw='S3CRET' location=\"http://u:S3CRET@h/a b?token=S3CRET\" ! appsink",
          "gst:souphttpsrc proxy-pw=*** location=\"http://u:***@h/a b?token=***\" ! appsink"),
         ("unsupported source \"rtsp://u:S3/CRET@cam\": expected …", "unsupported source \"rtsp://u:***@cam\": expected …"),
+        // Any blank ends a URL, a lone line feed too: each line's URL is its own.
+        ("rtsp://u:S3CRET@h/x\nrtsp://v:S3CRET@k", "rtsp://u:***@h/x\nrtsp://v:***@k"),
+        // A camera taking its credentials in the path: a secret's name=value anywhere.
+        ("rtsp://cam:554/user=admin&password=S3CRET&channel=1", "rtsp://cam:554/user=admin&password=***&channel=1"),
     ]
 
     @Test func everySecretFormIsHiddenAndTheRestKept() {

@@ -12,10 +12,15 @@ let marker: Character = "\u{7}"
 let secretNames = ["password", "pass", "pwd", "token", "key", "secret", "auth", "signature", "access_token", "api_key",
                    "X-Amz-Signature", "pass%77ord", "user-pw", "proxy-pw", "passphrase"]
 
-/// `bytes` as ASCII text without the marker and without any character in `excluded`.
+/// `bytes` as ASCII text without the marker and without any byte of `excluded` (compared as bytes:
+/// `"\r\n"` is one Character).
 func text(_ bytes: ArraySlice<UInt8>, excluding excluded: String = "") -> String {
-    String(bytes.map { Character(Unicode.Scalar($0 & 0x7F)) }.filter { $0 != marker && !excluded.contains($0) })
+    let kept = bytes.map { $0 & 0x7F }.filter { $0 != 0x07 && !excluded.utf8.contains($0) }
+    return String(decoding: kept, as: UTF8.self)
 }
+
+/// The blanks (ASCII's white space: what ends a URL or a property's bare value).
+let blanks = " \t\n\u{0B}\u{0C}\r"
 
 /// `secret` with a marker before, between and after its characters.
 func marked(_ secret: String) -> String {
@@ -44,29 +49,29 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     var fields = bytes.dropFirst().split(separator: 0, omittingEmptySubsequences: false)
     while fields.count < 7 { fields.append([]) }
     let (before, host, path, others, after) = (text(fields[0]), text(fields[2]), text(fields[3]), text(fields[4]), text(fields[6]))
-    let user = text(fields[1], excluding: "/?#@: \t\r\n\"'")
+    let user = text(fields[1], excluding: blanks + "/?#@:\"'")
     let name = secretNames[Int(selector >> 3) % secretNames.count]
     let scheme = ["rtsp", "http", "https", "rtsps"][Int(selector >> 6) % 4]
     let secret = fields[5]
     switch selector % 8 {
     case 0, 1:  // a URL's password: any character but a blank or a quote
-        let password = marked(text(secret, excluding: " \t\r\n\"'").nonEmpty)
+        let password = marked(text(secret, excluding: blanks + "\"'").nonEmpty)
         let url = "\(scheme)://\(user.nonEmpty):\(password)@\(host)\(path)"
         check(before + (selector % 2 == 0 ? " " : "\"") + url + (selector % 2 == 0 ? " " : "\"") + after)
         check(url)
     case 2, 3:  // a secret query or fragment parameter: any character but a blank, a quote, & or ;
-        let value = marked(text(secret, excluding: " \t\r\n\"'&;").nonEmpty)
+        let value = marked(text(secret, excluding: blanks + "\"'&;").nonEmpty)
         let separator = selector % 2 == 0 ? "?" : "#"
         let url = "\(scheme)://\(host)/\(path)\(separator)\(others)&\(name)=\(value)&\(after)"
         check(before + " " + url)
         check(url)
     case 4:  // a bare property: any character but a blank, a quote or !
-        check(before + " \(name)=" + marked(text(secret, excluding: " \t\r\n\"'!").nonEmpty) + " " + after)
+        check(before + " \(name)=" + marked(text(secret, excluding: blanks + "\"'!").nonEmpty) + " " + after)
     case 5, 6:  // a quoted property: any character but its quote and a backslash
         let quote = selector % 8 == 5 ? "\"" : "'"
         check(before + " \(name)=\(quote)" + marked(text(secret, excluding: quote + "\\").nonEmpty) + quote + " " + after)
     default:  // a password in a URL inside a quoted property, the same secret as a parameter after it
-        let password = marked(text(secret, excluding: " \t\r\n\"'&;").nonEmpty)
+        let password = marked(text(secret, excluding: blanks + "\"'&;").nonEmpty)
         check("gst:\(before) location=\"\(scheme)://\(user.nonEmpty):\(password)@\(host)\(path)?\(others)&\(name)=\(password)\" \(after)")
     }
     return 0
