@@ -177,7 +177,7 @@ public enum SecretRedaction {
     }
 
     private static func isNameCharacter(_ c: Character) -> Bool {
-        c.isASCII && (c.isLetter || c.isNumber || c == "-" || c == "_" || c == ".")
+        c.isASCII && (c.isLetter || c.isNumber || c == "-" || c == "_" || c == "." || c == "%")
     }
 
     /// `text` with its `%XX` escapes decoded (a name like `pass%77ord`); invalid ones kept.

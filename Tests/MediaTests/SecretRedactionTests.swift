@@ -23,6 +23,7 @@ import Testing
         ("rtsp://u:S3CRET@h/x\nrtsp://v:S3CRET@k", "rtsp://u:***@h/x\nrtsp://v:***@k"),
         // A camera taking its credentials in the path: a secret's name=value anywhere.
         ("rtsp://cam:554/user=admin&password=S3CRET&channel=1", "rtsp://cam:554/user=admin&password=***&channel=1"),
+        ("gst:souphttpsrc pass%77ord=S3CRET", "gst:souphttpsrc pass%77ord=***"),
     ]
 
     @Test func everySecretFormIsHiddenAndTheRestKept() {
