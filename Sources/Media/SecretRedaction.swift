@@ -44,7 +44,7 @@ public enum SecretRedaction {
 
     /// Words that make a parameter or property name a secret's, whole (`pw`, `api_key`) or, for
     /// the longer ones, within a word (`access_token`, `apikey`, `X-Amz-Signature`).
-    static let secretWords: Set<String> = ["pw", "pwd", "pass", "key", "sig", "auth"]
+    static let secretWords: Set<String> = ["pw", "pwd", "pass", "key", "sig"]
     static let secretParts = ["password", "passwd", "passphrase", "secret", "token", "apikey", "signature", "credential", "auth"]
 
     /// Whether a query parameter or property named `name` holds a secret: a word of it (split at
