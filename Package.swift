@@ -75,7 +75,7 @@ let package = Package(
 
         // An MQTT broker connection through libmosquitto (one client, driven by its owner's thread).
         .target(name: "MQTT", dependencies: [
-            "CMosquitto", "SystemCalls", .product(name: "SystemPackage", package: "swift-system"),
+            "CMosquitto", "Media", "SystemCalls", .product(name: "SystemPackage", package: "swift-system"),
         ]),
 
         // HTTP(S) POSTs through libcurl (one easy handle, driven by its owner's thread): the webhook's client.
@@ -149,7 +149,7 @@ let package = Package(
         .plugin(name: "PkgConfigVersion", capability: .buildTool()),
 
         .executableTarget(name: "syncscan", dependencies: [
-            "ConfigurationKeys", "Daemon", "Decoders", "SystemCalls", "V4L2", "JPEG", "MQTT", "HTTPClient",
+            "ConfigurationKeys", "Daemon", "Decoders", "Media", "SystemCalls", "V4L2", "JPEG", "MQTT", "HTTPClient",
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),

@@ -24,5 +24,8 @@ let package = Package(
         .executableTarget(name: "FuzzDecoders", dependencies: [
             .product(name: "SyncscanFuzzTargets", package: "syncscan"), "FuzzDriver",
         ], swiftSettings: fuzzFlags),
+        .executableTarget(name: "FuzzRedaction", dependencies: [
+            .product(name: "SyncscanFuzzTargets", package: "syncscan"), "FuzzDriver",
+        ], swiftSettings: fuzzFlags),
     ]
 )

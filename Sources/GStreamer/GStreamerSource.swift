@@ -21,7 +21,8 @@ public final class GStreamerSource: FrameSource, @unchecked Sendable {
     private let readsCameraTime: Bool
     private let missingTimeout: Duration?
     private let logger: Logger
-    private let password: String?
+    /// The secrets of the location (`SecretRedaction.secrets`), hidden in GStreamer's own messages too.
+    private let secrets: [String]
     private let wake: WakeSignal
 
     private struct Control {
@@ -66,22 +67,14 @@ public final class GStreamerSource: FrameSource, @unchecked Sendable {
                                                        cameraTime: readsCameraTime)
         self.missingTimeout = missingTimeout
         self.logger = logger
-        password = Self.password(in: uri.location)
+        secrets = SecretRedaction.secrets(in: uri.location)
         wake = try WakeSignal()
     }
 
-    /// The password of the first `scheme://user:password@` in `text`, if any.
-    public static func password(in text: String) -> String? {
-        guard let userinfo = URLAuthority(Substring(text))?.userinfo, let colon = userinfo.firstIndex(of: ":") else { return nil }
-        let password = userinfo[userinfo.index(after: colon)...]
-        return password.isEmpty ? nil : String(password)
-    }
-
-    /// `text` (GStreamer's own messages may quote the location) with every credential redacted.
+    /// `text` (GStreamer's own messages may quote the location, or a part of it) with every
+    /// secret redacted: each secret of the location wherever it appears.
     public func shown(_ text: String) -> String {
-        let redacted = SourceURI.redactingCredentials(text)
-        guard let password else { return redacted }
-        return redacted.replacing(password, with: "***")
+        secrets.reduce(SourceURI.redactingCredentials(text)) { $0.replacing($1, with: SecretRedaction.mask) }
     }
 
     public var missingSince: ContinuousClock.Instant? { control.withLock { $0.missingSince } }

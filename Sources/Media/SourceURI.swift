@@ -3,7 +3,7 @@
 /// Each input family (a module: V4L2, Y4M, GStreamer) parses its own forms into a `SourceURI`;
 /// the daemon's input registry picks the family by the text's scheme. `description`, the form
 /// written in output lines, logs and `/status`, never holds a password: credentials in a network
-/// URL are redacted (`rtsp://user:***@host/path`).
+/// URL are redacted (`rtsp://user:***@host/path?token=***`, `SecretRedaction`).
 public struct SourceURI: Sendable, Hashable, CustomStringConvertible {
     /// The input family that parsed it: `y4m`, `v4l2`, `gst`.
     public var family: String
@@ -20,28 +20,10 @@ public struct SourceURI: Sendable, Hashable, CustomStringConvertible {
         description = Self.redactingCredentials(written ?? family + ":" + location)
     }
 
-    /// `text` with every password replaced by `***`: the one of each `scheme://user:password@`
-    /// and the value of each `user-pw=`/`proxy-pw=` property of a pipeline description.
+    /// `text` with every secret replaced by `***` (`SecretRedaction.redacted`): a URL's password
+    /// (`user:***@`), its secret query parameters, a pipeline's `user-pw=`/`proxy-pw=`.
     public static func redactingCredentials(_ text: String) -> String {
-        var out = Substring(text)
-        var result = ""
-        // In a pipeline description a URL also ends at a blank or a quote.
-        while let url = URLAuthority(out, alsoEndingAt: " \t\n\"'") {
-            result += url.prefix + url.redactedAuthority(hiding: .password)
-            out = url.rest
-        }
-        result += out
-        for key in ["user-pw=", "proxy-pw="] {
-            var redacted = ""
-            var remaining = Substring(result)
-            while let found = remaining.firstRange(of: key) {
-                redacted += remaining[..<found.upperBound] + "***"
-                let valueEnd = remaining[found.upperBound...].firstIndex { " \t\n!".contains($0) } ?? remaining.endIndex
-                remaining = remaining[valueEnd...]
-            }
-            result = redacted + remaining
-        }
-        return result
+        SecretRedaction.redacted(text, hiding: .password)
     }
 }
 

@@ -4,7 +4,9 @@
 ///
 /// The authority ends at the first `/`, `?` or `#` after `://`, or at one of `alsoEndingAt` (a URL
 /// inside a GStreamer pipeline description also ends at a blank or a quote). Its userinfo is what
-/// precedes the last `@` in it, so a password may hold an `@`.
+/// precedes the last `@` in it, so a password may hold an `@`; with `userinfoToLastAt` (what
+/// `SecretRedaction` also reads, for a password holding a raw `/`, `?` or `#`) it is what precedes
+/// the last `@` before the text's end or a terminator, wherever that `@` is.
 public struct URLAuthority: Sendable {
     /// The text up to and including `://` (`rtsp://`; in a description, everything before it too).
     public let prefix: Substring
@@ -16,10 +18,19 @@ public struct URLAuthority: Sendable {
     public let rest: Substring
 
     /// Parses the first URL of `text` (from its first `://`); `nil` when there is none.
-    public init?(_ text: Substring, alsoEndingAt terminators: String = "") {
+    public init?(_ text: Substring, alsoEndingAt terminators: String = "", userinfoToLastAt: Bool = false) {
         guard let separator = text.firstRange(of: "://") else { return nil }
         prefix = text[..<separator.upperBound]
         let after = text[separator.upperBound...]
+        let urlEnd = after.firstIndex { terminators.contains($0) } ?? after.endIndex
+        if userinfoToLastAt, let at = after[..<urlEnd].lastIndex(of: "@") {
+            userinfo = after[..<at]
+            let hostStart = after.index(after: at)
+            let end = after[hostStart...].firstIndex { "/?#".contains($0) || terminators.contains($0) } ?? after.endIndex
+            hostAndPort = after[hostStart..<end]
+            rest = after[end...]
+            return
+        }
         let end = after.firstIndex { "/?#".contains($0) || terminators.contains($0) } ?? after.endIndex
         if let at = after[..<end].lastIndex(of: "@") {
             userinfo = after[..<at]
@@ -42,23 +53,11 @@ public struct URLAuthority: Sendable {
     /// The path: `rest` up to its query or fragment.
     public var path: Substring { rest.prefix { $0 != "?" && $0 != "#" } }
 
-    /// How much of the userinfo `redacted` hides.
+    /// How much of a URL's userinfo `SecretRedaction` hides.
     public enum Redaction: Sendable {
         /// `user:***@`: the password only (a camera's user name stays readable).
         case password
         /// `***@`: all of it (a bare userinfo may itself be a token).
         case userinfo
     }
-
-    /// The authority with its credentials hidden as `hiding` says.
-    public func redactedAuthority(hiding: Redaction) -> String {
-        guard let userinfo else { return String(hostAndPort) }
-        switch hiding {
-        case .password: return String(userinfo.firstIndex(of: ":").map { userinfo[..<$0] + ":***" } ?? userinfo) + "@" + hostAndPort
-        case .userinfo: return "***@" + hostAndPort
-        }
-    }
-
-    /// The whole text parsed, its credentials hidden as `hiding` says.
-    public func redacted(hiding: Redaction) -> String { prefix + redactedAuthority(hiding: hiding) + rest }
 }

@@ -145,6 +145,9 @@ extension Syncscan {
         }
 
         func run() async throws {
+            for warning in CommandLineSecrets.warnings(source: source, mqttURL: mqttUrl, webhookURLs: webhookUrl) {
+                StandardError.writeLine("syncscan: warning: \(warning)")
+            }
             let environment = ProcessInfo.processInfo.environment
             let file = config ?? environment["SYNCSCAN_CONFIG"]
             let overrides = self.overrides

@@ -132,7 +132,9 @@ import Testing
     @Test(arguments: [("/dev/video0", "video0"), ("v4l2:/dev/video2", "video2"), ("y4m:/data/dock.y4m", "dock"), ("y4m:-", "stdin"),
                       ("-", "stdin"), ("y4m:/tmp/a+b#c.y4m", "a_b_c"), ("rtsp://cam.local:554/stream1", "stream1"),
                       ("rtsp://viewer:***@127.0.0.1:8554", "127.0.0.1"), ("rtsp://viewer:secret@127.0.0.1:8554/", "127.0.0.1"),
-                      ("http://camera/video.mjpg?fps=5", "video"), ("rtsp://[::1]:8554", "::1"), ("file:/data/dock.mp4", "dock")])
+                      ("http://camera/video.mjpg?fps=5", "video"), ("rtsp://[::1]:8554", "::1"), ("file:/data/dock.mp4", "dock"),
+                      // No part of a password with raw delimiters, nor a query, in a topic.
+                      ("rtsp://u:pa/ss@cam", "cam"), ("rtsp://u:pa/ss@cam/live?token=t/x", "live")])
     func sourceNamesForTopics(uri: String, name: String) {
         #expect(MQTTSettings.sourceName(uri) == name)
     }

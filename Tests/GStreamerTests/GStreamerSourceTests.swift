@@ -151,7 +151,7 @@ func readAll(_ source: GStreamerSource) throws -> [(event: SourceEvent, codes: [
         let source = try GStreamerSource(uri: uri, missingTimeout: nil, logger: LogRecorder().logger)
         #expect(source.uri == "rtsp://admin:***@127.0.0.1:1/stream")
         #expect(source.shown("Could not open rtsp://admin:hunter2@127.0.0.1:1/stream (hunter2)") == "Could not open rtsp://admin:***@127.0.0.1:1/stream (***)")
-        #expect(GStreamerSource.password(in: uri.location) == "hunter2")
+        #expect(SecretRedaction.secrets(in: uri.location) == ["hunter2"])
     }
 }
 

@@ -64,7 +64,9 @@ private func bodyIDMatchesKey(_ request: WebhookReceiver.Request) -> Bool {
     }
 
     @Test func passwordsInURLsAreRedacted() {
-        #expect(WebhookSettings.redacted("https://u:pw@h.example/x@y") == "https://***@h.example/x@y")
+        // An '@' in the path after a user:password may end a password holding a raw '/': all of it hidden.
+        #expect(WebhookSettings.redacted("https://u:pw@h.example/x@y") == "https://***@y")
+        #expect(WebhookSettings.redacted("https://h.example/x@y?token=t0k") == "https://h.example/x@y?token=***")
         #expect(WebhookSettings.redacted("http://127.0.0.1:8080/hook") == "http://127.0.0.1:8080/hook")
     }
 }

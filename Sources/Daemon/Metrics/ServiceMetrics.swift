@@ -38,8 +38,12 @@ public struct ServiceCounters: Sendable, Hashable {
 /// its counts less `baseline` (the counts when this source's metrics began: zero unless a reload
 /// changed the source).
 public final class ServiceMetrics: Sendable {
-    /// The `source` label: the source URI (`v4l2:/dev/video0`, `y4m:/path/clip.y4m`).
+    /// The `source` label: the source URI (`v4l2:/dev/video0`, `y4m:/path/clip.y4m`) as `label(_:)` gives it.
     public let source: String
+
+    /// The `source` label of `source`: its identity (`SecretRedaction.identity`), without userinfo,
+    /// query or fragment (`rtsp://cam:554/live` for `rtsp://u:pw@cam:554/live?token=…`).
+    public static func label(_ source: String) -> String { SecretRedaction.identity(source) }
     /// Upper bounds of the scan-duration histogram's buckets.
     public static let scanDurationBuckets: [Duration] = [
         .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(20),
@@ -74,8 +78,8 @@ public final class ServiceMetrics: Sendable {
     ///     handlers' counters and gauges are made from the first `update` on (`ResultsCounter`
     ///     names them), so their series appear in the first rendering.
     public init(source: String, baseline: ServiceCounters = ServiceCounters()) {
-        self.source = source
-        let label = ("source", source)
+        self.source = Self.label(source)
+        let label = ("source", self.source)
         frames = ([nil] + DroppedReason.allCases).map { [registry] reason in
             (reason, registry.makeCounter(descriptor: Self.framesTotal, labels: [label, ("outcome", reason?.rawValue ?? "scanned")]))
         }

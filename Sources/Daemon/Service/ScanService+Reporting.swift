@@ -64,7 +64,7 @@ extension ScanService {
     /// The metrics labelled `source`: the current ones, or new ones starting from the counts now.
     func serviceMetrics(for source: String) -> ServiceMetrics {
         let current = state.withLock { $0.metrics }
-        if current.source == source { return current }
+        if current.source == ServiceMetrics.label(source) { return current }
         let new = ServiceMetrics(source: source, baseline: counters())
         state.withLock { $0.metrics = new }
         return new

@@ -37,9 +37,10 @@ public struct MQTTSettings: Sendable, Hashable {
     /// `video0` for `/dev/video0`, `dock` for `y4m:/data/dock.y4m`, `stdin` for `-`: the last
     /// path component without its extension, for topics and client ids. A network URL gives its
     /// path's last component (`stream1` for `rtsp://cam:554/stream1`), or its host when it has no
-    /// path (`127.0.0.1` for `rtsp://user:pw@127.0.0.1:8554`): never its credentials or port.
+    /// path (`127.0.0.1` for `rtsp://user:pw@127.0.0.1:8554`): never its credentials, query or port
+    /// (read from `SecretRedaction.identity`, which has none of them).
     public static func sourceName(_ uri: String) -> String {
-        var path = uri
+        var path = SecretRedaction.identity(uri)
         for scheme in ["v4l2:", "y4m:"] where path.hasPrefix(scheme) { path = String(path.dropFirst(scheme.count)) }
         if path == "-" || path.isEmpty { return "stdin" }
         if let url = URLAuthority(Substring(path)) {

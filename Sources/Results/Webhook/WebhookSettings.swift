@@ -26,9 +26,10 @@ public struct WebhookSettings: Sendable, Hashable {
 
     public init(urls: [String]) { self.urls = urls }
 
-    /// `url` with any `user:password@` replaced by `***@`: what logs show.
+    /// `url` with any `user:password@` replaced by `***@` and its secret query parameters by `***`
+    /// (`SecretRedaction`): what logs show.
     public static func redacted(_ url: String) -> String {
-        URLAuthority(Substring(url))?.redacted(hiding: .userinfo) ?? url
+        SecretRedaction.redacted(url, hiding: .userinfo)
     }
 }
 
