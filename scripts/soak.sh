@@ -6,7 +6,9 @@
 # as JSON; prints the ledger's and the exit summary's drops by reason. Exits non-zero if a line
 # does not parse, the daemon fails, a sample grows past the limits below, or a drop has no reason.
 # Usage: scripts/soak.sh [--duration SECONDS]
-# env: FPS, SOAK_W, SOAK_H, ENGINE (default hybrid), STALL_EVERY (s, default 45), STALL_SECONDS (default 3)
+# env: FPS, SOAK_W, SOAK_H, ENGINE (default hybrid), STALL_EVERY (s, default 45), STALL_SECONDS (default 3),
+#      SOAK_CONFIG (YAML lines added to the daemon's config file: mqtt.url, http.listen, …),
+#      SAMPLE_AT (comma-separated seconds at which RSS, fds and threads are also sampled, e.g. 60,300)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
@@ -57,7 +59,7 @@ print(f"soak: {W}x{H} GREY at {fps} fps for {duration} s, engine {engine}, SIGHU
 frames_cycle = [frame_at(n) for n in range(cycle * fps)]
 
 config = tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False)
-config.write(f"source: \"-\"\nengine: {engine}\n")
+config.write(f"source: \"-\"\nengine: {engine}\n" + os.environ.get("SOAK_CONFIG", "").replace("\\n", "\n") + "\n")
 config.close()
 proc = subprocess.Popen([os.path.join(root, ".build/release/syncscan"), "run", "--config", config.name,
                          "--emit-frames", "--log-level", "warning"],
@@ -80,7 +82,7 @@ def read():
         counts["lines"] += 1
         try:
             rec = json.loads(raw)
-            counts[rec["type"]] += 1
+            counts[rec["type"]] = counts.get(rec["type"], 0) + 1
             if rec["type"] == "frame" and rec["dropped"] is not None:
                 dropped[rec["dropped"]] = dropped.get(rec["dropped"], 0) + 1
         except Exception as e:
@@ -101,6 +103,7 @@ proc.stdin.write(f"YUV4MPEG2 W{W} H{H} F{fps}:1 Ip A1:1 Cmono\n".encode())
 start = time.monotonic()
 time.sleep(0.2)
 samples = [sample("start")]
+extra_at = sorted(float(t) for t in os.environ.get("SAMPLE_AT", "").split(",") if t.strip())
 total, hups, middle_done, next_hup = duration * fps, 0, False, start + 60
 late_writes = 0
 for n in range(total):
@@ -115,13 +118,16 @@ for n in range(total):
         proc.send_signal(signal.SIGHUP); hups += 1; next_hup += 60
     if not middle_done and n >= total // 2:
         samples.append(sample("middle")); middle_done = True
+    while extra_at and time.monotonic() - start >= extra_at[0]:
+        sample(f"{extra_at.pop(0):.0f}s")
 samples.append(sample("end"))
 proc.stdin.close()
 reader.join(); err_reader.join()
 rc = proc.wait()
 summary = [l for l in stderr_lines if "summary:" in l]
 print(f"frames written {total}, SIGHUPs {hups}, reader stalls {counts['stalls']}, "
-      f"lines {counts['lines']} (code {counts['code']}, frame {counts['frame']}, unparsable {counts['bad']}), "
+      f"lines {counts['lines']} (code {counts['code']}, item_removed {counts.get('item_removed', 0)}, frame {counts['frame']}, "
+      f"unparsable {counts['bad']}), "
       f"exit {rc}")
 print(f"ledger drops by reason: {dropped or 'none'}")
 print(summary[-1] if summary else "no summary line on stderr")

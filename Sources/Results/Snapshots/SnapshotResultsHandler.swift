@@ -42,6 +42,8 @@ public final class SnapshotResultsHandler: ResultsHandler, @unchecked Sendable {
         var failing = false
         /// Frames whose snapshot was only a trial, named in no line: the directory was failing.
         var trials = 0
+        /// The directory was listed (or found unusable) when the thread started.
+        var prepared = false
     }
 
     public let settings: SnapshotSettings
@@ -62,7 +64,11 @@ public final class SnapshotResultsHandler: ResultsHandler, @unchecked Sendable {
         let saver = SnapshotSaver(directory: directory, settings: settings, logger: logger)
         let counts = self.counts
         worker = BoundedWorker(name: "syncscan-shots", capacity: settings.queueFrames, overflow: overflow,
-                               onStart: { saver.prepare() }) { job, _ in
+                               onStart: {
+            let usable = saver.prepare()
+            counts.withLock { ($0.prepared, $0.failing) = (true, !usable) }
+            counts.broadcast()
+        }) { job, _ in
             switch saver.save(job.pixels, named: job.name) {
             case .written(let seconds):
                 if !job.named { saver.remove(named: job.name) }
@@ -127,7 +133,9 @@ public final class SnapshotResultsHandler: ResultsHandler, @unchecked Sendable {
             return
         }
         let name = Self.fileName(time: clock(), sequenceNumber: code.code.frame.sequenceNumber)
-        let named = counts.withLock { counts in
+        // Whether the directory is usable is known once the thread has listed it (at its start, once).
+        worker.start()
+        let named = counts.withLock(when: { $0.prepared }) { counts, _ in
             if counts.failing { counts.trials += 1 }
             return !counts.failing
         }
@@ -167,8 +175,8 @@ private final class SnapshotSaver: @unchecked Sendable {
         self.logger = logger
     }
 
-    /// Lists the directory and trims it to the limits.
-    func prepare() { store.prepare() }
+    /// Lists the directory and trims it to the limits; whether it is usable.
+    func prepare() -> Bool { store.prepare() }
 
     /// Deletes a snapshot just written (a trial that no line names).
     func remove(named name: String) { store.remove(named: name) }
@@ -222,8 +230,8 @@ struct SnapshotStore {
         self.logger = logger
     }
 
-    /// Lists what a previous run left and trims it to the limits.
-    mutating func prepare() {
+    /// Lists what a previous run left and trims it to the limits; whether the directory is usable.
+    mutating func prepare() -> Bool {
         switch directory.prepare() {
         case .success(let found):
             stored = found
@@ -233,8 +241,10 @@ struct SnapshotStore {
                     "directory": "\(directory.path)", "files": "\(found.count)", "bytes": "\(totalBytes)"])
             }
             trim()
+            return true
         case .failure(let error):
             reportOnce(kind: error.errno.symbol, "snapshot directory unusable; codes are still reported", error: "\(error)", name: nil)
+            return false
         }
     }
 
