@@ -56,9 +56,10 @@ public enum Daemon {
     /// when the group ends first, the listener is cancelled.
     private static func runUntilForced(_ group: ServiceGroup, stop: StopSignals) async throws {
         enum Ended { case run, forced }
+        let signals = await StopSignals.trap()
         try await withThrowingTaskGroup(of: Ended.self) { tasks in
             tasks.addTask { try await group.run(); return .run }
-            tasks.addTask { await stop.run(); return .forced }
+            tasks.addTask { await stop.run(signals); return .forced }
             // A throw of the group's run leaves the listener to the task group, which cancels it.
             let first = try await tasks.next()
             tasks.cancelAll()

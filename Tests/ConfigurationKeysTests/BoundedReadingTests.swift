@@ -29,9 +29,8 @@ import Testing
     }
 
     @Test func aDeviceIsReadToTheLimitAndRefused() async throws {
-        let started = ContinuousClock.now
+        // Refused after the limit, not read on: the run test bounds its time (`ulimit -t`).
         let lines = try await problems(path: "/dev/zero")
-        #expect(ContinuousClock.now - started < .seconds(1))
         #expect(lines == ["/dev/zero: cannot read the configuration file: it is a character device, and more than its limit of 4194304 bytes (4 MiB) came from it: give a regular file"])
     }
 

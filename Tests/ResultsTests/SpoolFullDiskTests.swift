@@ -46,21 +46,23 @@ private func fullDiskRun(_ disk: SmallFileSystem, _ subject: SpoolingHandler) th
     }
 
     subject.handler.start()
-    // Memory holds `memoryBound` codes (the handlers' queue_messages), the spool the rest.
+    // Memory holds `memoryBound` codes (the handlers' queue_messages), the spool the rest; should
+    // the handler's thread fall a whole queue behind (a starved machine), the oldest waiting are
+    // dropped, and counted.
     try emit(memoryBound + 100)
-    #expect(waitUntil { accounted() && subject.counts().spooled == 100 }, "\(subject.counts())")
+    #expect(waitUntil { accounted() && subject.counts().spooled + subject.counts().dropped >= 100 }, "\(subject.counts())")
     // The disk fills: the spool keeps what it holds (still counted), new codes wait in memory,
     // the oldest dropped and counted at once.
     try disk.fill()
     try emit(300)
     #expect(waitUntil { accounted() && subject.counts().dropped > 0 }, "\(subject.counts())")
     let spooledWhileFull = subject.counts().spooled
-    #expect(spooledWhileFull >= 100)
     // Room again: the spool takes codes again, in this run (tried again after its backoff).
     disk.free()
     let recovered = waitUntil(every: .milliseconds(100)) {
         try? emit(1)
-        return subject.counts().spooled > spooledWhileFull
+        // More than the slack of the spool file's last page (a full tmpfs still takes a few records there).
+        return subject.counts().spooled > spooledWhileFull + 20
     }
     #expect(recovered, "the spool never took codes again: \(subject.counts())")
     // The peer back: what memory and the spool hold is delivered, in this run.

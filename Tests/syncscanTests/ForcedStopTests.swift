@@ -22,7 +22,7 @@ func qrFrameBytes(_ count: Int, prefix: String) throws -> [[UInt8]] {
         return ioctl(fd, UInt(FIONREAD), &count) == 0 ? count : -1
     }
 
-    @Test func sigtermThenSigintWithAStuckStdoutEndsWithinFiveSecondsNamingTheLinesNotWritten() throws {
+    @Test func sigtermThenSigintWithAStuckStdoutEndsNamingTheLinesNotWritten() throws {
         var fds: [Int32] = [0, 0]
         #expect(pipe(&fds) == 0)
         defer { close(fds[0]) }
@@ -40,12 +40,13 @@ func qrFrameBytes(_ count: Int, prefix: String) throws -> [[UInt8]] {
         #expect(daemon.waitForStderr("SIGTERM: stopping after the frames in flight"), "the first signal is logged: \(daemon.stderr)")
         pause(.seconds(1))
         #expect(daemon.process.isRunning, "the graceful stop waits for stdout's reader: \(daemon.stderr)")
-        let sent = ContinuousClock.now
         daemon.send(SIGINT)
-        let status = daemon.wait(timeout: .seconds(30))
-        let took = ContinuousClock.now - sent
-        #expect(took < .seconds(5), "the forced stop took \(took)")
+        // The event: the process ends while its stdout is still stuck (this test never reads the
+        // pipe). The deadline is only a hang's: a starved machine stretches any wall-clock bound
+        // (idle, the stop takes milliseconds: the README's figures).
+        let status = daemon.wait(timeout: hangTimeout)
         #expect(status == 1, "stderr: \(daemon.stderr)")
+        #expect(queuedBytes(fds[0]) > 3000, "nothing read the pipe: the stop did not wait for its reader")
         let line = daemon.stderr.split(separator: "\n").first { $0.contains("a second SIGINT forced the stop") }.map(String.init) ?? ""
         let left = line.firstRange(of: "stdout had ").map { Int(line[$0.upperBound...].prefix { $0.isNumber }) ?? 0 } ?? 0
         #expect(left > 0 && line.contains("lines not written"), "stderr: \(daemon.stderr)")

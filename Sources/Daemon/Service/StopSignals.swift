@@ -49,10 +49,15 @@ struct StopSignals {
     let writer: LineWriter
     let logger: Logger
 
-    /// Listens until a second signal (returns) or until cancelled (the run ended by itself).
-    func run() async {
+    /// The signals trapped: made before the group runs, so that a signal arriving as soon as the
+    /// first line is out finds SIGTERM and SIGINT already trapped (their default would kill the
+    /// process, status 143, with nothing written).
+    static func trap() async -> UnixSignalsSequence { await UnixSignalsSequence(trapping: .sigterm, .sigint) }
+
+    /// Listens on `signals` (`trap()`) until a second signal (returns) or until cancelled (the run ended by itself).
+    func run(_ signals: UnixSignalsSequence) async {
         var seen: UnixSignal?
-        for await signal in await UnixSignalsSequence(trapping: .sigterm, .sigint) {
+        for await signal in signals {
             guard let first = seen else {
                 seen = signal
                 logger.notice("\(signal): stopping after the frames in flight and writing what is queued; SIGTERM or SIGINT again stops at once, without what is not written yet")

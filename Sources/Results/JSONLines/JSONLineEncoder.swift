@@ -24,13 +24,8 @@ public struct JSONLineEncoder: Sendable {
         out.string(code.engine.rawValue)
         out.raw(",\"pass\":")
         out.string(code.pass.rawValue)
-        if let text = code.text {
-            out.raw(",\"text\":")
-            out.string(text)
-        }
-        out.raw(",\"data_b64\":\"")
-        out.raw(Data(code.data).base64EncodedString())
-        out.raw(code.quality.map { "\",\"quality\":\($0),\"orientation\":" } ?? "\",\"orientation\":")
+        out.payload(text: code.text, data: code.data)
+        out.raw(code.quality.map { ",\"quality\":\($0),\"orientation\":" } ?? ",\"orientation\":")
         out.string(code.orientation.rawValue)
         out.corners(code.corners)
         let b = code.bounds
@@ -43,11 +38,7 @@ public struct JSONLineEncoder: Sendable {
             out.raw(":")
             out.string(field.value)
         }
-        out.raw(",\"source\":")
-        out.string(source)
-        out.raw(",\"time\":\"")
-        out.raw(time.rfc3339)
-        out.raw("\"}\n")
+        out.end(source: source, time: time)
         return out.bytes
     }
 
@@ -79,22 +70,13 @@ extension JSONLineEncoder {
         var out = JSONBuffer()
         out.raw("{\"type\":\"item_removed\",\"item\":\(item.id),\"symbology\":")
         out.string(item.symbology.rawValue)
-        if let text = item.text {
-            out.raw(",\"text\":")
-            out.string(text)
-        }
-        out.raw(",\"data_b64\":\"")
-        out.raw(Data(item.data).base64EncodedString())
-        out.raw("\",\"first\":{\"seq\":\(item.first.sequenceNumber),\"pts\":\(item.first.presentationTime)}")
+        out.payload(text: item.text, data: item.data)
+        out.raw(",\"first\":{\"seq\":\(item.first.sequenceNumber),\"pts\":\(item.first.presentationTime)}")
         out.raw(",\"last\":{\"seq\":\(item.last.sequenceNumber),\"pts\":\(item.last.presentationTime)}")
         out.raw(",\"dwell\":\(item.dwell),\"frames_present\":\(item.framesPresent),\"frames_read\":\(item.framesRead)")
         out.raw(",\"read_rate\":" + DecimalText.string(item.readRate, fractionDigits: 3))
         out.corners(item.corners)
-        out.raw(",\"source\":")
-        out.string(source)
-        out.raw(",\"time\":\"")
-        out.raw(time.rfc3339)
-        out.raw("\"}\n")
+        out.end(source: source, time: time)
         return out.bytes
     }
 
@@ -104,11 +86,7 @@ extension JSONLineEncoder {
         out.raw("{\"type\":\"item_updated\",\"item\":\(update.id),\"seq\":\(update.frame.sequenceNumber)")
         out.raw(",\"pts\":\(update.frame.presentationTime),\"frames_read\":\(update.framesRead)")
         out.corners(update.corners)
-        out.raw(",\"source\":")
-        out.string(source)
-        out.raw(",\"time\":\"")
-        out.raw(time.rfc3339)
-        out.raw("\"}\n")
+        out.end(source: source, time: time)
         return out.bytes
     }
 
@@ -138,6 +116,26 @@ public struct JSONBuffer {
             raw("\"")
         }
         raw("}")
+    }
+
+    /// `,"text":…` when the payload has a text, then `,"data_b64":"…"`: its exact bytes.
+    mutating func payload(text: String?, data: [UInt8]) {
+        if let text {
+            raw(",\"text\":")
+            string(text)
+        }
+        raw(",\"data_b64\":\"")
+        raw(Data(data).base64EncodedString())
+        raw("\"")
+    }
+
+    /// `,"source":…,"time":"…"}` and the newline: how every line ends.
+    mutating func end(source: String, time: WallClockTime) {
+        raw(",\"source\":")
+        string(source)
+        raw(",\"time\":\"")
+        raw(time.rfc3339)
+        raw("\"}\n")
     }
 
     /// `,"corners":[[x,y],…]`.
