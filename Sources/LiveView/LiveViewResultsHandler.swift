@@ -11,13 +11,15 @@ import SystemCalls
 /// connected, what scanned frames held (every code read, before duplicate suppression, every code
 /// detected but not decoded, and the items in view from their first reading until their removal,
 /// at their last corners: `LiveViewSightings`, `LiveViewItems`) at most
-/// `settings.outlinesPerSecond` times a second (`SightingsPacer`); and, while someone wants pictures, a picture of the scene at most
-/// `settings.previewFPS` times a second: the camera's own JPEG of an MJPEG frame no wider than
-/// `settings.previewWidth`, as it came (colour; no decode, no encode), else a small grey JPEG.
+/// `settings.outlinesPerSecond` times a second (`SightingsPacer`); and, while someone wants
+/// pictures, a picture of the scene at most `settings.previewFPS` times a second: the camera's own
+/// JPEG of an MJPEG frame no wider than `settings.previewWidth`, as it came (colour; no decode, no
+/// encode), else a small grey JPEG.
 ///
 /// It costs the scanner nothing while nobody watches: as the session's `FramePixelsSampler` it
 /// picks no frame then, and a frame's pixels it does pick are copied through the session's one
-/// pool of copies (never a source's buffer); no outline is encoded without an events viewer.
+/// pool of copies (never a source's buffer); no outline is encoded without an events viewer (the
+/// items alive are kept all the same: an entry each, from `handle` to `itemRemoved`).
 /// Choosing, scaling (`PreviewScaler`) and TurboJPEG encoding run on the handler's own thread behind a
 /// queue of one frame that drops when busy; viewers read from the `hub` at their own pace.
 public final class LiveViewResultsHandler: ResultsHandler, FramePixelsSampler, @unchecked Sendable {
