@@ -7,16 +7,19 @@ import SystemCalls
 
 /// Feeds a live view: code lines, the outlines of what frames hold, and preview pictures.
 ///
-/// Every emitted code's JSON line (as on stdout); while an events viewer is connected, what
-/// scanned frames held (every code read, before duplicate suppression, and every code detected
-/// but not decoded: `LiveViewSightings`) at most `settings.outlinesPerSecond` times a second
-/// (`SightingsPacer`); and, while someone wants pictures, a picture of the scene at most
-/// `settings.previewFPS` times a second: the camera's own JPEG of an MJPEG frame no wider than
-/// `settings.previewWidth`, as it came (colour; no decode, no encode), else a small grey JPEG.
+/// Every emitted code's JSON line (as on stdout, with its `item`); while an events viewer is
+/// connected, what scanned frames held (every code read, before duplicate suppression, every code
+/// detected but not decoded, and the items in view from their first reading until their removal,
+/// at their last corners: `LiveViewSightings`, `LiveViewItems`) at most
+/// `settings.outlinesPerSecond` times a second (`SightingsPacer`); and, while someone wants
+/// pictures, a picture of the scene at most `settings.previewFPS` times a second: the camera's own
+/// JPEG of an MJPEG frame no wider than `settings.previewWidth`, as it came (colour; no decode, no
+/// encode), else a small grey JPEG.
 ///
 /// It costs the scanner nothing while nobody watches: as the session's `FramePixelsSampler` it
 /// picks no frame then, and a frame's pixels it does pick are copied through the session's one
-/// pool of copies (never a source's buffer); no outline is encoded without an events viewer.
+/// pool of copies (never a source's buffer); no outline is encoded without an events viewer (the
+/// items alive are kept all the same: an entry each, from `handle` to `itemRemoved`).
 /// Choosing, scaling (`PreviewScaler`) and TurboJPEG encoding run on the handler's own thread behind a
 /// queue of one frame that drops when busy; viewers read from the `hub` at their own pace.
 public final class LiveViewResultsHandler: ResultsHandler, FramePixelsSampler, @unchecked Sendable {
@@ -28,6 +31,7 @@ public final class LiveViewResultsHandler: ResultsHandler, FramePixelsSampler, @
         var encoded = 0
         var sightings: SightingsPacer
         var sightingsSent = 0
+        var items = LiveViewItems()
 
         init(settings: LiveViewSettings) {
             self.settings = settings
@@ -88,7 +92,20 @@ public final class LiveViewResultsHandler: ResultsHandler, FramePixelsSampler, @
     }
 
     public func handle(_ code: inout DeliveredCode) throws {
+        if let item = code.item {
+            let read = code.code
+            sampling.withLock { $0.items.add(read, item: item) }
+        }
         hub.publishCode(lineEncoder.encode(code.code, item: code.item, source: source, time: .now(), fields: code.fields))
+    }
+
+    public func itemUpdated(_ update: ItemUpdate) throws {
+        sampling.withLock { $0.items.update(update) }
+    }
+
+    /// The item's outline goes with the next update sent (it is in its `removed`, no longer in its `items`).
+    public func itemRemoved(_ item: RemovedItem) throws {
+        sampling.withLock { $0.items.remove(item.id) }
     }
 
     /// What the frame held goes to the events viewers when an update is due; its whole pixels,
@@ -98,18 +115,25 @@ public final class LiveViewResultsHandler: ResultsHandler, FramePixelsSampler, @
         let now = ContinuousClock.now
         let pixels = collection.video.pixels.flatMap { $0.region == PixelRect(x: 0, y: 0, width: $0.frame.width, height: $0.frame.height) ? $0 : nil }
         let scanned = collection.video.frame.flatMap { frame in collection.metadata.map { (frame, $0) } }
-        let (due, sightingsDue) = sampling.withLock { s -> (LiveViewSettings?, Bool) in
+        let (due, sightings) = sampling.withLock { s -> (LiveViewSettings?, (readItems: [UInt64?], items: LiveViewItems.Listing)?) in
             if let pending = s.pending, collection.sequenceNumber >= pending { s.pending = nil }
-            var sightingsDue = false
-            if watching, let (_, metadata) = scanned {
-                sightingsDue = s.sightings.shouldSend(holdsSomething: !metadata.metadataObjects.isEmpty || !metadata.undecoded.isEmpty, at: now)
-                if sightingsDue { s.sightingsSent += 1 }
+            var sightings: (readItems: [UInt64?], items: LiveViewItems.Listing)?
+            if watching, let (frame, metadata) = scanned {
+                let readItems = s.items.follow(metadata.metadataObjects, sequenceNumber: frame.sequenceNumber)
+                let holdsSomething = !metadata.metadataObjects.isEmpty || !metadata.undecoded.isEmpty || !s.items.alive.isEmpty
+                    || !s.items.removed.isEmpty
+                if s.sightings.shouldSend(holdsSomething: holdsSomething, at: now) {
+                    s.sightingsSent += 1
+                    sightings = (readItems, s.items.listing())
+                }
             }
-            guard wanted, pixels != nil, s.nextPreview.map({ now >= $0 }) ?? true else { return (nil, sightingsDue) }
+            guard wanted, pixels != nil, s.nextPreview.map({ now >= $0 }) ?? true else { return (nil, sightings) }
             s.nextPreview = now + .seconds(1 / max(s.settings.previewFPS, 0.01))
-            return (s.settings, sightingsDue)
+            return (s.settings, sightings)
         }
-        if sightingsDue, let (frame, metadata) = scanned { hub.publishSightings(LiveViewSightings.json(frame: frame, metadata: metadata)) }
+        if let sightings, let (frame, metadata) = scanned {
+            hub.publishSightings(LiveViewSightings.json(frame: frame, metadata: metadata, readItems: sightings.readItems, items: sightings.items))
+        }
         if let due, let pixels { _ = worker.submit(Job(pixels: pixels, settings: due)) }
     }
 
@@ -121,7 +145,7 @@ public final class LiveViewResultsHandler: ResultsHandler, FramePixelsSampler, @
                            value: sampling.withLock { $0.encoded }, inLines: false),
             ResultsCounter(name: "live_view_viewers_dropped", help: "Live view event viewers dropped because they stopped reading.",
                            value: hub.viewersDropped, inLines: false),
-            ResultsCounter(name: "live_view_outline_updates", help: "Frames' codes (read and undecoded) sent to live view events viewers.",
+            ResultsCounter(name: "live_view_outline_updates", help: "Frames' codes (read and undecoded) and items in view sent to live view events viewers.",
                            value: sampling.withLock { $0.sightingsSent }, inLines: false),
         ]
     }

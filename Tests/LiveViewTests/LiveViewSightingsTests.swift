@@ -8,14 +8,14 @@ import Testing
 @testable import LiveView
 
 /// Every event an events viewer has pending (each read of everything ends with a second's wait for more).
-private func pendingEvents(_ viewer: LiveViewEventViewer) -> String {
+func pendingEvents(_ viewer: LiveViewEventViewer) -> String {
     var out: [UInt8] = [], buffer = [UInt8](repeating: 0, count: 1 << 20)
     while let n = buffer.withUnsafeMutableBytes({ viewer.read(into: $0) }), n > 0 { out += buffer[0..<n] }
     return String(decoding: out, as: UTF8.self)
 }
 
 /// The JSON objects of the `event: sightings` in `text`, in order.
-private func sightings(in text: String) throws -> [[String: Any]] {
+func sightings(in text: String) throws -> [[String: Any]] {
     try text.components(separatedBy: "event: sightings\ndata: ").dropFirst().map { event in
         let json = String(event.prefix { $0 != "\n" })
         return try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
@@ -24,7 +24,7 @@ private func sightings(in text: String) throws -> [[String: Any]] {
 
 /// A 480x240 frame with the QR code "read me" on the left and a QR code with its data rows wiped
 /// (detected, not decodable) on the right, scanned for real by zxing-cpp as frame `seq` (30 fps).
-private func scannedCollection(_ grey: GreyFrame, seq: UInt64, scanner: MetadataOutput.Scanner) -> SynchronizedDataCollection {
+func scannedCollection(_ grey: GreyFrame, seq: UInt64, scanner: MetadataOutput.Scanner) -> SynchronizedDataCollection {
     let frame = grey.videoFrame(sequenceNumber: seq, presentationTime: MediaTime(nanoseconds: Int64(seq) * 33_333_333))
     let report = scanner.scanReport(frame)
     return SynchronizedDataCollection(
