@@ -79,4 +79,28 @@ private func parse(_ bytes: [UInt8]) throws -> [String: Any] {
         #expect(counter(handler, "mqtt_items_dropped") == 9)
         #expect(logs.contains("MQTT item messages not delivered at exit"))
     }
+
+    /// A file source (`.wait`) with a connected broker loses nothing: `handle` and `itemRemoved`
+    /// wait while the memory queue holds `queue_messages` messages of any kind, so items' messages
+    /// never push a code (or one another) out of a queue of two.
+    @Test func waitingForRoomCountsItemsMessagesSoNoCodeIsPushedOut() throws {
+        let broker = try MosquittoBroker()
+        var settings = MQTTSettings(url: try MQTTBrokerURL(parsing: broker.url))
+        (settings.queueMessages, settings.homeAssistantDiscovery) = (2, true)
+        let handler = MQTTResultsHandler(settings: settings, source: "/dev/video0", hostname: "test", password: nil, softwareVersion: "0",
+                                         logger: LogRecorder().logger, overflow: .wait)
+        handler.start()
+        #expect(waitUntil { handler.isConnected }, "connected")
+        for seq in UInt64(1)...100 {
+            let frame = GreyFrame(width: 16, height: 16).videoFrame(sequenceNumber: seq, presentationTime: MediaTime(nanoseconds: Int64(seq) * 100_000_000))
+            var code = DeliveredCode(code: MachineReadableCodeObject(symbology: .qrcode, data: Array("item \(seq)".utf8), text: "item \(seq)",
+                                                                     quality: 1, orientation: .up, corners: [], frame: frame.info, pass: .zbar))
+            code.item = seq
+            try handler.handle(&code)
+            try handler.itemRemoved(removedItem(seq, text: "item \(seq)"))
+        }
+        try handler.finish()
+        #expect(counter(handler, "mqtt_published") == 100 && counter(handler, "mqtt_dropped") == 0)
+        #expect(counter(handler, "mqtt_items_dropped") == 0)
+    }
 }
