@@ -49,7 +49,7 @@ struct MQTTOutbox {
         case recovered
     }
 
-    /// Messages in memory at most (codes; status and stats messages up to twice this).
+    /// Messages in memory at most (codes; status, stats and items' messages up to twice this).
     let bound: Int
     /// The spool file, kept while it fails (its records stay counted and are read back).
     private(set) var spool: MQTTSpool?
