@@ -12,15 +12,16 @@ private func document(_ config: HomeAssistantDiscovery.Config) throws -> [String
 }
 
 @Suite struct HomeAssistantDiscoveryTests {
-    @Test func oneTagScannerAndThreeSensorsUnderTheNodeOfHostAndSource() {
+    @Test func oneTagScannerThreeSensorsAndAnItemsEventUnderTheNodeOfHostAndSource() {
         #expect(discovery.nodeID == "syncscan_dock1_video0")
         #expect(discovery.configs.map(\.topic) == [
             "homeassistant/tag/syncscan_dock1_video0/scanner/config",
             "homeassistant/sensor/syncscan_dock1_video0/last_code/config",
             "homeassistant/sensor/syncscan_dock1_video0/frames_per_second/config",
             "homeassistant/sensor/syncscan_dock1_video0/dropped/config",
+            "homeassistant/event/syncscan_dock1_video0/items/config",
         ])
-        #expect(discovery.configs.map(\.component) == ["tag", "sensor", "sensor", "sensor"])
+        #expect(discovery.configs.map(\.component) == ["tag", "sensor", "sensor", "sensor", "event"])
     }
 
     @Test func everyConfigNamesTheDeviceWithItsVersion() throws {
@@ -42,7 +43,7 @@ private func document(_ config: HomeAssistantDiscovery.Config) throws -> [String
     }
 
     @Test func sensorsHaveAStableUniqueIDTheirTopicAndTheStatusAsAvailability() throws {
-        let sensors = try discovery.configs.dropFirst().map(document)
+        let sensors = try discovery.configs.filter { $0.component == "sensor" }.map(document)
         #expect(sensors.map { $0["unique_id"] as? String } == [
             "syncscan_dock1_video0_last_code", "syncscan_dock1_video0_frames_per_second", "syncscan_dock1_video0_dropped"])
         #expect(sensors.map { $0["state_topic"] as? String } == [
@@ -63,6 +64,24 @@ private func document(_ config: HomeAssistantDiscovery.Config) throws -> [String
         #expect(fps["unit_of_measurement"] as? String == "fps" && fps["state_class"] as? String == "measurement")
         #expect(dropped["value_template"] as? String == "{{ value_json.dropped }}")
         #expect(dropped["unit_of_measurement"] as? String == "frames" && dropped["state_class"] as? String == "total_increasing")
+    }
+
+    /// Home Assistant's MQTT event platform: `state_topic` and `event_types` (required), the
+    /// payload a JSON object whose `event_type` is one of them; a unique id and the status as availability.
+    @Test func theItemsEventReadsTheItemEventsTopicWithAddedAndRemoved() throws {
+        let config = try #require(discovery.configs.first { $0.component == "event" })
+        #expect(config.objectID == "items")
+        let event = try document(config)
+        #expect(event["state_topic"] as? String == "syncscan/dock1/video0/item_events")
+        #expect(event["event_types"] as? [String] == ["added", "removed"] && HomeAssistantDiscovery.itemEventTypes == ["added", "removed"])
+        #expect(event["unique_id"] as? String == "syncscan_dock1_video0_items" && event["name"] as? String == "Items")
+        #expect(event["availability_topic"] as? String == "syncscan/dock1/video0/status")
+        #expect(event["payload_available"] as? String == "online" && event["payload_not_available"] as? String == "offline")
+        // No template: the message is the event as it is (`event_type`, the rest attributes).
+        #expect(event["value_template"] == nil)
+        // Discovery turned off removes it with the others.
+        let removal = discovery.messages(enabled: false).first { $0.topic == config.topic }
+        #expect(removal?.payload.isEmpty == true && removal?.retain == true)
     }
 
     @Test func offEmptiesTheSameTopicsRetainedAtQoS1() {

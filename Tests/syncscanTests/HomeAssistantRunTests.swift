@@ -29,18 +29,19 @@ private func value(at path: [String], in object: [String: Any]) -> Any? {
     return current
 }
 
-/// The configs this run's device can have: its tag scanner and three sensors.
-private let objectIDs = ["tag": ["scanner"], "sensor": ["last_code", "frames_per_second", "dropped"]]
+/// The configs this run's device can have: its tag scanner, three sensors and the items' event.
+private let objectIDs = ["tag": ["scanner"], "sensor": ["last_code", "frames_per_second", "dropped"], "event": ["items"]]
 
 @Suite(.serialized, .offThePool) struct HomeAssistantRunTests {
     /// Discovery on: retained configs name the device, the topics the codes and counters are on
     /// (every field their templates read is in those messages) and the status as availability.
-    /// A second run with discovery off empties them: no retained config is left.
+    /// Every frame's code is a new item: the items' event gets an `added` and a `removed` event of
+    /// a type its config lists. A second run with discovery off empties them: no retained config is left.
     @Test func discoveryConfigsNameTheTopicsTheCodesAreOnAndASecondRunWithItOffRemovesThem() throws {
         let broker = try MosquittoBroker()
         let discovery = try MosquittoSubscriber(broker: broker, topic: "homeassistant/#")
         let subscriber = try MosquittoSubscriber(broker: broker, topic: "syncscan/test/ha/#")
-        let daemon = try RunningDaemon(["run", "--source", "-", "--duplicate-window", "0", "--mqtt-url", broker.url,
+        let daemon = try RunningDaemon(["run", "--source", "-", "--mqtt-url", broker.url,
                                         "--mqtt-topic-prefix", "syncscan/test/ha"],
                                        environment: ["SYNCSCAN_MQTT_HOMEASSISTANT_DISCOVERY": "true", "SYNCSCAN_STATS_INTERVAL_SECONDS": "1"])
         let video = try codeVideo(30)
@@ -51,13 +52,13 @@ private let objectIDs = ["tag": ["scanner"], "sensor": ["last_code", "frames_per
             daemon.feed(Array(video[(headerEnd + i * frameSize)..<(headerEnd + (i + 1) * frameSize)]))
             pause(.milliseconds(100))
         }
-        let configs = discovery.wait { Set($0.map(\.topic)).count >= 4 }
+        let configs = discovery.wait { Set($0.map(\.topic)).count >= 5 }
         daemon.closeStdin()
         #expect(daemon.wait() == 0, "stderr: \(daemon.stderr)")
 
         // One topic per config: <prefix>/<component>/<node id>/<object id>/config, node id from host and source ("stdin").
         let topics = Set(configs.map(\.topic)).sorted()
-        #expect(topics.count == 4, "\(topics)")
+        #expect(topics.count == 5, "\(topics)")
         var documents: [String: [String: Any]] = [:]
         for topic in topics {
             let parts = topic.split(separator: "/").map(String.init)
@@ -72,13 +73,20 @@ private let objectIDs = ["tag": ["scanner"], "sensor": ["last_code", "frames_per
             let retained = try MosquittoSubscriber.retained(on: topic, broker: broker)
             documents[parts[3]] = try #require(retained.flatMap(object), "retained config on \(topic): \(retained ?? "none")")
         }
-        #expect(Set(documents.keys) == ["scanner", "last_code", "frames_per_second", "dropped"])
+        #expect(Set(documents.keys) == ["scanner", "last_code", "frames_per_second", "dropped", "items"])
 
-        let messages = subscriber.messages
+        // Every item's events, the last ones sent as the input ended.
+        let messages = subscriber.wait { messages in
+            let codes = messages.count { $0.topic == "syncscan/test/ha/codes" }
+            return messages.count { $0.topic == "syncscan/test/ha/item_events" } >= 2 * codes
+        }
         let codes = messages.filter { $0.topic == "syncscan/test/ha/codes" }.compactMap { object($0.payload) }
         let stats = messages.filter { $0.topic == "syncscan/test/ha/stats" }.compactMap { object($0.payload) }
+        let events = messages.filter { $0.topic == "syncscan/test/ha/item_events" }.compactMap { object($0.payload) }
         #expect(codes.count >= 10 && !stats.isEmpty, "codes \(codes.count), stats \(stats.count)")
-        let payloads = ["syncscan/test/ha/codes": codes, "syncscan/test/ha/stats": stats]
+        // The items still in view at the end are removed as the input ends.
+        #expect(events.count == 2 * codes.count, "an added and a removed event per item: \(events.count) for \(codes.count) codes")
+        let payloads = ["syncscan/test/ha/codes": codes, "syncscan/test/ha/stats": stats, "syncscan/test/ha/item_events": events]
         var node: [String: Any]?
         for (id, document) in documents {
             let device = document["device"] as? [String: Any]
@@ -88,6 +96,12 @@ private let objectIDs = ["tag": ["scanner"], "sensor": ["last_code", "frames_per
             node = device
             // The tag's schema has an event topic, no unique id and no availability; a sensor has all three.
             let topic = document[id == "scanner" ? "topic" : "state_topic"] as? String
+            if id == "items" {
+                // Home Assistant's event platform takes only a JSON object whose event_type is one of event_types.
+                let types = document["event_types"] as? [String] ?? []
+                #expect(types == ["added", "removed"], "\(document)")
+                #expect(events.allSatisfy { types.contains($0["event_type"] as? String ?? "") && $0["item"] is Int }, "\(events)")
+            }
             if id != "scanner" {
                 #expect((document["unique_id"] as? String)?.hasSuffix("_stdin_\(id)") == true, "\(id): \(document)")
                 #expect(document["availability_topic"] as? String == "syncscan/test/ha/status")
@@ -142,7 +156,7 @@ private let objectIDs = ["tag": ["scanner"], "sensor": ["last_code", "frames_per
         if setting == nil {
             #expect(messages.isEmpty, "\(messages)")
         } else {
-            #expect(messages.count == 4 && messages.allSatisfy { $0.payload.isEmpty && $0.topic.hasSuffix("/config") }, "\(messages)")
+            #expect(messages.count == 5 && messages.allSatisfy { $0.payload.isEmpty && $0.topic.hasSuffix("/config") }, "\(messages)")
         }
         let left = try MosquittoSubscriber.retained(on: "homeassistant/#", broker: broker)
         #expect(left == nil, "no retained config: \(left ?? "")")

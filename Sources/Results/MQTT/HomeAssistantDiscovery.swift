@@ -1,13 +1,16 @@
 import MQTT
 
-/// The Home Assistant MQTT discovery configs of one source: a device with a `tag` scanner and
-/// three sensors, each a retained JSON document on `<discovery prefix>/<component>/<node id>/<object id>/config`.
+/// The Home Assistant MQTT discovery configs of one source: a device with a `tag` scanner, three
+/// sensors and an `event` entity for items, each a retained JSON document on
+/// `<discovery prefix>/<component>/<node id>/<object id>/config`.
 ///
 /// Home Assistant reads from the topics the MQTT handler already publishes: the tag scanner and
 /// the "last code" sensor from `<prefix>/codes` (the tag id and the state are the code's `text`,
 /// else its `data_b64`; the sensor's attributes are its symbology, engine, bytes, frame, time,
-/// snapshot and id), the "frames per second" and "dropped frames" sensors from `<prefix>/stats`.
-/// The sensors are available while `<prefix>/status` says `online` (the Will says `offline`); the
+/// snapshot and id), the "frames per second" and "dropped frames" sensors from `<prefix>/stats`,
+/// and the "Items" event from `<prefix>/item_events` (an `added` event at an item's first reading,
+/// a `removed` one when it leaves; the message's other fields are the event's attributes).
+/// The sensors and the event are available while `<prefix>/status` says `online` (the Will says `offline`); the
 /// `tag` schema has no availability and no unique id. The node id, the device's identifier and
 /// the unique ids come from the host and source names alone, so they stay the same across
 /// restarts and topic prefix changes, and a run with discovery off empties the same topics.
@@ -15,7 +18,7 @@ import MQTT
 public struct HomeAssistantDiscovery: Sendable, Hashable {
     /// One discovery config.
     public struct Config: Sendable, Hashable {
-        /// `tag` or `sensor`.
+        /// `tag`, `sensor` or `event`.
         public var component: String
         public var objectID: String
         /// `<discovery prefix>/<component>/<node id>/<object id>/config`.
@@ -26,7 +29,7 @@ public struct HomeAssistantDiscovery: Sendable, Hashable {
 
     /// Home Assistant's discovery prefix (`mqtt.homeassistant.prefix`).
     public var discoveryPrefix: String
-    /// The handler's topic prefix (`<prefix>/codes`, `<prefix>/status`, `<prefix>/stats`).
+    /// The handler's topic prefix (`<prefix>/codes`, `<prefix>/status`, `<prefix>/stats`, `<prefix>/item_events`).
     public var topicPrefix: String
     public var hostname: String
     /// `MQTTSettings.sourceName` of the source URI.
@@ -45,7 +48,10 @@ public struct HomeAssistantDiscovery: Sendable, Hashable {
         String("syncscan_\(hostname)_\(sourceName)".map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") ? $0 : "_" })
     }
 
-    /// The tag scanner, then the sensors: last code, frames per second, dropped frames.
+    /// The event types of the items' event entity, the `event_type` of `<prefix>/item_events` messages.
+    public static let itemEventTypes = ["added", "removed"]
+
+    /// The tag scanner, then the sensors: last code, frames per second, dropped frames; then the items' event.
     public var configs: [Config] {
         let (codes, stats) = (topicPrefix + "/codes", topicPrefix + "/stats")
         // A code without text (binary) is known by its bytes; a state is at most 255 characters.
@@ -70,6 +76,11 @@ public struct HomeAssistantDiscovery: Sendable, Hashable {
                 ("state_topic", .string(stats)), ("value_template", .string("{{ value_json.dropped }}")),
                 ("unit_of_measurement", .string("frames")), ("state_class", .string("total_increasing")),
                 ("entity_category", .string("diagnostic")),
+            ]),
+            // Home Assistant's event platform: `event_type` picks the type, the other fields are attributes.
+            entity("event", "items", name: "Items", [
+                ("state_topic", .string(topicPrefix + "/item_events")), ("event_types", .strings(Self.itemEventTypes)),
+                ("icon", .string("mdi:barcode-scan")),
             ]),
         ]
     }
@@ -117,7 +128,12 @@ public struct HomeAssistantDiscovery: Sendable, Hashable {
     }
 
     private func sensor(_ objectID: String, name: String, _ fields: [(String, Value)]) -> Config {
-        config("sensor", objectID, [("name", .string(name)), ("unique_id", .string("\(nodeID)_\(objectID)"))] + fields + [
+        entity("sensor", objectID, name: name, fields)
+    }
+
+    /// A config with a name, a unique id and the status as availability (every schema but `tag`'s).
+    private func entity(_ component: String, _ objectID: String, name: String, _ fields: [(String, Value)]) -> Config {
+        config(component, objectID, [("name", .string(name)), ("unique_id", .string("\(nodeID)_\(objectID)"))] + fields + [
             ("availability_topic", .string(topicPrefix + "/status")),
             ("payload_available", .string("online")), ("payload_not_available", .string("offline")),
         ])

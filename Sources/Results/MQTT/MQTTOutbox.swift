@@ -9,7 +9,9 @@ import SystemCalls
 /// Rules: a code goes to memory while memory has room and nothing is spooled, else behind the
 /// spooled codes (order is kept); when the spool is full the oldest code of all is dropped
 /// (memory's oldest unsent, else the spool's oldest) and counted. Status and stats messages stay
-/// in memory, up to twice the bound. A message leaves memory only when acknowledged (and only
+/// in memory, up to twice the bound; so do items' messages, which are never spooled: those past
+/// twice the bound, dropped for a code's room or left at exit are counted (`itemsDropped`).
+/// A message leaves memory only when acknowledged (and only
 /// from the head, so order holds across reconnects); a lost connection makes every
 /// unacknowledged message unsent again.
 ///
@@ -26,13 +28,16 @@ struct MQTTOutbox {
         let message: MQTTConnection.Message
         /// Codes are counted (published, dropped) and spooled; status and stats messages are not.
         let isCode: Bool
+        /// An item's message (`<prefix>/items`, `<prefix>/item_events`): kept in memory only, counted when dropped.
+        let isItem: Bool
         /// The message id of the connection it was last published on; `nil`: not sent on this one.
         var mid: Int32?
         var acknowledged = false
 
-        init(message: MQTTConnection.Message, isCode: Bool) {
+        init(message: MQTTConnection.Message, isCode: Bool, isItem: Bool = false) {
             self.message = message
             self.isCode = isCode
+            self.isItem = isItem && !isCode
         }
     }
 
@@ -44,7 +49,7 @@ struct MQTTOutbox {
         case recovered
     }
 
-    /// Messages in memory at most (codes; status and stats messages up to twice this).
+    /// Messages in memory at most (codes; status, stats and items' messages up to twice this).
     let bound: Int
     /// The spool file, kept while it fails (its records stay counted and are read back).
     private(set) var spool: MQTTSpool?
@@ -56,6 +61,8 @@ struct MQTTOutbox {
     private(set) var dropped = 0
     /// Codes acknowledged by the broker so far.
     private(set) var published = 0
+    /// Items' messages dropped so far: past twice the bound, for a code's room, or left at exit.
+    private(set) var itemsDropped = 0
 
     /// Oldest first; only the head is removed (acknowledged).
     private var queue: [Entry] = []
@@ -114,7 +121,9 @@ struct MQTTOutbox {
             if entry.isCode {
                 if memoryCount >= bound { dropOldest() }
             } else if memoryCount >= 2 * bound {
-                continue  // a status or stats message past twice the bound: a newer one follows
+                // A status or stats message past twice the bound: a newer one follows. An item's is counted.
+                if entry.isItem { itemsDropped += 1 }
+                continue
             }
             queue.append(entry)
             if entry.isCode { memoryCodes += 1 }
@@ -173,11 +182,13 @@ struct MQTTOutbox {
     }
 
     /// At exit: the codes the broker did not take go to the spool before what is there (synced);
-    /// returns the codes lost (no spool, no room, or the spool failed). Where the disk has no room
+    /// returns the codes lost (no spool, no room, or the spool failed); items' messages left are
+    /// dropped and counted. Where the disk has no room
     /// for the rewritten copy that puts them first, they are added after what is there instead,
     /// as many as fit (out of order, not lost).
     mutating func closeForExit() -> Int {
         let left = queue[head...].filter { !$0.acknowledged && $0.isCode }.map(\.message)
+        itemsDropped += queue[head...].count { !$0.acknowledged && $0.isItem }
         queue.removeAll()
         (head, memoryCodes) = (0, 0)
         inflight.removeAll()
@@ -203,9 +214,11 @@ struct MQTTOutbox {
 
     /// Takes every code not yet delivered, memory's then the spool's, oldest first, leaving the
     /// outbox empty (a reload moves them into one with new bounds or another spool); with the
-    /// spool's failure, if it failed (what it still holds stays in its file).
+    /// spool's failure, if it failed (what it still holds stays in its file). Items' messages
+    /// in memory are dropped and counted.
     mutating func takeAll() -> (codes: [MQTTConnection.Message], failure: IOError?) {
         var codes = queue[head...].filter { !$0.acknowledged && $0.isCode }.map(\.message)
+        itemsDropped += queue[head...].count { !$0.acknowledged && $0.isItem }
         queue.removeAll()
         (head, memoryCodes) = (0, 0)
         inflight.removeAll()
@@ -219,9 +232,10 @@ struct MQTTOutbox {
         }
     }
 
-    /// Drops the oldest entry in memory (a code is counted).
+    /// Drops the oldest entry in memory (a code or an item's message is counted).
     private mutating func dropOldest() {
         if queue[head].isCode { dropped += 1; memoryCodes -= 1 }
+        if queue[head].isItem { itemsDropped += 1 }
         head += 1
         headPosition += 1
     }

@@ -12,7 +12,12 @@ import SystemPackage
 /// the configs with `mqtt.homeassistant.discovery`, else empty payloads that remove them).
 ///
 /// A `codes` message is the code's stdout JSON object plus `"id": "<run>-<frame seq>-<index>"`,
-/// the same on every retry, so at-least-once delivery can be deduplicated downstream.
+/// the same on every retry, so at-least-once delivery can be deduplicated downstream. An item
+/// that leaves is its `item_removed` object plus `"id": "<run>-item-<item>"` on `<prefix>/items`;
+/// with Home Assistant discovery on, an item's first reading and its leaving are also `added` and
+/// `removed` events on `<prefix>/item_events` (`MQTTItemMessages`). Items' messages go through the
+/// same queue, in order with the codes, but are not codes: never spooled (the spool holds codes,
+/// its count is `mqtt_spooled`), and counted apart when dropped (`mqtt_items_dropped`).
 /// The broker connection lives on the handler's own thread (`syncscan-mqtt`). `handle` only
 /// hands a message to that thread and wakes it (a `WakeSignal` its poll watches beside the
 /// broker's socket), so a code is published at once; the thread keeps up to `queueMessages` in memory, in order,
@@ -27,18 +32,6 @@ import SystemPackage
 public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
     private typealias Entry = MQTTOutbox.Entry
 
-    /// The counters `published`, `queued`, `spooled` and `dropped` read.
-    private struct Counts {
-        var published = 0
-        /// Dropped before the thread took them (it fell behind by a whole queue).
-        var dropped = 0
-        /// Dropped by the thread's outbox (memory and spool full), and left at exit with nowhere to go.
-        var outboxDropped = 0
-        /// Codes in the thread's memory queue, and those it has taken from `incoming` to place.
-        var memory = 0
-        var spooled = 0
-    }
-
     public let settings: MQTTSettings
     public let topicPrefix: String
     private let connectionOptions: MQTTConnection.Options
@@ -49,35 +42,14 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
     private let discoveryMessages: [MQTTConnection.Message]
     /// Signalled by `wakeThread` (after the lock is released), drained by the thread before it takes `incoming`.
     private let wake: WakeSignal?
-    /// What `handle` and the accessors share with the handler's thread, under one lock whose
-    /// condition wakes a `handle` waiting for room, `finish` and the thread's backoff wait.
-    private struct Shared {
-        var incoming: [Entry] = []
-        var overflow: OverflowPolicy
-        var connected = false
-        var online = false
-        var started = false
-        var closed = false
-        var finished = false
-        var counts = Counts()
-
-        /// Hands `entry` to the thread. Should the thread fall behind by a whole queue (a slow
-        /// name lookup, a slow disk), the oldest waiting entry is dropped (a code is counted).
-        mutating func add(_ entry: Entry, bound: Int) {
-            if incoming.count >= bound, let oldest = incoming.indices.first {
-                if incoming[oldest].isCode { counts.dropped += 1 }
-                incoming.remove(at: oldest)
-            }
-            incoming.append(entry)
-        }
-
-        /// Codes in memory: the thread's queue, and `incoming`.
-        var queuedCodes: Int { counts.memory + incoming.count { $0.isCode } }
-    }
-
-    private let shared: LockedValue<Shared>
+    /// What `handle` and the accessors share with the handler's thread (`MQTTHandlerShared`).
+    private let shared: LockedValue<MQTTHandlerShared>
     /// The codes' objects with their ids (`<run>-<frame seq>-<index>`); `handle` only.
     private var codeEncoder: IdentifiedCodeEncoder
+    /// The run's part of message ids (`codeEncoder`'s prefix, and items' `<run>-item-<item>`).
+    private let runID: String
+    /// Whether items' `added` and `removed` events go to `<prefix>/item_events` (Home Assistant discovery on).
+    private let publishesItemEvents: Bool
 
     /// Seconds `finish` waits for a connected broker to take what is queued before spooling or dropping it.
     public var drainTimeoutSeconds = 5.0
@@ -92,7 +64,7 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
         self.settings = settings
         self.source = source
         self.logger = logger
-        self.shared = LockedValue(Shared(overflow: overflow))
+        self.shared = LockedValue(MQTTHandlerShared(overflow: overflow))
         self.clock = clock
         let name = MQTTSettings.sourceName(source)
         let prefix = settings.topicPrefix ?? "syncscan/\(hostname)/\(name)"
@@ -100,7 +72,9 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
         discoveryMessages = HomeAssistantDiscovery(discoveryPrefix: settings.homeAssistantPrefix, topicPrefix: prefix, hostname: hostname,
                                                    sourceName: name, softwareVersion: softwareVersion)
             .messages(enabled: settings.homeAssistantDiscovery)
-        codeEncoder = IdentifiedCodeEncoder(prefix: String(UInt32.random(in: 0...UInt32.max), radix: 16))
+        runID = String(UInt32.random(in: 0...UInt32.max), radix: 16)
+        codeEncoder = IdentifiedCodeEncoder(prefix: runID)
+        publishesItemEvents = settings.homeAssistantDiscovery == true
         var options = MQTTConnection.Options(host: settings.url.host, port: settings.url.port)
         options.clientID = settings.clientID ?? "syncscan-\(hostname)-\(name)"
         options.keepaliveSeconds = settings.keepaliveSeconds
@@ -162,6 +136,9 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
             ResultsCounter(name: "mqtt_dropped",
                            help: "Codes dropped before the MQTT broker took them: past the memory queue and the spool.",
                            value: counts.dropped + counts.outboxDropped),
+            ResultsCounter(name: "mqtt_items_dropped",
+                           help: "Items' messages (<prefix>/items, <prefix>/item_events) dropped before the MQTT broker took them; they are not spooled.",
+                           value: counts.itemsDropped + counts.outboxItemsDropped),
             ResultsCounter(name: "mqtt_connected", help: "1 while connected to the MQTT broker, else 0.", kind: .gauge,
                            value: connected ? 1 : 0, inLines: false),
         ]
@@ -193,12 +170,34 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
         wakeThread()
     }
 
+    /// Queues the code on `<prefix>/codes`, and with item events its item's `added` event.
     public func handle(_ code: inout DeliveredCode) throws {
-        let payload = codeEncoder.encode(code, source: source, time: clock()).payload
-        let message = MQTTConnection.Message(topic: topicPrefix + "/codes", payload: payload, qos: settings.qos)
+        let (id, payload) = codeEncoder.encode(code, source: source, time: clock())
+        var entries = [Entry(message: MQTTConnection.Message(topic: topicPrefix + "/codes", payload: payload, qos: settings.qos), isCode: true)]
+        if publishesItemEvents, let item = code.item {
+            entries.append(itemEntry("item_events", MQTTItemMessages.added(code.code, item: item, id: id)))
+        }
+        enqueue(entries)
+    }
+
+    /// Queues the item's `item_removed` object on `<prefix>/items`, and with item events its `removed` event.
+    public func itemRemoved(_ item: RemovedItem) throws {
+        let id = MQTTItemMessages.id(run: runID, item: item.id)
+        var entries = [itemEntry("items", MQTTItemMessages.removed(item, id: id, source: source, time: clock()))]
+        if publishesItemEvents { entries.append(itemEntry("item_events", MQTTItemMessages.removedEvent(item, id: id))) }
+        enqueue(entries)
+    }
+
+    /// An item's message on `<prefix>/<topic>`, at the configured QoS, not retained.
+    private func itemEntry(_ topic: String, _ payload: [UInt8]) -> Entry {
+        Entry(message: MQTTConnection.Message(topic: topicPrefix + "/" + topic, payload: payload, qos: settings.qos), isCode: false, isItem: true)
+    }
+
+    /// Hands `entries` to the thread together, in order, first waiting for room when full (`MQTTHandlerShared.isFull`).
+    private func enqueue(_ entries: [Entry]) {
         let bound = self.bound
-        shared.withLock(when: { !($0.overflow == .wait && $0.connected && !$0.closed && $0.counts.memory + $0.incoming.count >= bound) }) {
-            shared, _ in shared.add(Entry(message: message, isCode: true), bound: bound)
+        shared.withLock(when: { !$0.isFull(bound: bound) }) { shared, _ in
+            for entry in entries { shared.add(entry, bound: bound) }
         }
         wakeThread()
     }
@@ -270,6 +269,7 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
                 defer { shared.incoming.removeAll(keepingCapacity: true) }
                 // Counted in memory until `publishCounts` says where `place` put them.
                 shared.counts.memory += shared.incoming.count { $0.isCode }
+                shared.memoryMessages += shared.incoming.count
                 return (shared.incoming, shared.closed)
             }
             outbox.place(newEntries)
@@ -333,6 +333,7 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
         }
         connection = nil
         // What the broker did not take: codes to the spool (before what is there), the rest dropped.
+        let itemsDroppedBefore = outbox.itemsDropped
         let lostAtExit = outbox.closeForExit()
         log.spool(outbox.takeSpoolEvents())
         if let spool = outbox.spool, spool.count > 0 {
@@ -345,11 +346,18 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
                 "fix": settings.spoolDirectory == nil ? "set mqtt.spool_directory (under systemd the unit's StateDirectory= is the default)"
                                                       : "the spool could not take them: see the spool's error above"])
         }
-        let (published, dropped, spooledAtExit) = (outbox.published, outbox.dropped + lostAtExit, outbox.spooledCount)
+        if outbox.itemsDropped > itemsDroppedBefore {
+            logger.warning("MQTT item messages not delivered at exit: the broker did not take them in time, and they are not spooled", metadata: [
+                "url": "\(settings.url)", "messages": "\(outbox.itemsDropped - itemsDroppedBefore)"])
+        }
+        let (published, dropped, spooledAtExit, itemsDropped) = (outbox.published, outbox.dropped + lostAtExit, outbox.spooledCount,
+                                                                   outbox.itemsDropped)
         shared.withLock { shared in
             shared.counts.published = published
             shared.counts.outboxDropped = dropped
+            shared.counts.outboxItemsDropped = itemsDropped
             shared.counts.memory = 0
+            shared.memoryMessages = 0
             shared.counts.spooled = spooledAtExit
             shared.finished = true
         }
@@ -375,8 +383,11 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
     /// Publishes the counters the accessors read, and wakes `handle` waiting for room.
     private func publishCounts(_ outbox: MQTTOutbox) {
         let (memory, spooled, published, dropped) = (outbox.memoryCodes, outbox.spooledCount, outbox.published, outbox.dropped)
+        let (messages, itemsDropped) = (outbox.memoryCount, outbox.itemsDropped)
         shared.withLock { shared in
             shared.counts.memory = memory
+            shared.memoryMessages = messages
+            shared.counts.outboxItemsDropped = itemsDropped
             shared.counts.spooled = spooled
             shared.counts.published = published
             shared.counts.outboxDropped = dropped
