@@ -67,12 +67,7 @@ private func parse(_ bytes: [UInt8]) throws -> [String: Any] {
         handler.drainTimeoutSeconds = 0.2
         handler.start()
         for seq in UInt64(1)...3 {
-            let frame = GreyFrame(width: 16, height: 16).videoFrame(sequenceNumber: seq, presentationTime: MediaTime(nanoseconds: Int64(seq) * 100_000_000))
-            var code = DeliveredCode(code: MachineReadableCodeObject(symbology: .qrcode, data: Array("item \(seq)".utf8), text: "item \(seq)",
-                                                                     quality: 1, orientation: .up, corners: [], frame: frame.info, pass: .zbar))
-            code.item = seq
-            try handler.handle(&code)
-            try handler.itemRemoved(removedItem(seq, text: "item \(seq)"))
+            try handOver(item: seq, to: handler)
         }
         try handler.finish()
         // 3 codes; 3 `items` messages and 6 events (an added and a removed per item).
@@ -94,17 +89,22 @@ private func parse(_ bytes: [UInt8]) throws -> [String: Any] {
         handler.start()
         #expect(waitUntil { handler.isConnected }, "connected")
         for seq in UInt64(1)...100 {
-            let frame = GreyFrame(width: 16, height: 16).videoFrame(sequenceNumber: seq, presentationTime: MediaTime(nanoseconds: Int64(seq) * 100_000_000))
-            var code = DeliveredCode(code: MachineReadableCodeObject(symbology: .qrcode, data: Array("item \(seq)".utf8), text: "item \(seq)",
-                                                                     quality: 1, orientation: .up, corners: [], frame: frame.info, pass: .zbar))
-            code.item = seq
-            try handler.handle(&code)
-            try handler.itemRemoved(removedItem(seq, text: "item \(seq)"))
+            try handOver(item: seq, to: handler)
         }
         try handler.finish()
         #expect(counter(handler, "mqtt_published") == 100 && counter(handler, "mqtt_dropped") == 0)
         #expect(counter(handler, "mqtt_items_dropped") == 0)
     }
+}
+
+/// Item `seq`'s first reading (a code `item seq`), then its removal, handed to `handler`.
+private func handOver(item seq: UInt64, to handler: MQTTResultsHandler) throws {
+    let frame = GreyFrame(width: 16, height: 16).videoFrame(sequenceNumber: seq, presentationTime: MediaTime(nanoseconds: Int64(seq) * 100_000_000))
+    var code = DeliveredCode(code: MachineReadableCodeObject(symbology: .qrcode, data: Array("item \(seq)".utf8), text: "item \(seq)",
+                                                             quality: 1, orientation: .up, corners: [], frame: frame.info, pass: .zbar))
+    code.item = seq
+    try handler.handle(&code)
+    try handler.itemRemoved(removedItem(seq, text: "item \(seq)"))
 }
 
 private func entry(_ kind: String, _ i: Int) -> MQTTOutbox.Entry {
