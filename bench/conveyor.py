@@ -277,7 +277,8 @@ def summary(err):
     if not m:
         sys.exit(f"no summary line on stderr:\n{err}")
     frames, scanned, dropped, late = map(int, m.groups())
-    return {"frames": frames, "scanned": scanned, "dropped": dropped, "lateData": late}
+    line = err[err.rfind("\n", 0, m.start()) + 1:].split("\n", 1)[0]
+    return {"frames": frames, "scanned": scanned, "dropped": dropped, "lateData": late, "line": line}
 
 
 def collect(p):
