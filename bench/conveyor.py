@@ -561,8 +561,8 @@ def render_results(res):
     print(f"  {'all':10s} {total['labels']:>6d} {total['items']:>10d} "
           f"{','.join(str(sum(t['items'] for t in e['table'].values())) for e in live['items']):>12s} {'':>9s} "
           f"{total['w1']:>9d} {total['w0']:>9d}")
-    print(f"  items per label: {total['items'] / total['labels']:.2f}, --duplicate-window 1 "
-          f"{total['w1'] / total['labels']:.2f}, --duplicate-window 0 {total['w0'] / total['labels']:.1f}")
+    print(f"  items per label: {total['items'] / total['labels']:.2f}; lines per label with --duplicate-window 1 "
+          f"{total['w1'] / total['labels']:.2f}, with 0 {total['w0'] / total['labels']:.1f}")
     print(f"  file runs with a miscount: {f['items']['runs_with_problems']} of {len(f['items']['items_per_run'])}; "
           f"live runs with one: {sum(1 for e in live['items'] if e['problems'])} of {len(live['items'])}")
     for where, problems in [("file", f["items"]["problems"])] + [(f"live run {i + 1}", e["problems"])
