@@ -53,9 +53,12 @@ public final class GStreamerSource: FrameSource, @unchecked Sendable {
     ///   - transport, latencyMilliseconds: RTSP's transport and jitter buffer (`rtspsrc protocols`, `latency`).
     ///   - cameraTime: for `rtsp://`, give frames the camera's wall-clock time from its RTCP sender
     ///     reports (`VideoFrame.cameraTime`; see `CameraClock`); other sources ignore it.
+    /// - Parameter startTimeout: how long `start()` waits for the first frame or the stream's first error.
     public init(uri: SourceURI, missingTimeout: Duration?, transport: GStreamerURI.RTSPTransport = .tcp,
-                latencyMilliseconds: Int = 200, cameraTime: Bool = false, logger: Logger) throws(IOError) {
+                latencyMilliseconds: Int = 200, cameraTime: Bool = false, startTimeout: Duration = GStreamerSource.defaultStartTimeout,
+                logger: Logger) throws(IOError) {
         self.uri = uri.description
+        self.startTimeout = startTimeout
         isLive = GStreamerURI.isLive(uri)
         if case .network = GStreamerURI.kind(of: uri) { isNetwork = true } else { isNetwork = false }
         if case .network(let scheme) = GStreamerURI.kind(of: uri), scheme.hasPrefix("rtsp") {
@@ -80,8 +83,9 @@ public final class GStreamerSource: FrameSource, @unchecked Sendable {
     public var missingSince: ContinuousClock.Instant? { control.withLock { $0.missingSince } }
     public var reopens: Int { control.withLock { $0.reopens } }
 
-    /// How long `start()` waits for the first frame or the stream's first error.
-    static let startTimeout = Duration.seconds(20)
+    /// How long `start()` waits for the first frame or the stream's first error, by default.
+    public static let defaultStartTimeout = Duration.seconds(20)
+    private let startTimeout: Duration
 
     /// Builds the pipeline, sets it playing and waits for its first frame (kept for `next()`) or
     /// its first error, which it throws: a missing file or plugin, a refused connection, a wrong
@@ -90,13 +94,13 @@ public final class GStreamerSource: FrameSource, @unchecked Sendable {
         guard !control.withLock({ $0.stopped }) else { return }
         let pipeline = try open()
         self.pipeline = pipeline
-        let deadline = ContinuousClock.now + Self.startTimeout
+        let deadline = ContinuousClock.now + startTimeout
         while !control.withLock({ $0.stopped }) {
             switch pipeline.pull(timeoutNanoseconds: 100_000_000) {
             case .none:
                 guard ContinuousClock.now < deadline else {
                     throw IOError(code: .io, call: "gst_app_sink_try_pull_sample",
-                                  message: "\(uri): no frame within \(Self.startTimeout); check that the stream has video")
+                                  message: "\(uri): no frame within \(startTimeout); check that the stream has video")
                 }
                 continue
             case .frame(let luma):

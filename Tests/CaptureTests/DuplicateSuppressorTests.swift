@@ -29,6 +29,14 @@ private func code(_ text: String, at seconds: Double) -> MachineReadableCodeObje
         #expect(s.filter([code("A", at: 0.1), ean], at: MediaTime(seconds: 0.1)).map(\.symbology) == [.ean13])
     }
 
+    /// The decoder's notion of a duplicate: identical labels in view together are one line
+    /// (`MetadataOutput` reports each; items count them apart).
+    @Test func identicalPayloadsAtSeveralPlacesOfOneFrameAreReportedOnce() {
+        var s = DuplicateSuppressor(window: MediaTime(seconds: 1))
+        #expect(s.filter([code("A", at: 0), code("A", at: 0), code("B", at: 0)], at: .zero).map(\.text) == ["A", "B"])
+        #expect(s.filter([code("A", at: 0.1), code("A", at: 0.1)], at: MediaTime(seconds: 0.1)).isEmpty)
+    }
+
     @Test func aZeroWindowReportsEverySighting() {
         var s = DuplicateSuppressor(window: .zero)
         for t in [0.0, 0.1, 0.2] { #expect(s.filter([code("A", at: t)], at: MediaTime(seconds: t)).count == 1) }

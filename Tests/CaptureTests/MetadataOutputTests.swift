@@ -196,3 +196,21 @@ private func scan(_ frame: VideoFrame, with output: MetadataOutput = MetadataOut
         }
     }
 }
+
+@Suite(.offThePool) struct MetadataOutputIdenticalLabelsTests {
+    /// Two labels with one payload side by side, and one Code 128 below them: a reading per label,
+    /// whatever reads them, and one per code however many passes or libraries read it.
+    @Test("identical labels in one frame are a reading each; several readings of one code are one",
+          arguments: [DecoderEngine.zbar, .zxing, .hybrid])
+    func identicalLabelsAreAReadingEach(engine: DecoderEngine) throws {
+        var frame = GreyFrame(width: 640, height: 360)
+        let qr = try ModuleMatrix.qrCode("CARTON 0042")
+        frame.draw(qr, centerX: 160, centerY: 110, moduleSize: 4)
+        frame.draw(qr, centerX: 480, centerY: 110, moduleSize: 4)
+        let output = MetadataOutput(settings: .init(engine: engine, scanner: .init(symbologies: [.qrcode]), effort: .max))
+        let codes = output.makeScanner().scan(frame.videoFrame())
+        #expect(codes.map(\.text) == ["CARTON 0042", "CARTON 0042"], "\(codes.map { ($0.text, $0.bounds, $0.pass) })")
+        let centres = codes.map { $0.bounds.x + $0.bounds.width / 2 }.sorted()
+        #expect(centres.count == 2 && abs(centres[0] - 160) < 20 && abs(centres[1] - 480) < 20, "\(centres)")
+    }
+}

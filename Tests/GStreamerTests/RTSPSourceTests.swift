@@ -142,7 +142,8 @@ import ZBar
         for (url, reason, advice) in cases {
             let uri = try #require(try GStreamerURI.parse(url))
             let log = LogRecorder()
-            let source = try GStreamerSource(uri: uri, missingTimeout: .seconds(30), logger: log.logger)
+            // The event is the server's answer: no start timeout a starved machine could reach first.
+            let source = try GStreamerSource(uri: uri, missingTimeout: .seconds(30), startTimeout: hangTimeout, logger: log.logger)
             let error = #expect(throws: IOError.self) { try source.start() }
             let text = error.map { "\($0)" } ?? ""
             #expect(text.contains(uri.description) && text.contains(reason) && text.contains(advice), "\(text)")

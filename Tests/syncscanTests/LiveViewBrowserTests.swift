@@ -160,10 +160,11 @@ import Testing
         let (wiped, blank) = (readable.withDataRowsWiped(of: code), GreyFrame(width: 640, height: 480, background: 200))
         let scenes = (0..<25).map { i in i >= 10 ? wiped : [4, 7].contains(i) ? blank : readable }
         // A live pipe's frame time is when frames arrive: a browser starting on a loaded machine can
-        // stall the feeder past the default grace (0.6 s was seen with eleven at once), so the grace
-        // is 5 s, and every frame is scanned (none dropped late). The wiped stretches are detected
-        // codes: they keep the item alive whatever the grace.
-        let config = try TemporaryFile(contents: Array("duplicate_suppression:\n  item_grace_seconds: 5\n".utf8), suffix: ".yaml")
+        // stall the feeder past the default grace (0.6 s was seen with eleven at once), and a
+        // starved machine stops the feeder and the daemon for seconds; so the grace is the hang
+        // deadline (frames, not time, decide: the item ends with the stream), and every frame is
+        // scanned (none dropped late). The wiped stretches are detected codes.
+        let config = try TemporaryFile(contents: Array("duplicate_suppression:\n  item_grace_seconds: 300\n".utf8), suffix: ".yaml")
         let live = try LiveViewDaemon(["--no-discard-late", "--config", config.path], scenes: scenes, suppressingDuplicates: true)
         let directory = try ScreenshotDirectory()
         let page = try directory.heldOpenPage(live: "http://127.0.0.1:\(live.port)")

@@ -5,6 +5,8 @@ import Media
 ///
 /// "Absent" means not seen in any delivered frame for longer than `window`: a code seen at
 /// pts t is suppressed if the same symbology and bytes were last seen at t' with t − t' ≤ window.
+/// Identical payloads at several places of one frame are one: the decoder's notion of a duplicate
+/// (items, `ItemTracker`, count them apart).
 /// Memory is bounded by the codes seen within the window.
 public struct DuplicateSuppressor: Sendable {
     struct Key: Hashable, Sendable { var symbology: Symbology; var data: [UInt8] }
@@ -22,12 +24,13 @@ public struct DuplicateSuppressor: Sendable {
     public mutating func filter(_ codes: [MachineReadableCodeObject], at pts: MediaTime) -> [MachineReadableCodeObject] {
         guard isEnabled else { return codes }
         var fresh: [MachineReadableCodeObject] = []
-        var seenNow: [Key] = []
+        var seenNow: Set<Key> = []
         for code in codes {
             let key = Key(symbology: code.symbology, data: code.data)
-            if let last = lastSeen[key], pts >= last, pts - last <= window { seenNow.append(key); continue }
+            // Identical labels in one frame are one payload: reported once.
+            guard seenNow.insert(key).inserted else { continue }
+            if let last = lastSeen[key], pts >= last, pts - last <= window { continue }
             fresh.append(code)
-            seenNow.append(key)
         }
         for key in seenNow { lastSeen[key] = pts }
         if pts - lastPrune > window {

@@ -141,9 +141,7 @@ public struct ItemTracker: Sendable {
         for i in codes.indices where claimed[i] { readingsByKey[Key(symbology: codes[i].symbology, data: codes[i].data), default: []].append(i) }
         for (i, code) in codes.enumerated() where !claimed[i] {
             let key = Key(symbology: code.symbology, data: code.data)
-            if readingsByKey[key]?.contains(where: { Self.distance(places[$0].center, places[i].center) <= 0.5 * max(places[$0].size, places[i].size) }) == true {
-                continue
-            }
+            if readingsByKey[key]?.contains(where: { codes[$0].overlaps(code) }) == true { continue }
             readingsByKey[key, default: []].append(i)
             let id = nextID
             nextID += 1

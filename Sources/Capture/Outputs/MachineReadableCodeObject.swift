@@ -47,6 +47,20 @@ public struct MachineReadableCodeObject: Sendable, Hashable {
         self.bounds = PixelRect(x: x0, y: y0, width: (xs.max() ?? 0) - x0, height: (ys.max() ?? 0) - y0)
     }
 
+    /// Whether `other` is a reading of this code rather than another code: either one's centre
+    /// lies within the other's outline box widened on every side by 15 % of its longer side (at
+    /// least 8 pixels). The margin joins readings of a 1-D code taken along different scan lines
+    /// (an outline one line thin); two labels side by side stay two.
+    func overlaps(_ other: MachineReadableCodeObject) -> Bool {
+        func near(_ box: PixelRect, _ point: (x: Int, y: Int)) -> Bool {
+            let margin = max(8, max(box.width, box.height) * 15 / 100)
+            return point.x >= box.x - margin && point.x <= box.x + box.width + margin
+                && point.y >= box.y - margin && point.y <= box.y + box.height + margin
+        }
+        let (a, b) = (bounds, other.bounds)
+        return near(a, (b.x + b.width / 2, b.y + b.height / 2)) || near(b, (a.x + a.width / 2, a.y + a.height / 2))
+    }
+
     /// A library's reading, stamped with the frame it was read in and the pass that read it.
     public init(_ code: DecodedCode, frame: FrameInfo, pass: DecoderPass) {
         self.init(symbology: code.symbology, data: code.data, text: code.text, quality: code.quality, orientation: code.orientation,

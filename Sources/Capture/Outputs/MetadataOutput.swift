@@ -286,14 +286,16 @@ public final class MetadataOutput: @unchecked Sendable {
                                                            checkerReads: settings.engine.part(of: settings.scanner.symbologies, for: check.checker),
                                                            held: live ? output.heldReadings : nil)
             }
-            var kept: [CodeIdentity: Int] = [:]
+            // One reading per code: readings of one payload at one place (several passes, both
+            // libraries) are one code; the same payload elsewhere in the frame is another label.
+            var kept: [CodeIdentity: [Int]] = [:]
             for code in codes {
                 let identity = CodeIdentity(code)
-                if let index = kept[identity] {
+                if let index = kept[identity]?.first(where: { report.codes[$0].overlaps(code) }) {
                     let preferred = settings.engine.preferred(for: code.symbology)
                     if let preferred, code.engine == preferred && report.codes[index].engine != preferred { report.codes[index] = code }
                 } else {
-                    kept[identity] = report.codes.count
+                    kept[identity, default: []].append(report.codes.count)
                     report.codes.append(code)
                 }
             }

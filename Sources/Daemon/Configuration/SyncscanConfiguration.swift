@@ -133,9 +133,10 @@ public struct SyncscanConfiguration: Sendable, Hashable {
 
     /// The metadata output's settings: what zbar scans for and where.
     public var metadataSettings: MetadataOutput.Settings {
-        // With a live view, codes detected and not decoded are outlined there.
+        // Codes detected and not decoded: a live view outlines them, and they keep an item
+        // alive at its place through frames that do not read it.
         MetadataOutput.Settings(engine: engine, scanner: scanner, zxing: zxing, effort: effort, onlyPasses: passes,
-                                rectOfInterest: rectOfInterest, reportsUndecoded: http != nil)
+                                rectOfInterest: rectOfInterest, reportsUndecoded: http != nil || duplicateSuppression.mode == .items)
     }
 
     /// The video data output's late-frame policy.
