@@ -212,14 +212,14 @@ struct MQTTOutboxFullDiskTests {
     }
 
     @Test func atExitOnADiskTooFullForTheRewriteTheCodesAreAddedAfterWhatIsThere() throws {
-        let disk = try SmallFileSystem(kibibytes: 64)
+        let disk = try SmallFileSystem(kibibytes: 256)
         let spool = try MQTTSpool.open(directory: FilePath(disk.path), fileName: "cam.mqtt-spool", owner: .mqtt, maxBytes: 1 << 20,
                                        logger: Logger(label: "test")).get()
         var outbox = MQTTOutbox(bound: 2, spool: spool)
-        outbox.place((0..<4).map { code($0, padding: 5000) })
+        outbox.place((0..<4).map { code($0, padding: 20_000) })
         #expect(outbox.memoryCodes == 2 && outbox.spooledCount == 2)
-        // Room for the two codes' records, not for a copy of the whole file.
-        try disk.fill(leaving: 12 * 1024)
+        // Room for the two codes' records (40 KB and a page), not for a copy of the whole file (80 KB).
+        try disk.fill(leaving: 60 * 1024)
         #expect(outbox.closeForExit() == 0)
         guard case .failed(let error) = outbox.takeSpoolEvents().first else { Issue.record("the failed rewrite is not reported"); return }
         #expect(error.cause == .noSpace)

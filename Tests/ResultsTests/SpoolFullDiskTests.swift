@@ -15,6 +15,8 @@ private struct SpoolingHandler {
     let startPeer: () throws -> Void
     /// The distinct codes the peer has received.
     let received: () -> Int
+    /// Whether the handler has logged that its spool cannot be used.
+    let spoolFailureLogged: () -> Bool
 
     /// Every code emitted is delivered, waiting in memory or in the spool, or dropped:
     /// the four counters read in one call, as the stats line reads them.
@@ -54,6 +56,12 @@ private func fullDiskRun(_ disk: SmallFileSystem, _ subject: SpoolingHandler) th
     // The disk fills: the spool keeps what it holds (still counted), new codes wait in memory,
     // the oldest dropped and counted at once.
     try disk.fill()
+    // The event: a code reached the spool and its write failed (logged), however far the
+    // handler's thread had fallen behind.
+    #expect(waitUntil(every: .milliseconds(20)) {
+        try? emit(1)
+        return subject.spoolFailureLogged()
+    }, "the spool's failure was never logged: \(subject.counts())")
     try emit(300)
     #expect(waitUntil { accounted() && subject.counts().dropped > 0 }, "\(subject.counts())")
     let spooledWhileFull = subject.counts().spooled
@@ -101,8 +109,7 @@ struct SpoolFullDiskTests {
         try fullDiskRun(disk, SpoolingHandler(
             handler: handler, delivered: "mqtt_published", queued: "mqtt_queued", spooled: "mqtt_spooled", dropped: ["mqtt_dropped"],
             spoolDirectory: disk.path + "/spool", startPeer: { try broker.start() },
-            received: { Set(subscriber.messages.map(\.payload)).count }))
-        #expect(logs.contains("MQTT spool cannot be used now"))
+            received: { Set(subscriber.messages.map(\.payload)).count }, spoolFailureLogged: { logs.contains("MQTT spool cannot be used now") }))
         #expect(logs.contains("MQTT spool works again"))
     }
 
@@ -119,8 +126,7 @@ struct SpoolFullDiskTests {
         try fullDiskRun(disk, SpoolingHandler(
             handler: handler, delivered: "webhook_delivered", queued: "webhook_queued", spooled: "webhook_spooled",
             dropped: ["webhook_dropped", "webhook_failed"], spoolDirectory: disk.path + "/spool", startPeer: { try receiver.start() },
-            received: { Set(deliveredKeys(receiver)).count }))
-        #expect(logs.contains("webhook spool cannot be used now"))
+            received: { Set(deliveredKeys(receiver)).count }, spoolFailureLogged: { logs.contains("webhook spool cannot be used now") }))
         #expect(logs.contains("webhook spool works again"))
     }
 }

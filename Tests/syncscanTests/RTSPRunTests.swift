@@ -62,7 +62,6 @@ import Testing
         let pid = daemon.pid
         let port = try Self.httpPort(daemon)
         server.kill()
-        let killedAt = ContinuousClock.now
         // The outage lasts until the daemon itself says the camera has been gone 5 s (an event).
         var statuses: [String] = []
         #expect(waitUntil(every: .milliseconds(100)) {
@@ -71,8 +70,6 @@ import Testing
         }, "/status says waiting: \(statuses.suffix(3)) \(daemon.stderr)")
         #expect(statuses.last?.contains("waiting for \(shown) (gone ") == true, "\(statuses.last ?? "")")
         try server.start()  // same port
-        let downtime = killedAt.duration(to: .now)
-        #expect(downtime >= .seconds(5), "the server was down \(downtime)")
         #expect(daemon.waitForStderr("gstreamer input reopened"), "\(daemon.stderr)")
         #expect(waitUntil { texts(afterGap: true) == Set(Self.codes) || !daemon.process.isRunning }, "every code after the outage")
         #expect(daemon.process.isRunning && daemon.pid == pid, "the same process")
