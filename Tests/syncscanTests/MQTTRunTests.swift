@@ -127,17 +127,23 @@ private func retained(_ topic: String, becomes value: String, broker: MosquittoB
         let broker = try MosquittoBroker()
         let subscriber = try MosquittoSubscriber(broker: broker)
         let daemon = try LiveSyncscan(["--duplicate-window", "0", "--mqtt-url", broker.url, "--mqtt-topic-prefix", "syncscan/test/live"])
-        // Codes before, during and after the outage (events, waited for while frames are fed);
-        // the broker stays down for 3 s at least, so the client's reconnect backs off.
+        // Codes before, during and after the outage (events, waited for while frames are fed):
+        // the subscriber has codes before the broker stops (the daemon is connected), the daemon
+        // has logged the lost connection before it starts again, and the broker stays down for
+        // 3 s at least, so the client's reconnect backs off.
         let frames = try codeFrames(50)
-        #expect(daemon.feed(frames) { daemon.stdoutCodes.count >= 3 }, "codes before the outage")
+        #expect(daemon.feed(frames) { daemon.stdoutCodes.count >= 3 && subscriber.messages.contains { $0.topic.hasSuffix("/codes") } },
+                "codes before the outage, published: \(broker.log.suffix(2000))")
         broker.stop()
         let stoppedAt = ContinuousClock.now, beforeOutage = daemon.stdoutCodes.count
-        #expect(daemon.feed(frames) { daemon.stdoutCodes.count >= beforeOutage + 5 && ContinuousClock.now - stoppedAt >= .seconds(3) },
-                "codes during the outage")
+        #expect(daemon.feed(frames) {
+            daemon.stdoutCodes.count >= beforeOutage + 5 && ContinuousClock.now - stoppedAt >= .seconds(3)
+                && daemon.stderr.contains("MQTT broker connection failed")
+        }, "codes during the outage, and the daemon saw it: \(daemon.stderr.suffix(2000))")
         try broker.start()
         let afterOutage = daemon.stdoutCodes.count
-        #expect(daemon.feed(frames) { daemon.stdoutCodes.count >= afterOutage + 3 }, "codes after the outage")
+        #expect(daemon.feed(frames) { daemon.stdoutCodes.count >= afterOutage + 3 && daemon.stderr.contains("MQTT broker connected") },
+                "codes after the outage, connected again: \(daemon.stderr.suffix(2000))")
         #expect(daemon.closeInputAndWait() == 0, "stderr: \(daemon.stderr)")
         let lines = daemon.stdoutCodes
         let codes = subscriber.wait { messages in
@@ -151,7 +157,7 @@ private func retained(_ topic: String, becomes value: String, broker: MosquittoB
             sequences.append((code["frame"] as? [String: Any])?["seq"] as? Int ?? -1)
         }
         let lineSequences = lines.map { ($0["frame"] as? [String: Any])?["seq"] as? Int ?? -2 }
-        #expect(sequences == lineSequences, "every stdout code reached the subscriber, in order")
+        #expect(sequences == lineSequences, "every stdout code reached the subscriber, in order; the broker's log: \(broker.log.suffix(3000))")
         #expect(daemon.stderr.contains("MQTT broker connection failed"), "the outage is logged: \(daemon.stderr)")
         #expect(daemon.stderr.contains("MQTT broker connected"), "and the reconnect: \(daemon.stderr)")
         #expect(daemon.stderr.contains("mqtt_published=\(lines.count) mqtt_queued=0 mqtt_spooled=0 mqtt_dropped=0"), "stderr: \(daemon.stderr)")
