@@ -17,7 +17,7 @@ label of its payload whose place in that frame holds the line's outline.
   held         a Code 128 held still (hand tremor of a pixel or two) for 10 s
   waved        a QR waved (110 px sideways, 1.4 s a period, blurred along its motion) for 4 s
 
-Runs (release build, `--symbologies qrcode,code128,datamatrix`, default engine and effort):
+Runs (release build, `--symbologies qrcode,code128,datamatrix`, default effort, the default engine or --engine's):
   count, file:  --source FILE.y4m --scanning-threads 1, items (the default) against
                 --duplicate-window 1 (the old default) and --duplicate-window 0: items per label,
                 lines per label; the items runs are also the cost runs below.
@@ -29,7 +29,7 @@ Runs (release build, `--symbologies qrcode,code128,datamatrix`, default engine a
                 reader got the line, for an item's first line against the window's code line.
 Writes bench/results/items.json (the figures, the command, the load average at the start);
 --print renders a results file as tables without running anything.
-Usage: bench/conveyor.py [--runs 5] [--live-runs 3] [--out FILE] | bench/conveyor.py --print [FILE]
+Usage: bench/conveyor.py [--runs 5] [--live-runs 3] [--engine E] [--out FILE] | bench/conveyor.py --print [FILE]
 (needs: numpy, qrencode, zint, a Swift toolchain)
 """
 import argparse, datetime, json, math, os, platform, re, statistics, subprocess, sys, threading, time
@@ -268,8 +268,11 @@ def code_rect(truth_entry, n):
 SUMMARY = re.compile(r"summary: frames=(\d+) scanned=(\d+) dropped=(\d+) \(lateData=(\d+)")
 
 
+ENGINE = []  # --engine E when asked (default: the daemon's)
+
+
 def mode_flags(mode):
-    return [] if mode == "items" else ["--duplicate-window", mode.split("=")[1]]
+    return ENGINE + ([] if mode == "items" else ["--duplicate-window", mode.split("=")[1]])
 
 
 def summary(err):
@@ -598,9 +601,12 @@ def main():
     ap.add_argument("--runs", type=int, default=5, help="file runs of each mode (CPU medians)")
     ap.add_argument("--live-runs", type=int, default=5, help="live runs of each mode")
     ap.add_argument("--out", default=RESULTS, help="results file (default bench/results/items.json)")
+    ap.add_argument("--engine", help="the decoder engine (default: the daemon's); hybrid exercises the items' confirmation of zbar's readings")
     ap.add_argument("--print", nargs="?", const=RESULTS, metavar="FILE", dest="print_file",
                     help="print a results file's tables and exit")
     args = ap.parse_args()
+    if args.engine:
+        ENGINE.extend(["--engine", args.engine])
     if args.print_file:
         with open(args.print_file) as f:
             render_results(json.load(f))

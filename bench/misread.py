@@ -17,7 +17,16 @@ the frame's code (wrong payloads, then each of them), the frames whose code was 
 per frame (user + system, median of the runs). A UPC-A read as EAN-13 with its leading 0 counts as
 right (the same code). With --baseline BINARY the same rows for that syncscan binary (say, main's
 release build copied aside), run side by side, and each engine's CPU ratio against it.
-Usage: bench/misread.py [--runs 3] [--baseline PATH] [--frames 240]   (needs: zint, ffmpeg, a Swift toolchain)
+
+With --items, `hybrid` is also run with items (the default reporting) on two presentations of the
+set: the stills as they are (each code one frame: nothing but its own frame can confirm a zbar
+reading) and each still held for --hold frames (10 fps, the still with fresh sensor noise in each
+frame: a phone video of a code held up; the next code then takes its place), the held presentation
+also with `--duplicate-window 1` (the reading check without items: a file drops what its frame
+cannot confirm). Per presentation and reporting: the code lines whose payload is not the code
+shown, and the codes with a right line. --json FILE writes every row as data.
+Usage: bench/misread.py [--runs 3] [--baseline PATH] [--frames 240] [--items [--hold 4]] [--json FILE]
+(needs: zint, ffmpeg, numpy for --items, a Swift toolchain)
 """
 import argparse, base64, collections, hashlib, json, os, random, statistics, struct, subprocess, sys, tempfile
 
@@ -137,12 +146,59 @@ def lines_of(stdout):
     return out
 
 
+def held_frames(path, expected, hold):
+    """Writes `path`: each frame of the set `hold` times, each copy with fresh Gaussian noise (sd 3,
+    seeded); returns the expected code of each frame written."""
+    import numpy as np
+    rng = np.random.default_rng(4000)
+    out_expected = []
+    with open(path + ".tmp", "wb") as out, open(os.path.join(OUT, "misread-640x480.y4m"), "rb") as src:
+        out.write(src.readline())
+        for e in expected:
+            assert src.readline() == b"FRAME\n"
+            frame = np.frombuffer(src.read(W * H), dtype=np.uint8).astype(np.int16)
+            for _ in range(hold):
+                noisy = np.clip(frame + rng.normal(0, 3, frame.shape).round().astype(np.int16), 0, 255).astype(np.uint8)
+                out.write(b"FRAME\n" + noisy.tobytes())
+                out_expected.append(e)
+    os.replace(path + ".tmp", path)
+    return out_expected
+
+
+def item_rows(syncscan, frames, expected, hold, runs):
+    """Rows (presentation, reporting, wrong payloads, codes read right, CPU ms/frame) of hybrid with
+    items on the stills and on each still held `hold` frames, and with the duplicate window on the held."""
+    held_path = os.path.join(OUT, f"misread-held{hold}-640x480.y4m")
+    held_expected = held_frames(held_path, expected, hold)
+    rows = []
+    for presentation, path, exp, group in [("stills", frames, expected, 1), (f"held {hold} frames", held_path, held_expected, hold)]:
+        for reporting, flags in [("items", []), ("window 1 s", ["--duplicate-window", "1"])]:
+            if presentation == "stills" and reporting != "items":
+                continue
+            cpu = []
+            for _ in range(runs):
+                out, seconds = cpu_of([syncscan, "run", "--source", path, "--engine", "hybrid", "--symbologies", "all",
+                                       "--scanning-threads", "1", "--log-level", "error", *flags])
+                cpu.append(seconds)
+            found = lines_of(out)
+            wrong = [l for l in found if not is_right(exp[l[0]], l[1], l[2])]
+            right = {l[0] // group for l in found if is_right(exp[l[0]], l[1], l[2])}
+            rows.append({"presentation": presentation, "reporting": reporting, "wrong_payloads": len(wrong),
+                         "codes_read_right": len(right), "codes": len(expected),
+                         "cpu_ms_per_frame": round(1000 * statistics.median(cpu) / len(exp), 2),
+                         "wrong": [f"frame {seq} {sym} {payload!r} by {pass_}; shown {exp[seq][1]!r}" for seq, sym, payload, pass_ in wrong]})
+    return rows
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--frames", type=int, default=240)
     ap.add_argument("--baseline", metavar="PATH", help="another syncscan binary (e.g. main's release build) run side by side")
     ap.add_argument("--no-build", action="store_true", help="use .build/release/syncscan as it is")
+    ap.add_argument("--items", action="store_true", help="also hybrid with items on the stills and on held stills")
+    ap.add_argument("--hold", type=int, default=4, help="frames each still is held for with --items")
+    ap.add_argument("--json", metavar="FILE", help="write the rows as data")
     args = ap.parse_args()
     os.makedirs(OUT, exist_ok=True)
     frames = os.path.join(OUT, "misread-640x480.y4m")
@@ -181,6 +237,28 @@ def main():
                 if not is_right(expected[seq], symbology, payload):
                     print(f"  {name} {engine} wrong: frame {seq} {symbology} {payload!r} by {pass_}; drawn {expected[seq][0]} "
                           f"{expected[seq][1]!r}, {expected[seq][2]}")
+    data = {"command": "bench/misread.py " + " ".join(sys.argv[1:]), "frames": len(expected), "size": f"{W}x{H}", "runs": args.runs,
+            "loadavg_end": list(os.getloadavg()), "engines": []}
+    for name, _binary in binaries:
+        for engine in ENGINES:
+            found = lines[(name, engine)]
+            data["engines"].append({"binary": name, "engine": engine, "reporting": "every reading",
+                                    "wrong_payloads": sum(1 for l in found if not is_right(expected[l[0]], l[1], l[2])),
+                                    "codes_read_right": len({l[0] for l in found if is_right(expected[l[0]], l[1], l[2])}),
+                                    "cpu_ms_per_frame": round(1000 * statistics.median(cpu[(name, engine)]) / len(expected), 2)})
+    if args.items:
+        rows = item_rows(syncscan, frames, expected, args.hold, args.runs)
+        data["items"] = rows
+        print(f"  hybrid with items ({args.runs} runs):")
+        print(f"  {'presentation':18s} {'reporting':11s} {'wrong payloads':>15s} {'codes read right':>17s} {'CPU ms/frame':>13s}")
+        for r in rows:
+            print(f"  {r['presentation']:18s} {r['reporting']:11s} {r['wrong_payloads']:>15d} {r['codes_read_right']:>11d}/{r['codes']:<5d} "
+                  f"{r['cpu_ms_per_frame']:>13.1f}")
+            for w in r["wrong"]:
+                print(f"    wrong: {w}")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(data, f, indent=1)
 
 
 if __name__ == "__main__":

@@ -37,7 +37,8 @@ private func run(_ tracker: inout ItemTracker, frames count: UInt64, undecoded: 
         added += result.added.map { ($0.item, $0.code.text ?? "", seq) }
         removed += result.removed
     }
-    removed += tracker.finish()
+    var counts = ReadingCheckCounts()
+    removed += tracker.finish(counts: &counts)
     return (added, removed)
 }
 
@@ -146,4 +147,95 @@ private func run(_ tracker: inout ItemTracker, frames count: UInt64, undecoded: 
         #expect(updates.map(\.frame.sequenceNumber) == [3, 6, 9, 12, 15, 18, 21, 24, 27])
         #expect(updates.first?.corners.first == PixelPoint(x: 80, y: 250))
     }
+
 }
+
+/// A linear code's reading (an EAN-13, 240 x 60 px, centred at `x`, `y`) in frame `seq`: zbar's, as
+/// the reading check passes on what its frame could not confirm.
+private func linear(_ digits: String, x: Int, y: Int = 360, seq: UInt64) -> MachineReadableCodeObject {
+    let frame = FrameInfo(sequenceNumber: seq, presentationTime: MediaTime(nanoseconds: Int64(seq) * frameInterval),
+                          width: 1280, height: 720, format: .grey)
+    return MachineReadableCodeObject(symbology: .ean13, data: Array(digits.utf8), text: digits, quality: 1, orientation: .up,
+                                     corners: [PixelPoint(x: x - 120, y: y - 30), PixelPoint(x: x - 120, y: y + 30),
+                                               PixelPoint(x: x + 120, y: y + 30), PixelPoint(x: x + 120, y: y - 30)],
+                                     frame: frame, pass: .zbar)
+}
+
+/// Frames `0..<count`, each with the confirmed readings `scene(seq)` gives and the unconfirmed
+/// ones `unconfirmed(seq)`, then the end: the items added (reading text and frame), the items
+/// removed, and what became of the unconfirmed readings.
+private func runChecked(frames count: UInt64, _ scene: (UInt64) -> [MachineReadableCodeObject],
+                        unconfirmed: (UInt64) -> [MachineReadableCodeObject])
+    -> (added: [(text: String, seq: UInt64)], removed: [RemovedItem], counts: ReadingCheckCounts) {
+    var tracker = ItemTracker()
+    var added: [(text: String, seq: UInt64)] = [], removed: [RemovedItem] = [], counts = ReadingCheckCounts()
+    for seq in 0..<count {
+        let result = tracker.track(scene(seq), unconfirmed: unconfirmed(seq), undecoded: [], sequenceNumber: seq,
+                                   pts: MediaTime(nanoseconds: Int64(seq) * frameInterval), width: 1280, height: 720)
+        added += result.added.map { ($0.code.text ?? "", seq) }
+        removed += result.removed
+        counts.add(result.readingCheck)
+    }
+    removed += tracker.finish(counts: &counts)
+    #expect(tracker.aliveCount == 0)
+    return (added, removed, counts)
+}
+
+@Suite struct ItemConfirmationTests {
+    @Test func anUnconfirmedReadingReadAgainInAnotherFrameIsReportedWithThatFrameOnce() {
+        // zbar alone reads a moving EAN-13 in frames 2, 3 and 5 (nothing confirms it in its frame).
+        let run = runChecked(frames: 8, { _ in [] }) { seq in [2, 3, 5].contains(seq) ? [linear("5901234123457", x: 200 + 20 * Int(seq), seq: seq)] : [] }
+        #expect(run.added.map(\.seq) == [3], "reported at the second frame that read it, once")
+        #expect(run.removed.count == 1 && run.removed.first?.first.sequenceNumber == 2 && run.removed.first?.framesRead == 3)
+        #expect(run.counts == ReadingCheckCounts(confirmed: 3), "\(run.counts)")
+    }
+
+    @Test func anUnconfirmedReadingOfAnItemAlreadyReportedCountsAsConfirmedAndAddsNothing() {
+        // zxing-cpp reads the code in frames 0-2; zbar alone in frames 3-4.
+        let run = runChecked(frames: 6, { seq in seq < 3 ? [linear("5901234123457", x: 300, seq: seq)] : [] }) { seq in
+            seq >= 3 && seq < 5 ? [linear("5901234123457", x: 300, seq: seq)] : []
+        }
+        #expect(run.added.map(\.seq) == [0] && run.removed.first?.framesRead == 5)
+        #expect(run.counts == ReadingCheckCounts(confirmed: 2))
+    }
+
+    @Test func aReadingSeenInOneFrameOnlyIsDroppedUnreported() {
+        let run = runChecked(frames: 20, { _ in [] }) { seq in seq == 4 ? [linear("5901234123457", x: 300, seq: seq)] : [] }
+        #expect(run.added.isEmpty && run.removed.isEmpty)
+        #expect(run.counts == ReadingCheckCounts(dropped: 1))
+        // The end of the source drops one still waiting, too.
+        let last = runChecked(frames: 5, { _ in [] }) { seq in seq == 4 ? [linear("5901234123457", x: 300, seq: seq)] : [] }
+        #expect(last.added.isEmpty && last.removed.isEmpty && last.counts == ReadingCheckCounts(dropped: 1))
+    }
+
+    @Test func anotherPayloadReadWhereTheItemIsMakesTheUnconfirmedReadingAMisread() {
+        // The right EAN-13 read (confirmed) in frames 0-9 while it moves; zbar's misreading of it, unconfirmed, in frame 4…
+        let right = "5901234123457", wrong = "5901234123464"
+        let before = runChecked(frames: 10, { seq in seq == 4 ? [] : [linear(right, x: 200 + 10 * Int(seq), seq: seq)] }) { seq in
+            seq == 4 ? [linear(wrong, x: 240, seq: seq)] : []
+        }
+        #expect(before.added.map(\.text) == [right], "the misreading is never reported")
+        #expect(before.counts == ReadingCheckCounts(misread: 1))
+        // …and when the misreading comes first, in the frames before anything else reads the code.
+        let first = runChecked(frames: 10, { seq in seq < 2 ? [] : [linear(right, x: 200 + 10 * Int(seq), seq: seq)] }) { seq in
+            seq == 0 ? [linear(wrong, x: 200, seq: seq)] : []
+        }
+        #expect(first.added.map(\.text) == [right] && first.added.first?.seq == 2)
+        #expect(first.counts == ReadingCheckCounts(misread: 1), "\(first.counts)")
+    }
+
+    @Test func anUnconfirmedReadingBesideAnotherLabelIsNotAMisread() {
+        // Two labels side by side, 400 px apart: the right one read by zxing-cpp, the left one by zbar alone in two frames.
+        let run = runChecked(frames: 6, { seq in [linear("4006381333931", x: 800, seq: seq)] }) { seq in
+            seq < 2 ? [linear("5901234123457", x: 400, seq: seq)] : []
+        }
+        #expect(Set(run.added.map(\.text)) == ["4006381333931", "5901234123457"])
+        #expect(run.counts == ReadingCheckCounts(confirmed: 2))
+    }
+
+    @Test func comparableSymbologiesAreOneDimensionalAndOfOneFamily() {
+        #expect(ItemTracker.comparable(.ean13, .upce) && ItemTracker.comparable(.code128, .code128))
+        #expect(!ItemTracker.comparable(.code128, .code39) && !ItemTracker.comparable(.qrcode, .qrcode))
+    }
+}
+

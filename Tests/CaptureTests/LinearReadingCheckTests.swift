@@ -33,7 +33,7 @@ private let linear: Set<Symbology> = [.ean13, .upca, .upce, .code39, .code128, .
         let frame = try linearFrame("EANX", "590123412345")
         let wrong = misread(try zbarReading(of: frame), as: "5901234123464")
         let look = ScriptedSecondLook(reading: [])
-        let checked = LinearReadingCheck(checked: .zbar, checker: .zxing, secondLook: look).check([wrong], frame: frame, checkerReads: linear, held: nil)
+        let checked = LinearReadingCheck(checked: .zbar, checker: .zxing, secondLook: look).check([wrong], frame: frame, checkerReads: linear, unconfirmed: .dropped)
         #expect(checked.codes.isEmpty)
         #expect(checked.counts == ReadingCheckCounts(dropped: 1))
         #expect(look.lookedAt.map(\.data) == [wrong.data])
@@ -43,7 +43,7 @@ private let linear: Set<Symbology> = [.ean13, .upca, .upce, .code39, .code128, .
     func secondLookConfirms() throws {
         let frame = try linearFrame("EANX", "590123412345")
         let reading = try zbarReading(of: frame)
-        let checked = LinearReadingCheck(checked: .zbar, checker: .zxing, secondLook: BandSecondLook(checker: ZXingDecoder(), checked: ZBarDecoder())).check([reading], frame: frame, checkerReads: linear, held: nil)
+        let checked = LinearReadingCheck(checked: .zbar, checker: .zxing, secondLook: BandSecondLook(checker: ZXingDecoder(), checked: ZBarDecoder())).check([reading], frame: frame, checkerReads: linear, unconfirmed: .dropped)
         #expect(checked.codes.map(\.text) == ["5901234123457"])
         #expect(checked.codes.first?.engine == .zbar)
         #expect(checked.counts == ReadingCheckCounts(confirmed: 1))
@@ -68,11 +68,11 @@ private let linear: Set<Symbology> = [.ean13, .upca, .upce, .code39, .code128, .
         var zxing = right
         (zxing.engine, zxing.pass) = (.zxing, .zxingFull)
         // In the frame's own passes…
-        let inFrame = LinearReadingCheck(checked: .zbar, checker: .zxing, secondLook: ScriptedSecondLook(reading: [])).check([wrong, zxing], frame: frame, checkerReads: linear, held: nil)
+        let inFrame = LinearReadingCheck(checked: .zbar, checker: .zxing, secondLook: ScriptedSecondLook(reading: [])).check([wrong, zxing], frame: frame, checkerReads: linear, unconfirmed: .dropped)
         #expect(inFrame.codes.map(\.text) == ["5901234123457"] && inFrame.codes.first?.engine == .zxing)
         #expect(inFrame.counts == ReadingCheckCounts(settled: 1))
         // …and in the second look.
-        let second = LinearReadingCheck(checked: .zbar, checker: .zxing, secondLook: ScriptedSecondLook(reading: [zxing])).check([wrong], frame: frame, checkerReads: linear, held: nil)
+        let second = LinearReadingCheck(checked: .zbar, checker: .zxing, secondLook: ScriptedSecondLook(reading: [zxing])).check([wrong], frame: frame, checkerReads: linear, unconfirmed: .dropped)
         #expect(second.codes.map(\.text) == ["5901234123457"] && second.codes.first?.engine == .zxing)
         #expect(second.counts == ReadingCheckCounts(settled: 1))
     }
@@ -83,18 +83,28 @@ private let linear: Set<Symbology> = [.ean13, .upca, .upce, .code39, .code128, .
         let held = LockedValue(HeldReadings())
         let first = try linearFrame("EANX", "590123412345", seq: 1), second = try linearFrame("EANX", "590123412345", seq: 2)
         let reading = try zbarReading(of: first)
-        let a = check.check([reading], frame: first, checkerReads: linear, held: held)
+        let a = check.check([reading], frame: first, checkerReads: linear, unconfirmed: .held(held))
         #expect(a.codes.isEmpty && a.counts == ReadingCheckCounts(held: 1))
-        let again = check.check([reading], frame: first, checkerReads: linear, held: held)
+        let again = check.check([reading], frame: first, checkerReads: linear, unconfirmed: .held(held))
         #expect(again.codes.isEmpty && again.counts == ReadingCheckCounts(), "the same frame is no confirmation")
-        let b = check.check([reading], frame: second, checkerReads: linear, held: held)
+        let b = check.check([reading], frame: second, checkerReads: linear, unconfirmed: .held(held))
         #expect(b.codes.count == 1 && b.counts == ReadingCheckCounts(confirmed: 1))
 
         let other = misread(reading, as: "5901234123464")
-        _ = check.check([other], frame: second, checkerReads: linear, held: held)
+        _ = check.check([other], frame: second, checkerReads: linear, unconfirmed: .held(held))
         let late = try linearFrame("EANX", "590123412345", seq: 2 + 11)  // 1.1 s later
-        let d = check.check([reading], frame: late, checkerReads: linear, held: held)
+        let d = check.check([reading], frame: late, checkerReads: linear, unconfirmed: .held(held))
         #expect(d.codes.isEmpty && d.counts == ReadingCheckCounts(held: 1, dropped: 1), "\(d.counts)")
+    }
+
+    @Test("with items, an unconfirmed reading is passed on, counted held, for the item tracker to confirm")
+    func unconfirmedIsPassedOnToItems() throws {
+        let frame = try linearFrame("EANX", "590123412345")
+        let wrong = misread(try zbarReading(of: frame), as: "5901234123464")
+        let checked = LinearReadingCheck(checked: .zbar, checker: .zxing, secondLook: ScriptedSecondLook(reading: []))
+            .check([wrong], frame: frame, checkerReads: linear, unconfirmed: .passedOn)
+        #expect(checked.codes.isEmpty && checked.unconfirmed.map(\.text) == ["5901234123464"])
+        #expect(checked.counts == ReadingCheckCounts(held: 1))
     }
 
     @Test("zbar's Code 39 Full ASCII pairs are decoded as zxing-cpp decodes them; plain Code 39 is left alone")

@@ -60,7 +60,7 @@ public final class Delivery: @unchecked Sendable {
     public func setReporting(_ reporting: CodeReporting) {
         state.withLock { state in
             if case .items = state.reporting, reporting.itemSettings == nil {
-                state.pendingRemovals += state.counted(state.tracker.finish())
+                state.pendingRemovals += state.counted(state.tracker.finish(counts: &state.statistics.readingCheck))
             }
             if let settings = reporting.itemSettings { state.tracker.settings = settings }
             state.suppressor.window = reporting.window
@@ -76,10 +76,11 @@ public final class Delivery: @unchecked Sendable {
                 state.pendingRemovals = []
                 switch state.reporting {
                 case .items:
-                    let result = state.tracker.track(metadata.metadataObjects, undecoded: metadata.undecoded,
+                    let result = state.tracker.track(metadata.metadataObjects, unconfirmed: metadata.unconfirmed, undecoded: metadata.undecoded,
                                                      sequenceNumber: collection.sequenceNumber, pts: metadata.presentationTime,
                                                      width: frame?.width ?? 0, height: frame?.height ?? 0)
                     state.statistics.added += result.added.count
+                    state.statistics.readingCheck.add(result.readingCheck)
                     removed += state.counted(result.removed)
                     return (result.added.map { ($0.code, Optional($0.item)) }, removed, result.updated)
                 case .window, .everyReading:
@@ -108,7 +109,7 @@ public final class Delivery: @unchecked Sendable {
     public func finish() throws {
         let removed = state.withLock { state in
             defer { state.pendingRemovals = [] }
-            return state.pendingRemovals + state.counted(state.tracker.finish())
+            return state.pendingRemovals + state.counted(state.tracker.finish(counts: &state.statistics.readingCheck))
         }
         for item in removed {
             itemRemoved(item)
@@ -147,6 +148,9 @@ public struct ItemStatistics: Sendable, Hashable {
     public var readRates = [Int](repeating: 0, count: ItemStatistics.readRateBounds.count)
     /// The sum of the read rates of the items removed.
     public var readRateSum = 0.0
+    /// What became of the readings their frame could not confirm (`ItemTracker`): confirmed by
+    /// an item, misread, dropped; added to the frames' own counts (`ReadingCheckCounts.held`).
+    public var readingCheck = ReadingCheckCounts()
 
     public init() {}
 
@@ -155,6 +159,7 @@ public struct ItemStatistics: Sendable, Hashable {
         (added, removed, alive) = (added + other.added, removed + other.removed, alive + other.alive)
         (resets, outlinesOutsideFrame, readRateSum) = (resets + other.resets, outlinesOutsideFrame + other.outlinesOutsideFrame, readRateSum + other.readRateSum)
         for i in readRates.indices { readRates[i] += other.readRates[i] }
+        readingCheck.add(other.readingCheck)
     }
 
     mutating func count(_ item: RemovedItem) {

@@ -11,6 +11,13 @@ import Media
 /// predicted place, or for `grace` of frame time after it was last seen; a code that comes back
 /// later is a new item. Frame time only, never the wall clock: a paused pipeline removes nothing.
 ///
+/// A reading its frame could not confirm (`hybrid`'s zbar-only 1-D readings,
+/// `LinearReadingCheck`) joins an item as any reading does, and counts as confirmed when it does;
+/// one no item claims begins a *tentative* item: followed like the others but not reported until
+/// the same payload is read there in another frame (its first line is that reading). Another
+/// payload read where a tentative item lies (a comparable symbology) makes its reading a misread;
+/// a tentative item that leaves unconfirmed is dropped. Neither is ever reported.
+///
 /// Memory holds the items alive; each frame costs a dictionary look-up per reading, a distance per
 /// candidate of the same payload, and one pass over the items alive. A frame whose timestamp goes
 /// back (a source restarted, a wrapped clock) removes every item first (`resets`).
@@ -33,13 +40,23 @@ public struct ItemTracker: Sendable {
     struct Place: Sendable {
         var corners: [PixelPoint]
         var center: (x: Double, y: Double)
+        /// Half the outline box's width and height.
+        var halfExtent: (x: Double, y: Double)
         /// The outline's larger side, at least 1.
         var size: Double
 
         init(corners: [PixelPoint], bounds: PixelRect) {
             self.corners = corners
             center = (Double(bounds.x) + Double(bounds.width) / 2, Double(bounds.y) + Double(bounds.height) / 2)
+            halfExtent = (Double(bounds.width) / 2, Double(bounds.height) / 2)
             size = Double(max(1, bounds.width, bounds.height))
+        }
+
+        /// Whether `point` lies in this outline's box, centred at `center`, widened on every side by
+        /// 15 % of its larger side (at least 8 pixels): `MachineReadableCodeObject.overlaps`' rule.
+        func covers(_ point: (x: Double, y: Double), centeredAt center: (x: Double, y: Double)) -> Bool {
+            let margin = max(8, 0.15 * size)
+            return abs(point.x - center.x) <= halfExtent.x + margin && abs(point.y - center.y) <= halfExtent.y + margin
         }
     }
 
@@ -58,6 +75,13 @@ public struct ItemTracker: Sendable {
         var lastScan: Int
         var framesRead = 1
         var lastUpdate: MediaTime
+        /// Reported (its first line written); `false` while tentative: begun by a reading its
+        /// frame could not confirm, waiting for a reading in another frame.
+        var confirmed: Bool
+        /// A tentative item's readings awaiting confirmation (counted confirmed, misread or dropped with it).
+        var awaiting = 0
+        /// The last frame that read it (`lastSeen` may be a detection's).
+        var lastRead: UInt64
 
         /// Where it should be at `pts`, from where it was last seen and how it moved.
         func predicted(at pts: MediaTime) -> (x: Double, y: Double) {
@@ -87,6 +111,8 @@ public struct ItemTracker: Sendable {
         public var removed: [RemovedItem] = []
         /// Items read again, at most one per `updateInterval` each.
         public var updated: [ItemUpdate] = []
+        /// What became of readings awaiting confirmation: confirmed by an item, misread, dropped.
+        public var readingCheck = ReadingCheckCounts()
     }
 
     public var settings: Settings
@@ -102,18 +128,22 @@ public struct ItemTracker: Sendable {
 
     public init(settings: Settings = Settings()) { self.settings = settings }
 
-    /// Items alive now.
-    public var aliveCount: Int { items.count }
+    /// Items alive now (reported ones: not the tentative).
+    public var aliveCount: Int { items.count - tentativeCount }
+    private var tentativeCount = 0
 
-    /// Follows the items through one scanned frame: its readings and the codes detected in it
-    /// and not decoded, all stamped with the frame's `sequenceNumber` and `pts`.
-    public mutating func track(_ codes: [MachineReadableCodeObject], undecoded: [UndecodedCodeObject],
-                               sequenceNumber: UInt64, pts: MediaTime, width: Int, height: Int) -> FrameResult {
+    /// Follows the items through one scanned frame: its readings, the readings its frame could
+    /// not confirm, and the codes detected in it and not decoded, all stamped with the frame's
+    /// `sequenceNumber` and `pts`.
+    public mutating func track(_ confirmedCodes: [MachineReadableCodeObject], unconfirmed: [MachineReadableCodeObject] = [],
+                               undecoded: [UndecodedCodeObject], sequenceNumber: UInt64, pts: MediaTime, width: Int, height: Int) -> FrameResult {
         var result = FrameResult()
         if let lastPTS, pts < lastPTS {
             resets += 1
-            result.removed = removeAll()
+            result.removed = removeAll(counts: &result.readingCheck)
         }
+        let codes = confirmedCodes + unconfirmed
+        func awaits(_ i: Int) -> Bool { i >= confirmedCodes.count }
         lastPTS = pts
         let frame = ItemFrame(sequenceNumber: sequenceNumber, presentationTime: pts)
         var seen = Set<UInt64>()
@@ -130,9 +160,17 @@ public struct ItemTracker: Sendable {
         }
         pairs.sort { $0.distance < $1.distance }
         var claimed = [Bool](repeating: false, count: codes.count)
+        var itemOf: [Int: UInt64] = [:]
         for pair in pairs where !claimed[pair.code] && !seen.contains(pair.item) {
             claimed[pair.code] = true
+            itemOf[pair.code] = pair.item
             seen.insert(pair.item)
+            if items[pair.item]?.confirmed == false {
+                // Read again in another frame: the tentative item is confirmed, and reported with this reading.
+                confirm(pair.item, counts: &result.readingCheck)
+                result.added.append((codes[pair.code], pair.item))
+            }
+            if awaits(pair.code) { result.readingCheck.confirmed += 1 }
             if let update = read(pair.item, at: places[pair.code], frame: frame) { result.updated.append(update) }
         }
         // The frame's readings by payload, those claimed first: a second reading of one code (two
@@ -141,16 +179,36 @@ public struct ItemTracker: Sendable {
         for i in codes.indices where claimed[i] { readingsByKey[Key(symbology: codes[i].symbology, data: codes[i].data), default: []].append(i) }
         for (i, code) in codes.enumerated() where !claimed[i] {
             let key = Key(symbology: code.symbology, data: code.data)
-            if readingsByKey[key]?.contains(where: { codes[$0].overlaps(code) }) == true { continue }
+            if let twin = readingsByKey[key]?.first(where: { codes[$0].overlaps(code) }) {
+                if awaits(i), let id = itemOf[twin] {
+                    if items[id]?.confirmed == true { result.readingCheck.confirmed += 1 } else { items[id]?.awaiting += 1 }
+                }
+                continue
+            }
+            if awaits(i), contradicted(places[i], symbology: code.symbology, data: code.data, readIn: sequenceNumber, at: pts) {
+                result.readingCheck.misread += 1
+                continue
+            }
             readingsByKey[key, default: []].append(i)
             let id = nextID
             nextID += 1
             items[id] = Item(id: id, symbology: code.symbology, data: code.data, text: code.text, place: places[i],
-                             first: frame, lastSeen: frame, firstScan: scanned, lastScan: scanned, lastUpdate: pts)
+                             first: frame, lastSeen: frame, firstScan: scanned, lastScan: scanned, lastUpdate: pts,
+                             confirmed: !awaits(i), awaiting: awaits(i) ? 1 : 0, lastRead: sequenceNumber)
             byKey[Key(symbology: code.symbology, data: code.data), default: []].append(id)
             seen.insert(id)
             claimed[i] = true
-            result.added.append((code, id))
+            itemOf[i] = id
+            if awaits(i) { tentativeCount += 1 } else { result.added.append((code, id)) }
+        }
+        // A tentative item where this frame read another payload of a reported one was misread.
+        if tentativeCount > 0 {
+            let misread = items.values.filter { !$0.confirmed && $0.first.sequenceNumber != sequenceNumber
+                && contradicted($0.place, symbology: $0.symbology, data: $0.data, readIn: sequenceNumber, at: pts, predictedFrom: $0) }.map(\.id)
+            for id in misread.sorted() {
+                result.readingCheck.misread += items[id]?.awaiting ?? 0
+                _ = remove(id)
+            }
         }
 
         // Detections without a payload keep the nearest unseen item alive (any payload, same symbology).
@@ -168,16 +226,23 @@ public struct ItemTracker: Sendable {
             }
         }
 
-        // Unseen past the grace: removed.
+        // Unseen past the grace: removed (a tentative item unreported, its readings dropped).
         let gone = items.compactMap { id, item in !seen.contains(id) && pts - item.lastSeen.presentationTime > settings.grace ? id : nil }
-        result.removed += gone.sorted().map { remove($0) }
+        for id in gone.sorted() {
+            guard let item = items[id] else { continue }
+            if item.confirmed { result.removed.append(remove(id)) } else {
+                result.readingCheck.dropped += item.awaiting
+                _ = remove(id)
+            }
+        }
         scanned += 1
         return result
     }
 
-    /// Removes every item alive (the source ended): each as `RemovedItem`, oldest first.
-    public mutating func finish() -> [RemovedItem] {
-        removeAll()
+    /// Removes every item alive (the source ended): each reported one as `RemovedItem`, oldest
+    /// first; the tentative ones' readings are counted dropped in `counts`.
+    public mutating func finish(counts: inout ReadingCheckCounts) -> [RemovedItem] {
+        removeAll(counts: &counts)
     }
 
     // MARK: - Helpers
@@ -192,6 +257,7 @@ public struct ItemTracker: Sendable {
         item.place = place
         item.lastSeen = frame
         item.lastScan = scanned
+        item.lastRead = frame.sequenceNumber
         item.framesRead += 1
         var update: ItemUpdate?
         if let interval = settings.updateInterval, frame.presentationTime - item.lastUpdate >= interval {
@@ -202,19 +268,54 @@ public struct ItemTracker: Sendable {
         return update
     }
 
+    private mutating func confirm(_ id: UInt64, counts: inout ReadingCheckCounts) {
+        guard let item = items[id], !item.confirmed else { return }
+        counts.confirmed += item.awaiting
+        items[id]?.confirmed = true
+        items[id]?.awaiting = 0
+        tentativeCount -= 1
+    }
+
     private mutating func remove(_ id: UInt64) -> RemovedItem {
         let item = items.removeValue(forKey: id)!
+        if !item.confirmed { tentativeCount -= 1 }
         let key = Key(symbology: item.symbology, data: item.data)
         byKey[key]?.removeAll { $0 == id }
         if byKey[key]?.isEmpty == true { byKey[key] = nil }
         return item.removed
     }
 
-    private mutating func removeAll() -> [RemovedItem] {
-        let removed = items.values.sorted { $0.id < $1.id }.map(\.removed)
+    private mutating func removeAll(counts: inout ReadingCheckCounts) -> [RemovedItem] {
+        let all = items.values.sorted { $0.id < $1.id }
+        counts.dropped += all.filter { !$0.confirmed }.map(\.awaiting).reduce(0, +)
         items.removeAll()
         byKey.removeAll()
-        return removed
+        tentativeCount = 0
+        return all.filter(\.confirmed).map(\.removed)
+    }
+
+    /// Whether frame `seq` read a reported item of another payload, of a symbology `symbology`
+    /// could be misread as, where a reading at `place` lies (`Place.covers` either way; the
+    /// tentative item where it is predicted at `pts`): the reading, unconfirmed in its own frame,
+    /// is then a misread of that item. An item read there only before it is not: the label may
+    /// have been replaced.
+    private func contradicted(_ place: Place, symbology: Symbology, data: [UInt8], readIn seq: UInt64, at pts: MediaTime,
+                              predictedFrom tentative: Item? = nil) -> Bool {
+        let center = tentative?.predicted(at: pts) ?? place.center
+        for other in items.values where other.confirmed && other.lastRead == seq && !(other.symbology == symbology && other.data == data)
+            && Self.comparable(other.symbology, symbology) {
+            let otherCenter = other.predicted(at: pts)
+            if other.place.covers(center, centeredAt: otherCenter) || place.covers(otherCenter, centeredAt: center) { return true }
+        }
+        return false
+    }
+
+    /// Whether a reading of `a` could be a misreading of a code of `b`: the same 1-D symbology,
+    /// or two of the EAN/UPC family (zbar reads a UPC-E inside an EAN-13, a UPC-A as EAN-13).
+    static func comparable(_ a: Symbology, _ b: Symbology) -> Bool {
+        guard !a.isTwoDimensional, !b.isTwoDimensional else { return false }
+        let family: Set<Symbology> = [.ean13, .ean8, .upca, .upce, .isbn13]
+        return a == b || family.contains(a) && family.contains(b)
     }
 
     /// The place of an outline, counted when it lies partly outside the frame (its centre is then

@@ -15,15 +15,24 @@ public struct ReadingCheckCounts: Sendable, Hashable {
     public var held = 0
     /// zbar-only readings never emitted: unconfirmed on a file, or held and not read again in time.
     public var dropped = 0
+    /// Held readings an item's other frames contradicted: another payload read where the item is
+    /// (`ItemTracker`, items only).
+    public var misread = 0
 
-    public init(confirmed: Int = 0, settled: Int = 0, held: Int = 0, dropped: Int = 0) {
-        (self.confirmed, self.settled, self.held, self.dropped) = (confirmed, settled, held, dropped)
+    public init(confirmed: Int = 0, settled: Int = 0, held: Int = 0, dropped: Int = 0, misread: Int = 0) {
+        (self.confirmed, self.settled, self.held, self.dropped, self.misread) = (confirmed, settled, held, dropped, misread)
     }
 
     public var isEmpty: Bool { self == ReadingCheckCounts() }
 
     public mutating func add(_ other: ReadingCheckCounts) {
-        confirmed += other.confirmed; settled += other.settled; held += other.held; dropped += other.dropped
+        confirmed += other.confirmed; settled += other.settled; held += other.held; dropped += other.dropped; misread += other.misread
+    }
+
+    public static func + (a: ReadingCheckCounts, b: ReadingCheckCounts) -> ReadingCheckCounts {
+        var sum = a
+        sum.add(b)
+        return sum
     }
 }
 
@@ -151,8 +160,11 @@ public final class BandSecondLook: SecondLook {
 /// - *settled* when a zxing-cpp pass, or the second look, read a different payload where zbar's
 ///   lies: zbar's reading is dropped, zxing-cpp's stands (and is emitted);
 /// - *confirmed* when the second look (`SecondLook`) read the same payload;
-/// - otherwise, on a file, *dropped*; on a live source *held* until zbar reads the same payload in
-///   another frame within `HeldReadings.window` of frame time (then emitted with that frame:
+/// - otherwise (`Unconfirmed`): with items, *held* and passed on to the item tracker, which emits
+///   it once the same item is read again in another frame (`ItemTracker`: *confirmed*, or
+///   *misread* when another payload is read where it lies), on files and live sources alike;
+///   without items, on a file *dropped*, on a live source *held* until zbar reads the same payload
+///   in another frame within `HeldReadings.window` of frame time (then emitted with that frame:
 ///   *confirmed*), else dropped. A held reading costs at least one frame interval of latency.
 ///
 /// zbar's Code 39 readings are first given Full ASCII's text where they are Full ASCII
@@ -171,12 +183,25 @@ public struct LinearReadingCheck {
         (self.checked, self.checker, self.secondLook) = (checked, checker, secondLook)
     }
 
+    /// What becomes of a reading nothing in its own frame confirms.
+    public enum Unconfirmed {
+        /// Dropped (a file without items).
+        case dropped
+        /// Held until zbar reads the same payload in another frame (a live source without items).
+        case held(LockedValue<HeldReadings>)
+        /// Passed on (`CheckedReadings.unconfirmed`) for the item tracker to confirm or not.
+        case passedOn
+    }
+
     /// `codes`, every reading of one frame by every pass, with the unconfirmed readings of the
-    /// checked library taken out and the checker's readings of second looks added; and what was
-    /// done. `checkerReads`: the symbologies the checker reads in the engine.
+    /// checked library taken out and the checker's readings of second looks added; the
+    /// unconfirmed ones (with `.passedOn`); and what was done. `checkerReads`: the symbologies
+    /// the checker reads in the engine.
     public func check(_ codes: [MachineReadableCodeObject], frame: VideoFrame, checkerReads: Set<Symbology>,
-               held: LockedValue<HeldReadings>?) -> (codes: [MachineReadableCodeObject], counts: ReadingCheckCounts) {
+                      unconfirmed outcome: Unconfirmed) -> (codes: [MachineReadableCodeObject], unconfirmed: [MachineReadableCodeObject],
+                                                           counts: ReadingCheckCounts) {
         var counts = ReadingCheckCounts(), kept: [MachineReadableCodeObject] = [], added: [MachineReadableCodeObject] = []
+        var unconfirmed: [MachineReadableCodeObject] = []
         let byChecker = codes.filter { $0.engine == checker }
         let checkerPayloads = Set(byChecker.map(CodeIdentity.init))
         for var code in codes {
@@ -192,17 +217,23 @@ public struct LinearReadingCheck {
             } else if let other = second.first(where: { $0.engine == checker && Self.covers($0, code) }) {
                 counts.settled += 1
                 if !added.contains(where: { CodeIdentity($0) == CodeIdentity(other) }) { added.append(other) }
-            } else if let held {
-                let seconds = Double(frame.info.presentationTime.nanoseconds) / 1e9
-                if held.withLock({ $0.confirms(CodeIdentity(code), seq: frame.info.sequenceNumber, seconds: seconds, counts: &counts) }) {
-                    counts.confirmed += 1
-                    kept.append(code)
-                }
             } else {
-                counts.dropped += 1
+                switch outcome {
+                case .held(let held):
+                    let seconds = Double(frame.info.presentationTime.nanoseconds) / 1e9
+                    if held.withLock({ $0.confirms(CodeIdentity(code), seq: frame.info.sequenceNumber, seconds: seconds, counts: &counts) }) {
+                        counts.confirmed += 1
+                        kept.append(code)
+                    }
+                case .passedOn:
+                    counts.held += 1
+                    unconfirmed.append(code)
+                case .dropped:
+                    counts.dropped += 1
+                }
             }
         }
-        return (kept + added.filter { !checkerPayloads.contains(CodeIdentity($0)) }, counts)
+        return (kept + added.filter { !checkerPayloads.contains(CodeIdentity($0)) }, unconfirmed, counts)
     }
 
     /// A Code 39 reading of zbar's with its Full ASCII pairs decoded, as zxing-cpp gives them (`+A`

@@ -28,11 +28,14 @@ public final class MetadataOutput: @unchecked Sendable {
         /// (`ScanReport.undecoded`), whatever the effort (a live view outlines them); it does with
         /// `effort: auto` on a live source anyway.
         public var reportsUndecoded: Bool
+        /// Readings an engine's reading check cannot confirm within their frame are passed on
+        /// (`ScanReport.unconfirmed`) for the items to confirm, rather than dropped or held here.
+        public var confirmsByItem: Bool
         public init(engine: DecoderEngine, scanner: ScannerSettings = ScannerSettings(),
                     zxing: ZXingSettings = ZXingSettings(), effort: ScanEffort = .auto, onlyPasses: Set<DecoderPass>? = nil,
-                    rectOfInterest: NormalizedRect = .full, reportsUndecoded: Bool = false) {
+                    rectOfInterest: NormalizedRect = .full, reportsUndecoded: Bool = false, confirmsByItem: Bool = false) {
             (self.engine, self.scanner, self.zxing, self.effort, self.rectOfInterest) = (engine, scanner, zxing, effort, rectOfInterest)
-            (self.onlyPasses, self.reportsUndecoded) = (onlyPasses, reportsUndecoded)
+            (self.onlyPasses, self.reportsUndecoded, self.confirmsByItem) = (onlyPasses, reportsUndecoded, confirmsByItem)
         }
 
         /// What `pass` asks of its library's reader: the library's part of the symbologies.
@@ -174,6 +177,9 @@ public final class MetadataOutput: @unchecked Sendable {
         public var undecoded: [UndecodedCodeObject] = []
         /// What `hybrid`'s check of zbar's 1-D readings did on this frame (`LinearReadingCheck`).
         public var readingCheck = ReadingCheckCounts()
+        /// Readings the check could not confirm within the frame, passed on for the items to
+        /// confirm (`Settings.confirmsByItem`); not among `codes`.
+        public var unconfirmed: [MachineReadableCodeObject] = []
     }
 
     /// One thread's decoders: a reader of each library the engine has (made on first use), and a
@@ -282,9 +288,9 @@ public final class MetadataOutput: @unchecked Sendable {
             output.record(scanTime: ContinuousClock.now - start)
             if adaptive { output.withEffortLedger { $0.noteRead(read, seq: info.sequenceNumber) } }
             if let check = readingCheck(for: settings.engine) {
-                (codes, report.readingCheck) = check.check(codes, frame: frame,
-                                                           checkerReads: settings.engine.part(of: settings.scanner.symbologies, for: check.checker),
-                                                           held: live ? output.heldReadings : nil)
+                let outcome: LinearReadingCheck.Unconfirmed = settings.confirmsByItem ? .passedOn : live ? .held(output.heldReadings) : .dropped
+                (codes, report.unconfirmed, report.readingCheck) = check.check(
+                    codes, frame: frame, checkerReads: settings.engine.part(of: settings.scanner.symbologies, for: check.checker), unconfirmed: outcome)
             }
             // One reading per code: readings of one payload at one place (several passes, both
             // libraries) are one code; the same payload elsewhere in the frame is another label.

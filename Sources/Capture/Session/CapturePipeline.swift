@@ -49,14 +49,21 @@ public final class CapturePipeline: Sendable {
             throw error
         }
         try delivery.finish()
-        return statistics
+        var counted = statistics
+        counted.readingCheck.add(delivery.itemStatistics.readingCheck)
+        return counted
     }
 
     /// Stops the source; frames in flight are finished and delivered.
     public func stop() { session.stop() }
 
-    /// The synchronizer's counts: frames scanned and dropped, by reason.
-    public var statistics: CaptureStatistics { synchronizer.statistics }
+    /// The synchronizer's counts: frames scanned and dropped, by reason; the reading check's counts
+    /// with what the items made of the readings their frame could not confirm.
+    public var statistics: CaptureStatistics {
+        var statistics = synchronizer.statistics
+        statistics.readingCheck.add(delivery.itemStatistics.readingCheck)
+        return statistics
+    }
 
     /// Codes handed to the handler so far (items' first readings, or after duplicate suppression).
     public var emitted: Int { delivery.emitted }

@@ -236,18 +236,22 @@ public final class CaptureSession: @unchecked Sendable {
         }
         let report = scanner.scanReport(frame)
         // Codes name the frame as it came (MJPG), not the grey plane it was scanned in.
-        let codes = info.format.isCompressed ? report.codes.map { var code = $0; code.frame = info; return code } : report.codes
+        func named(_ codes: [MachineReadableCodeObject]) -> [MachineReadableCodeObject] {
+            info.format.isCompressed ? codes.map { var code = $0; code.frame = info; return code } : codes
+        }
+        let codes = named(report.codes), unconfirmed = named(report.unconfirmed)
         var pixels: FramePixels?
-        if let copying, let region = copying.region(of: frame, codes: codes) {
+        // An unconfirmed reading may become an item's first line: its pixels are kept as a code's are.
+        if let copying, let region = copying.region(of: frame, codes: codes + unconfirmed) {
             let decodedFrom = info.format.isCompressed ? plane.compressedBytes.map { (info: info, bytes: $0) } : nil
-            pixels = copying.pool.copy(frame, region: region, wait: copying.wait && !codes.isEmpty, decodedFrom: decodedFrom)
+            pixels = copying.pool.copy(frame, region: region, wait: copying.wait && !(codes.isEmpty && unconfirmed.isEmpty), decodedFrom: decodedFrom)
         }
         return SynchronizedDataCollection(
             video: SynchronizedVideoData(sequenceNumber: info.sequenceNumber, presentationTime: info.presentationTime,
                                          frame: info, droppedReason: nil, pixels: pixels),
             metadata: SynchronizedMetadataObjectData(presentationTime: info.presentationTime, metadataObjects: codes,
                                                      passesCut: report.passesCut, undecoded: report.undecoded,
-                                                     readingCheck: report.readingCheck))
+                                                     readingCheck: report.readingCheck, unconfirmed: unconfirmed))
     }
 }
 

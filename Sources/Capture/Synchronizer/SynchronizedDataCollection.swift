@@ -37,14 +37,19 @@ public struct SynchronizedMetadataObjectData: Sendable, Hashable {
     public var undecoded: [UndecodedCodeObject]
     /// What `hybrid`'s check of zbar's 1-D readings did on this frame (`MetadataOutput.ScanReport.readingCheck`).
     public var readingCheck: ReadingCheckCounts
+    /// Readings the check could not confirm within the frame, for the items to confirm
+    /// (`MetadataOutput.ScanReport.unconfirmed`); not codes found until an item confirms them.
+    public var unconfirmed: [MachineReadableCodeObject]
 
     public init(presentationTime: MediaTime, metadataObjects: [MachineReadableCodeObject], passesCut: [DecoderPass] = [],
-                undecoded: [UndecodedCodeObject] = [], readingCheck: ReadingCheckCounts = ReadingCheckCounts()) {
+                undecoded: [UndecodedCodeObject] = [], readingCheck: ReadingCheckCounts = ReadingCheckCounts(),
+                unconfirmed: [MachineReadableCodeObject] = []) {
         self.presentationTime = presentationTime
         self.metadataObjects = metadataObjects
         self.passesCut = passesCut
         self.undecoded = undecoded
         self.readingCheck = readingCheck
+        self.unconfirmed = unconfirmed
     }
 }
 

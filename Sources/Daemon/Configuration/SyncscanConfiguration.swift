@@ -136,7 +136,8 @@ public struct SyncscanConfiguration: Sendable, Hashable {
         // Codes detected and not decoded: a live view outlines them, and they keep an item
         // alive at its place through frames that do not read it.
         MetadataOutput.Settings(engine: engine, scanner: scanner, zxing: zxing, effort: effort, onlyPasses: passes,
-                                rectOfInterest: rectOfInterest, reportsUndecoded: http != nil || duplicateSuppression.mode == .items)
+                                rectOfInterest: rectOfInterest, reportsUndecoded: http != nil || duplicateSuppression.mode == .items,
+                                confirmsByItem: duplicateSuppression.mode == .items)
     }
 
     /// The video data output's late-frame policy.

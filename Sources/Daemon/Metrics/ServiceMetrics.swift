@@ -102,9 +102,10 @@ public final class ServiceMetrics: Sendable {
         scansStuck = counter("scans_stuck", "Scans of one frame that did not return within scan_timeout_seconds.")
         textfileWriteFailures = counter("metrics_textfile_write_failures", "Failed replacements of this metrics file.")
         let checked = MetricNameDescriptor(namespace: "syncscan", metricName: "checked_readings", unitName: "total",
-                                           helpText: "zbar-only 1-D readings of engine hybrid, by what their check did: confirmed, settled, held, dropped.")
+                                           helpText: "zbar-only 1-D readings of engine hybrid, by what their check did: confirmed, settled, held, dropped, misread.")
         let checks: [(@Sendable (ReadingCheckCounts) -> Int, String)] = [({ $0.confirmed }, "confirmed"), ({ $0.settled }, "settled"),
-                                                                          ({ $0.held }, "held"), ({ $0.dropped }, "dropped")]
+                                                                          ({ $0.held }, "held"), ({ $0.dropped }, "dropped"),
+                                                                          ({ $0.misread }, "misread")]
         checkedReadings = checks.map { [registry] count, name in (count, registry.makeCounter(descriptor: checked, labels: [label, ("check", name)])) }
         up = registry.makeGauge(descriptor: .init(namespace: "syncscan", metricName: "up", unitName: "", helpText: "1 while the source is streaming, else 0."),
                                 labels: [label])

@@ -47,7 +47,7 @@ enum ServiceLines {
         if !s.readingCheck.isEmpty {
             let r = s.readingCheck
             fields += ["\"readings_confirmed\":\(r.confirmed)", "\"readings_settled\":\(r.settled)", "\"readings_held\":\(r.held)",
-                       "\"readings_dropped\":\(r.dropped)"]
+                       "\"readings_dropped\":\(r.dropped)", "\"readings_misread\":\(r.misread)"]
         }
         fields += ["\"codes_found\":\(s.codes)", "\"codes_emitted\":\(c.codesEmitted)", "\"output_lines_dropped\":\(c.outputLinesDropped)",
                    "\"device_reopens\":\(c.deviceReopens)", "\"control_failures\":\(c.controlFailures)", "\"scans_stuck\":\(c.scansStuck)",
@@ -86,11 +86,13 @@ enum ServiceLines {
         return " by_pass=\(byPass.isEmpty ? "-" : byPass) cut=\(s.passesCut.values.reduce(0, +))"
     }
 
-    /// ` readings_confirmed=N readings_settled=N readings_held=N readings_dropped=N` once `hybrid`'s
+    /// ` readings_confirmed=N readings_settled=N readings_held=N readings_dropped=N` (and
+    /// ` readings_misread=N` once an item found one) once `hybrid`'s
     /// check of zbar's 1-D readings (`LinearReadingCheck`) did anything, else empty: the stats and
     /// summary lines and STATUS=.
     static func readingCheckFields(_ r: ReadingCheckCounts) -> String {
         r.isEmpty ? "" : " readings_confirmed=\(r.confirmed) readings_settled=\(r.settled) readings_held=\(r.held) readings_dropped=\(r.dropped)"
+            + (r.misread > 0 ? " readings_misread=\(r.misread)" : "")
     }
 
     /// ` items_added=N items_removed=N items_alive=N` (then ` item_resets=N` when a timestamp went
