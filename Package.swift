@@ -128,7 +128,7 @@ let package = Package(
         // its HTTP service on HTTP's server (page, status, events) and its settings (`http.*`); it
         // reads the scan through its `ScanReporting` protocol, which Daemon's `ScanService` conforms to.
         .target(name: "LiveView", dependencies: [
-            "Capture", "ConfigurationKeys", "HTTP", "JPEG", "Media", "Results", "SystemCalls", "V4L2", "Y4M",
+            "Capture", "ConfigurationKeys", "HTTP", "JPEG", "Media", "Results", "SystemCalls",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "SystemPackage", package: "swift-system"),

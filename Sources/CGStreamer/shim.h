@@ -131,6 +131,8 @@ typedef struct {
     int64_t running_time_ns;  /* -1 when the buffer has no timestamp */
     int discont;              /* GST_BUFFER_FLAG_DISCONT or GST_BUFFER_FLAG_GAP */
     int64_t ntp_ns;           /* the buffer's timestamp/x-ntp reference timestamp (ns since 1900), -1 none or not asked */
+    int fps_n, fps_d;         /* the caps' framerate (0/1: variable or unknown) */
+    const char *format;       /* the caps' video format (gst_video_format_to_string: I420, GRAY8, …), static */
 } syncscan_gst_luma;
 
 /* The buffer's GstReferenceTimestampMeta for caps timestamp/x-ntp (gst_buffer_get_reference_timestamp_meta):
@@ -183,6 +185,9 @@ static inline int syncscan_gst_pull_luma(GstElement *sink, uint64_t timeout_ns, 
     out->running_time_ns = GST_CLOCK_TIME_IS_VALID(running) ? (int64_t)running : -1;
     out->discont = GST_BUFFER_FLAG_IS_SET(buffer, GST_BUFFER_FLAG_DISCONT) || GST_BUFFER_FLAG_IS_SET(buffer, GST_BUFFER_FLAG_GAP);
     out->ntp_ns = read_ntp ? syncscan_gst_ntp_reference(buffer) : -1;
+    out->fps_n = GST_VIDEO_INFO_FPS_N(&info);
+    out->fps_d = GST_VIDEO_INFO_FPS_D(&info);
+    out->format = gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(&info));
     return 1;
 unusable:
     *error = g_strdup_printf("the sink got %s, not 8-bit luma", gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(&info)));

@@ -91,6 +91,12 @@ struct GStreamerLuma: @unchecked Sendable {
     var bytesPerLine: Int { Int(mapped.pointee.stride) }
     /// The buffer's running time, nanoseconds; `nil` without a timestamp.
     var runningTime: Int64? { mapped.pointee.running_time_ns >= 0 ? mapped.pointee.running_time_ns : nil }
+    /// The caps' frame rate, frames a second; `nil` for a variable or unknown rate (0/1).
+    var framesPerSecond: Double? {
+        mapped.pointee.fps_n > 0 && mapped.pointee.fps_d > 0 ? Double(mapped.pointee.fps_n) / Double(mapped.pointee.fps_d) : nil
+    }
+    /// The caps' video format as GStreamer names it (`I420`, `GRAY8`, `NV12`).
+    var formatName: String { mapped.pointee.format.map { String(cString: $0) } ?? "unknown" }
     /// Flagged DISCONT or GAP by GStreamer.
     var isDiscontinuity: Bool { mapped.pointee.discont != 0 }
     /// The camera's wall clock for this buffer, from its `timestamp/x-ntp` reference timestamp meta

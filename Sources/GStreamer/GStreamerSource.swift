@@ -25,10 +25,17 @@ public final class GStreamerSource: FrameSource, @unchecked Sendable {
     private let secrets: [String]
     private let wake: WakeSignal
 
+    /// The source for people (`report.label`), redacted.
+    private let label: String
+    /// Where the mode comes from: `file` for a video file, else `stream`.
+    private let modeOrigin: String
+
     private struct Control {
         var stopped = false
         var missingSince: ContinuousClock.Instant?
         var reopens = 0
+        /// The caps of the last frame (`report.mode`).
+        var mode: SourceMode?
     }
     private let control = LockedValue(Control())
 
@@ -42,6 +49,8 @@ public final class GStreamerSource: FrameSource, @unchecked Sendable {
     private var lastFrameAt = ContinuousClock.now
     /// The camera's clock on this connection (`rtsp.camera_time`); a new one at each reopen.
     private var cameraClock = CameraClock()
+    /// The mode last put in `control` (set again only when a frame's caps differ).
+    private var lastMode: SourceMode?
 
     /// Backoff between reopen attempts: doubled from `backoffStart` up to `backoffCap`.
     static let backoffStart = Duration.milliseconds(250)
@@ -68,6 +77,11 @@ public final class GStreamerSource: FrameSource, @unchecked Sendable {
         }
         description = GStreamerURI.pipelineDescription(uri, transport: transport, latencyMilliseconds: latencyMilliseconds,
                                                        cameraTime: readsCameraTime)
+        switch GStreamerURI.kind(of: uri) {
+        case .network(let scheme): (label, modeOrigin) = ("\(scheme.uppercased()) stream \(uri.description)", "stream")
+        case .file(let path): (label, modeOrigin) = ("video file \(SourceURI.redactingCredentials(path))", "file")
+        case .pipeline: (label, modeOrigin) = ("GStreamer pipeline \(uri.description)", "stream")
+        }
         self.missingTimeout = missingTimeout
         self.logger = logger
         secrets = SecretRedaction.secrets(in: uri.location)
@@ -82,6 +96,14 @@ public final class GStreamerSource: FrameSource, @unchecked Sendable {
 
     public var missingSince: ContinuousClock.Instant? { control.withLock { $0.missingSince } }
     public var reopens: Int { control.withLock { $0.reopens } }
+
+    /// The stream as it says of itself: `gst`, its label (`RTSP stream URL`, `video file PATH`,
+    /// `GStreamer pipeline gst:…`, redacted), the mode of the last frame's caps (size, GStreamer's
+    /// video format, frame rate; origin `file` or `stream`), its reopens and since when it is lost.
+    public var report: SourceReport {
+        let (mode, missingSince, reopens) = control.withLock { ($0.mode, $0.missingSince, $0.reopens) }
+        return SourceReport(kind: "gst", label: label, mode: mode, health: SourceHealth(missingSince: missingSince, reopens: reopens))
+    }
 
     /// How long `start()` waits for the first frame or the stream's first error, by default.
     public static let defaultStartTimeout = Duration.seconds(20)
@@ -229,6 +251,12 @@ public final class GStreamerSource: FrameSource, @unchecked Sendable {
     /// discontinuity first, the frame then pending.
     private func frame(_ luma: GStreamerLuma, gap: String?) -> SourceEvent {
         let arrival = ContinuousClock.now
+        let mode = SourceMode(width: luma.width, height: luma.height, format: luma.formatName, framesPerSecond: luma.framesPerSecond,
+                              origin: modeOrigin)
+        if mode != lastMode {
+            lastMode = mode
+            control.withLock { $0.mode = mode }
+        }
         if gap != nil, let last = lastTime, let running = luma.runningTime {
             // A new connection's clock starts again: continue from the last frame, plus the time gone.
             timeOffset = last + Self.mediaTime(lastFrameAt.duration(to: arrival)) - MediaTime(nanoseconds: running)

@@ -155,7 +155,8 @@ function showStatus(s) {
   const m = s.mode;
   document.getElementById("mode").textContent = !m ? "–" : m.width + "x" + m.height + " " + m.format
     + (m.fps === null ? "" : " at " + +m.fps.toFixed(3) + " fps")
-    + (m.origin == "negotiated" ? " (negotiated with the camera)" : m.origin == "file" ? " (the file's)" : " (no rate in the file: 25 fps assumed)");
+    + ({negotiated: " (negotiated with the camera)", file: " (the file's)", assumed: " (no rate in the file: 25 fps assumed)",
+        stream: " (the stream's)"}[m.origin] ?? " (" + m.origin + ")");
 }
 events.addEventListener("status", (m) => showStatus(JSON.parse(m.data)));
 fetch("status").then(r => r.json()).then(showStatus, () => {});

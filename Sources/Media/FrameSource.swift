@@ -34,18 +34,6 @@ public protocol FrameSource: AnyObject, Sendable {
     func next() throws -> SourceEvent?
     /// Ends streaming and releases kernel resources; safe to call more than once, from any thread.
     func stop()
-    /// Since when the source's device is gone and being waited for (a camera's reconnect backoff);
-    /// `nil` when it is not. Any thread.
-    var missingSince: ContinuousClock.Instant? { get }
-    /// Times the source reopened its device after a fault or an unplug (0 for a file or pipe). Any thread.
-    var reopens: Int { get }
-    /// Device settings that failed to apply after the source started (a camera control refused
-    /// at a reopen or a reload; 0 for a file or pipe). Any thread.
-    var controlFailures: Int { get }
-}
-
-extension FrameSource {
-    public var missingSince: ContinuousClock.Instant? { nil }
-    public var reopens: Int { 0 }
-    public var controlFailures: Int { 0 }
+    /// What the source says of itself now: its kind, label, mode, controls and health. Any thread.
+    var report: SourceReport { get }
 }

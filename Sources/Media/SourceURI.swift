@@ -20,6 +20,32 @@ public struct SourceURI: Sendable, Hashable, CustomStringConvertible {
         description = Self.redactingCredentials(written ?? family + ":" + location)
     }
 
+    /// The source's short name, for MQTT topics and client ids and Home Assistant's device:
+    /// `name(of: location)` (`video0` for `/dev/video0`, `dock` for a Y4M file `/data/dock.y4m`).
+    public var name: String { Self.name(of: location) }
+
+    /// The short name of a source text: the last path component without its extension (`dock`
+    /// for `/data/dock.y4m`), `stdin` for `-`; a network URL gives its path's last component
+    /// (`stream1` for `rtsp://cam:554/stream1`), or its host when it has no path (`127.0.0.1` for
+    /// `rtsp://user:pw@127.0.0.1:8554`): never its credentials, query or port (read from
+    /// `SecretRedaction.identity`, which has none of them). A family's prefix before a path or `-`
+    /// (`PREFIX:/path`, `PREFIX:-`, whatever the prefix) is not part of the name.
+    public static func name(of text: String) -> String {
+        var path = SecretRedaction.identity(text)
+        if let colon = path.firstIndex(of: ":"), path[..<colon].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) {
+            let rest = path[path.index(after: colon)...]
+            if rest == "-" || (rest.hasPrefix("/") && !rest.hasPrefix("//")) { path = String(rest) }
+        }
+        if path == "-" || path.isEmpty { return "stdin" }
+        if let url = URLAuthority(Substring(path)) {
+            if url.path.split(separator: "/").isEmpty { return String(url.host) }
+            path = String(url.path)
+        }
+        var name = path.split(separator: "/").last.map(String.init) ?? path
+        if let dot = name.lastIndex(of: "."), dot != name.startIndex { name = String(name[..<dot]) }
+        return name
+    }
+
     /// `text` with every secret replaced by `***` (`SecretRedaction.redacted`): a URL's password
     /// (`user:***@`), its secret query parameters, a pipeline's `user-pw=`/`proxy-pw=`.
     public static func redactingCredentials(_ text: String) -> String {

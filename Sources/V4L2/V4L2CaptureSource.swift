@@ -58,6 +58,8 @@ public final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
         var opens = 0
         /// When the camera was lost, while it is being waited for.
         var missingSince: ContinuousClock.Instant?
+        /// The card's name (VIDIOC_QUERYCAP) at the last open, for the source's label.
+        var card: String?
     }
     private let control = LockedValue(Control())
     /// `device.controls`, set on every open; replaced by `setControls`.
@@ -98,6 +100,9 @@ public final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
 
     /// The format negotiated on the current open, `nil` while not streaming.
     public var currentFormat: NegotiatedFormat? { control.withLock { $0.stream?.format } }
+
+    /// The card's name (VIDIOC_QUERYCAP's `card`) at the last open; `nil` before the first.
+    public var cardName: String? { control.withLock { $0.card } }
 
     /// Since when a lost camera is being waited for (reopen backoff); `nil` while streaming, and
     /// while a present camera is reopened after a stall.
@@ -321,7 +326,7 @@ public final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
             queue.retire()
             throw error
         }
-        control.withLock { $0.opens = generation }
+        control.withLock { ($0.opens, $0.card) = (generation, capability.card) }
         let fps = format.frameInterval.map { DecimalText.string($0.framesPerSecond, fractionDigits: 3) } ?? "unknown"
         logger.notice(reopen ? "camera reopened and streaming" : "camera streaming", metadata: [
             "device": "\(path)", "card": "\(capability.card)", "driver": "\(capability.driver)",

@@ -137,5 +137,7 @@ import Testing
                       ("rtsp://u:pa/ss@cam", "cam"), ("rtsp://u:pa/ss@cam/live?token=t/x", "live")])
     func sourceNamesForTopics(uri: String, name: String) {
         #expect(MQTTSettings.sourceName(uri) == name)
+        // The name the input family gives the source it parses (what the MQTT handler is given).
+        #expect((try? InputRegistry.parse(uri)).map { MQTTSettings.topicSafe($0.name) } == name, "\(uri)")
     }
 }

@@ -67,6 +67,23 @@ func readAll(_ source: GStreamerSource) throws -> [(event: SourceEvent, codes: [
         }
     }
 
+    /// A GStreamer source says its mode as the live view shows every source's: the size, format
+    /// and rate of its frames' caps (a file: origin `file`), with its label and kind.
+    @Test func aFileReportsTheModeOfItsFramesCaps() throws {
+        let file = try CodedVideoFile(codec: ["-c:v", "libx264", "-pix_fmt", "yuv420p", "-crf", "12"], fileExtension: "mp4")
+        let uri = try #require(try GStreamerURI.parse(file.path))
+        let source = try GStreamerSource(uri: uri, missingTimeout: .seconds(1), logger: LogRecorder().logger)
+        #expect(source.report.mode == nil, "no frame yet")
+        #expect(source.report.kind == "gst" && source.report.label == "video file \(file.path)")
+        try source.start()
+        defer { source.stop() }
+        let mode = try #require(source.report.mode)
+        #expect(mode.width == 320 && mode.height == 240 && mode.origin == "file", "\(mode)")
+        #expect(abs((mode.framesPerSecond ?? 0) - 10) < 0.001, "\(mode)")
+        #expect(["GRAY8", "I420", "YV12", "NV12", "NV21", "Y42B", "Y444"].contains(mode.format), "GStreamer's name of a luma-first format: \(mode.format)")
+        #expect(source.report.controls == nil && source.report.health == SourceHealth())
+    }
+
     @Test func anMJPEGStreamOverHTTPGivesEveryCodeInOrder() throws {
         // ffmpeg serves the frames once as multipart JPEG (the MJPEG of IP cameras) to the first client.
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("syncscan-mjpeg-\(UUID().uuidString)")

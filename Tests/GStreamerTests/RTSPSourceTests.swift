@@ -53,6 +53,11 @@ import ZBar
         let gaps = events.filter { if case .dropped(_, _, .discontinuity, _) = $0 { true } else { false } }
         #expect(gaps.count == 1, "the restart is one discontinuity in the ledger")
         #expect(source.reopens == 1 && source.missingSince == nil)
+        let report = source.report
+        #expect(report.health.reopens == 1 && report.health.missingSince == nil && report.kind == "gst")
+        #expect(report.label == "RTSP stream rtsp://viewer:***@127.0.0.1:\(server.port)/test", "no password in the label")
+        let width = try GreyFrame.withQRCode(Self.codes[0]).frame.width
+        #expect(report.mode?.origin == "stream" && report.mode?.width == width, "\(report)")
         let sequence = events.map { event -> UInt64 in
             switch event {
             case .frame(let frame): frame.sequenceNumber

@@ -21,6 +21,7 @@ private final class EveryFrameSource: FrameSource, @unchecked Sendable {
     func start() throws { try camera.start() }
     func next() throws -> SourceEvent? { try camera.next() }
     func stop() { camera.stop() }
+    var report: SourceReport { camera.report }
 }
 
 private final class Collections: @unchecked Sendable {

@@ -92,6 +92,10 @@ final class PacedMJPEGSource: FrameSource, @unchecked Sendable {
 
     var uri: String { "bench:mjpeg" }
     var isLive: Bool { true }
+    var report: SourceReport {
+        SourceReport(kind: "bench", label: "paced MJPEG frames", mode: SourceMode(
+            width: width, height: height, format: "MJPG", framesPerSecond: 1 / (Double(period.nanoseconds) / 1e9), origin: "negotiated"))
+    }
     func start() throws { began = .now }
     func stop() { stopped.store(true, ordering: .relaxed) }
 

@@ -14,9 +14,9 @@ public struct ServiceCounters: Sendable, Hashable {
     public var items = ItemStatistics()
     /// Result lines dropped because stdout's queue was full.
     public var outputLinesDropped = 0
-    /// Camera reopens after a fault or unplug (a V4L2 source's opens past its first, over every session).
+    /// Source reopens after a fault or an unplug (`SourceHealth.reopens`: a camera's opens past its first, a stream's reconnects), over every session.
     public var deviceReopens = 0
-    /// Camera controls (`device.controls`) that failed to apply at a reopen or a reload.
+    /// Camera controls (`device.controls`) that failed to apply at a reopen or a reload (`SourceControls.failures`).
     public var controlFailures = 0
     /// Scans that did not return within `scan_timeout_seconds`.
     public var scansStuck = 0

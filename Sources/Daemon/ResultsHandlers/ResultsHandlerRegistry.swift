@@ -26,14 +26,19 @@ public enum ResultsHandlerRegistry {
     public struct Context: Sendable {
         /// The starting source's URI (the `source` field, MQTT's default topic prefix).
         public var source: String
+        /// The name the source's input family gives it (`SourceURI.name`: MQTT's default topic
+        /// prefix, client id and Home Assistant device); `nil`: read from `source`.
+        public var sourceName: String?
         public var logger: Logger
         /// Where snapshots go; `nil`: `snapshots.directory` on disk (tests pass a fake disk).
         public var snapshotDirectory: (any SnapshotDirectory)?
         /// The program's version (MQTT's Home Assistant device).
         public var softwareVersion: String
 
-        public init(source: String, logger: Logger, snapshotDirectory: (any SnapshotDirectory)? = nil, softwareVersion: String = "unknown") {
+        public init(source: String, sourceName: String? = nil, logger: Logger, snapshotDirectory: (any SnapshotDirectory)? = nil,
+                    softwareVersion: String = "unknown") {
             self.source = source
+            self.sourceName = sourceName
             self.logger = logger
             self.snapshotDirectory = snapshotDirectory
             self.softwareVersion = softwareVersion
@@ -53,7 +58,7 @@ public enum ResultsHandlerRegistry {
                                        logger: context.logger)
             },
             configuration.mqtt.map { settings in
-                MQTTResultsHandler(settings: settings, source: context.source, hostname: shortHostname(),
+                MQTTResultsHandler(settings: settings, source: context.source, sourceName: context.sourceName, hostname: shortHostname(),
                                    password: readPassword(settings, logger: context.logger), softwareVersion: context.softwareVersion,
                                    logger: context.logger)
             },

@@ -30,16 +30,17 @@ extension ScanService {
             counters.statistics.add(running.pipeline.statistics)
             counters.codesEmitted += running.pipeline.emitted
             counters.items.add(running.pipeline.delivery.itemStatistics)
-            counters.deviceReopens += running.pipeline.session.input.reopens
-            counters.controlFailures += running.pipeline.session.input.controlFailures
-            counters.streaming = streamed && running.pipeline.session.input.missingSince == nil
+            let report = running.pipeline.session.input.report
+            counters.deviceReopens += report.health.reopens
+            counters.controlFailures += report.controls?.failures ?? 0
+            counters.streaming = streamed && report.health.missingSince == nil
         }
         counters.outputLinesDropped = writer.droppedLines
         counters.handlers = handlers.map(\.counters)
         return counters
     }
 
-    /// The running session's source (the live view shows its mode); `nil` between sessions.
+    /// The running session's source (the live view shows its report); `nil` between sessions.
     public var currentSource: (any FrameSource)? { state.withLock { $0.current?.pipeline.session.input } }
 
     /// The Prometheus text exposition now, from the same metrics as `metrics.textfile` (`/metrics`).
@@ -101,7 +102,7 @@ extension ScanService {
             return .stuck(sequenceNumber: stuck.sequenceNumber, seconds: elapsed.components.seconds, pass: stuck.pass)
         }
         let input = running.pipeline.session.input
-        if let since = input.missingSince {
+        if let since = input.report.health.missingSince {
             return .waiting(source: input.uri, goneSeconds: (ContinuousClock.now - since).components.seconds)
         }
         var statistics = totals

@@ -105,10 +105,11 @@ public final class ScanService: Service, @unchecked Sendable {
         self.logger = logger
         self.events = events
         self.summary = summary
-        let sourceURI = (try? InputRegistry.parse(options.source))?.description ?? SourceURI.redactingCredentials(options.source)
-        configuredHandlers = ResultsHandlerRegistry.make(options.configuration, context: .init(source: sourceURI, logger: logger,
-                                                                                               snapshotDirectory: snapshotDirectory,
-                                                                                               softwareVersion: options.softwareVersion))
+        let parsed = try? InputRegistry.parse(options.source)
+        let sourceURI = parsed?.description ?? SourceURI.redactingCredentials(options.source)
+        configuredHandlers = ResultsHandlerRegistry.make(options.configuration, context: .init(
+            source: sourceURI, sourceName: parsed?.name, logger: logger, snapshotDirectory: snapshotDirectory,
+            softwareVersion: options.softwareVersion))
         handlers = configuredHandlers.all + additionalHandlers
         state = LockedValue(State(options: options, metrics: ServiceMetrics(source: sourceURI)))
         (runEnds, runEnd) = AsyncStream.makeStream(of: RunEnd.self)
@@ -252,7 +253,9 @@ public final class ScanService: Service, @unchecked Sendable {
         } catch {
             result = .failure(error)
         }
-        let (statistics, emitted, reopens, controlFailures) = (pipeline.statistics, pipeline.emitted, source.reopens, source.controlFailures)
+        let report = source.report
+        let (statistics, emitted, reopens, controlFailures) = (pipeline.statistics, pipeline.emitted, report.health.reopens,
+                                                               report.controls?.failures ?? 0)
         let items = pipeline.delivery.itemStatistics
         state.withLock { state in
             state.totals.add(statistics)

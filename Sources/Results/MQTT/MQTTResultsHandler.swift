@@ -55,18 +55,21 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
     public var drainTimeoutSeconds = 5.0
 
     /// - Parameters:
-    ///   - source: the source URI (the `source` field, and the default topic prefix's last part).
+    ///   - source: the source URI (the `source` field).
+    ///   - sourceName: the name the source's input family gives it (`SourceURI.name`): the default
+    ///     topic prefix's last part, the client id's and Home Assistant's device name; `nil`: the name
+    ///     read from `source` (`MQTTSettings.sourceName`).
     ///   - hostname: the default topic prefix's middle part.
     ///   - password: read from `settings.passwordFile` by the caller.
     ///   - softwareVersion: syncscan's version, for Home Assistant's device.
-    public init(settings: MQTTSettings, source: String, hostname: String, password: String?, softwareVersion: String, logger: Logger,
+    public init(settings: MQTTSettings, source: String, sourceName: String? = nil, hostname: String, password: String?, softwareVersion: String, logger: Logger,
                 overflow: OverflowPolicy = .wait, clock: @escaping @Sendable () -> WallClockTime = WallClockTime.now) {
         self.settings = settings
         self.source = source
         self.logger = logger
         self.shared = LockedValue(MQTTHandlerShared(overflow: overflow))
         self.clock = clock
-        let name = MQTTSettings.sourceName(source)
+        let name = sourceName.map(MQTTSettings.topicSafe) ?? MQTTSettings.sourceName(source)
         let prefix = settings.topicPrefix ?? "syncscan/\(hostname)/\(name)"
         topicPrefix = prefix
         discoveryMessages = HomeAssistantDiscovery(discoveryPrefix: settings.homeAssistantPrefix, topicPrefix: prefix, hostname: hostname,

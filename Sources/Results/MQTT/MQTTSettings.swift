@@ -34,31 +34,17 @@ public struct MQTTSettings: Sendable, Hashable {
 
     public init(url: MQTTBrokerURL) { self.url = url }
 
-    /// `video0` for `/dev/video0`, `dock` for `y4m:/data/dock.y4m`, `stdin` for `-`: the last
-    /// path component without its extension, for topics and client ids. A network URL gives its
-    /// path's last component (`stream1` for `rtsp://cam:554/stream1`), or its host when it has no
-    /// path (`127.0.0.1` for `rtsp://user:pw@127.0.0.1:8554`): never its credentials, query or port
-    /// (read from `SecretRedaction.identity`, which has none of them).
-    public static func sourceName(_ uri: String) -> String {
-        var path = SecretRedaction.identity(uri)
-        for scheme in ["v4l2:", "y4m:"] where path.hasPrefix(scheme) { path = String(path.dropFirst(scheme.count)) }
-        if path == "-" || path.isEmpty { return "stdin" }
-        if let url = URLAuthority(Substring(path)) {
-            if url.path.split(separator: "/").isEmpty { return topicSafe(String(url.host)) }
-            path = String(url.path)
-        }
-        var name = path.split(separator: "/").last.map(String.init) ?? path
-        if let dot = name.lastIndex(of: "."), dot != name.startIndex { name = String(name[..<dot]) }
-        return topicSafe(name)
-    }
+    /// The source's name in topics and client ids: `SourceURI.name(of:)` (`video0` for
+    /// `/dev/video0`, `stream1` for `rtsp://cam:554/stream1`, never a credential), topic-safe.
+    public static func sourceName(_ uri: String) -> String { topicSafe(SourceURI.name(of: uri)) }
 
-    /// `name` with MQTT's wildcards and the level separator as `_`; `stdin` when empty.
-    private static func topicSafe(_ name: String) -> String {
+    /// `name` (a source's own, `SourceURI.name`) as a topic level: MQTT's wildcards and the level
+    /// separator as `_`; `stdin` when empty.
+    public static func topicSafe(_ name: String) -> String {
         let cleaned = String(name.map { $0 == "+" || $0 == "#" || $0 == "/" ? "_" : $0 })
         return cleaned.isEmpty ? "stdin" : cleaned
     }
 }
-
 extension MQTTSettings: ConfigurationSection {
     /// Reads `mqtt.*` (given `keys.scoped(to: "mqtt")`), Home Assistant's `mqtt.homeassistant.*`
     /// included; every key is read (so each is known) whether or not `mqtt.url` is set. `nil`: no `mqtt.url`.

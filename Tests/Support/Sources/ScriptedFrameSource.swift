@@ -32,10 +32,14 @@ public final class ScriptedFrameSource: FrameSource, @unchecked Sendable {
     private var _liveBuffers = 0
     private var _maximumLiveBuffers = 0
     private let interval: Duration?
+    private let described: SourceReport?
 
     /// - Parameters:
     ///   - interval: pause before each step, as a camera's frame interval; `nil` for none.
-    public init(steps: [Step], isLive: Bool, width: Int = 64, height: Int = 48, interval: Duration? = nil) {
+    ///   - report: what the source says of itself (`report`); `nil`: kind `scripted`, its size in
+    ///     `GREY` at the interval's rate (origin `script`).
+    public init(steps: [Step], isLive: Bool, width: Int = 64, height: Int = 48, interval: Duration? = nil, report: SourceReport? = nil) {
+        self.described = report
         self.steps = steps
         self.isLive = isLive
         self.width = width
@@ -50,6 +54,12 @@ public final class ScriptedFrameSource: FrameSource, @unchecked Sendable {
     }
 
     public func start() throws {}
+
+    public var report: SourceReport {
+        described ?? SourceReport(kind: "scripted", label: "scripted frames (\(lock.withLock { steps.count }) steps)", mode: SourceMode(
+            width: width, height: height, format: "GREY", framesPerSecond: interval.map { 1 / (Double($0.components.attoseconds) / 1e18
+                + Double($0.components.seconds)) }, origin: "script"))
+    }
 
     public func next() throws -> SourceEvent? {
         if let interval { Thread.sleep(forTimeInterval: Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18) }
