@@ -199,6 +199,6 @@ let package = Package(
             "ConfigurationKeys", "Daemon", "Decoders", "Results", "MQTT", "SystemCalls", "TestSupport", .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "Logging", package: "swift-log"), .product(name: "SystemPackage", package: "swift-system"),
         ]),
-        .testTarget(name: "syncscanTests", dependencies: ["syncscan", "SystemCalls", "TestSupport"]),
+        .testTarget(name: "syncscanTests", dependencies: ["syncscan", "Daemon", "SystemCalls", "TestSupport"]),
     ]
 )

@@ -7,7 +7,7 @@
 #   /usr/lib/systemd/system: syncscan.service, syncscan@.service, syncscan-http@.socket
 #   /etc/syncscan/syncscan.yaml, video0.yaml: conffiles (an edited one is kept across upgrades)
 #   /usr/share/doc/syncscan: README.md, copyright, changelog.gz, examples/ (the systemd drop-ins)
-#   /usr/share/man/man1/syncscan.1.gz
+#   /usr/share/man/man1/syncscan.1.gz, /usr/share/man/man5/syncscan.yaml.5.gz
 # Depends is computed by dpkg-shlibdeps from the binary's libraries (GStreamer's core, app and
 # video libraries among them). GStreamer's plugins are loaded at run time, so no library names
 # them: the ones the GStreamer input uses are Recommends (a camera or a Y4M pipe needs none):
@@ -52,12 +52,13 @@ make -C "$ROOT" --no-print-directory install DESTDIR="$P" PREFIX=/usr LIBEXECDIR
 strip --strip-debug --remove-section=.comment "$P/usr/bin/syncscan"
 strip --strip-unneeded --remove-section=.comment --remove-section=.note "$P/usr/libexec/swift/linux/swift-backtrace-static"
 D=$P/usr/share/doc/syncscan
-install -d -m 0755 "$D/examples" "$P/usr/share/man/man1" "$P/usr/share/lintian/overrides" "$P/DEBIAN"
+install -d -m 0755 "$D/examples" "$P/usr/share/man/man1" "$P/usr/share/man/man5" "$P/usr/share/lintian/overrides" "$P/DEBIAN"
 install -m 0644 "$ROOT/packaging/debian/lintian-overrides" "$P/usr/share/lintian/overrides/syncscan"
 install -m 0644 "$ROOT/README.md" "$D/README.md"
 install -m 0644 "$ROOT/packaging/debian/copyright" "$D/copyright"
 install -m 0644 "$ROOT"/systemd/*.conf "$D/examples/"
-gzip -9n < "$ROOT/man/syncscan.1" > "$P/usr/share/man/man1/syncscan.1.gz"
+gzip -9n < "$ROOT/docs/man/syncscan.1" > "$P/usr/share/man/man1/syncscan.1.gz"
+gzip -9n < "$ROOT/docs/man/syncscan.yaml.5" > "$P/usr/share/man/man5/syncscan.yaml.5.gz"
 {
   echo "syncscan ($FULL) unstable; urgency=medium"
   echo
@@ -65,7 +66,7 @@ gzip -9n < "$ROOT/man/syncscan.1" > "$P/usr/share/man/man1/syncscan.1.gz"
   echo
   echo " -- $MAINTAINER  $(date -R -d "@${SOURCE_DATE_EPOCH:-$(git -C "$ROOT" log -1 --format=%ct 2>/dev/null || date +%s)}")"
 } | gzip -9n > "$D/changelog.gz"
-chmod 0644 "$P/usr/share/man/man1/syncscan.1.gz" "$D/changelog.gz"
+chmod 0644 "$P/usr/share/man/man1/syncscan.1.gz" "$P/usr/share/man/man5/syncscan.yaml.5.gz" "$D/changelog.gz"
 install -m 0755 "$ROOT"/packaging/debian/{postinst,prerm,postrm} "$P/DEBIAN/"
 (cd "$P" && find etc -type f | sed 's|^|/|' | sort) > "$P/DEBIAN/conffiles"
 

@@ -143,6 +143,18 @@ public protocol ConfigurationSection {
 }
 
 extension ConfigurationKeyReader {
+    /// Every key `read` reads with nothing set, by its full dotted name, in reading order: the schema files
+    /// are checked against (a `ConfigurationSection` reads all its keys, on or off).
+    ///
+    /// Keys read only for the entries a file has (`entries(of:)`: `device.controls.NAME`) are not in it.
+    public static func keys(readBy read: (ConfigurationKeyReader) -> Void) -> [String] {
+        let session = KeyReadingSession(overrides: [:], environment: [:], file: nil, fileProvider: nil)
+        read(ConfigurationKeyReader(session: session))
+        return session.accesses.keysInOrder()
+    }
+}
+
+extension ConfigurationKeyReader {
     /// Reads the configuration with `read`: `overrides` > `environment` > `file` > defaults.
     ///
     /// - Parameters:

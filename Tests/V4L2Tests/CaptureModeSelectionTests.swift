@@ -102,7 +102,7 @@ import V4L2
         #expect(problem.description.contains("MJPG 640x480 at 30, 15 fps"))
     }
 
-    /// The README's table (Cameras: mode and MJPEG), row by row: camera, settings, what is chosen.
+    /// The table in docs/inputs.md (Cameras: mode and MJPEG), row by row: camera, settings, what is chosen.
     static let readmeTable: [(camera: String, request: CaptureModeRequest, chosen: String)] = [
         ("C615", CaptureModeRequest(decodesMJPEG: true), "MJPG 1280x720 at 30"),
         ("C615", CaptureModeRequest(fourcc: .yuyv, decodesMJPEG: true), "YUYV 1280x720 at 10"),

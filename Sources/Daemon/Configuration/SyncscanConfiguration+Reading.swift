@@ -30,6 +30,11 @@ extension SyncscanConfiguration {
         }
     }
 
+    /// Every configuration key the daemon reads (`device.max_width`), in `config/syncscan.yaml`'s order: what
+    /// `check-config` knows; zbar's per-symbology keys once per symbology (`zbar.qrcode.enable`). The camera's
+    /// own control names under `device.controls` are not keys of syncscan's and are not listed.
+    public static var keys: [String] { ConfigurationKeyReader.keys { _ = SyncscanConfiguration(reading: $0) } }
+
     /// Composes each component's settings, each read from its own keys (`ConfigurationSection`),
     /// and reads the service's own keys; checks what spans components. In the order of
     /// `config/syncscan.yaml`, which unknown-key messages list the known names in.
