@@ -239,3 +239,41 @@ private func runChecked(frames count: UInt64, _ scene: (UInt64) -> [MachineReada
     }
 }
 
+
+@Suite struct MovingItemGraceTests {
+    /// A label riding at 600 px a second, read in frames 0-9, missed for `gap` frames, read again after.
+    private func ride(gap: UInt64, settings: ItemTracker.Settings = .init()) -> [(item: UInt64, text: String, seq: UInt64)] {
+        var tracker = ItemTracker(settings: settings)
+        return run(&tracker, frames: 10 + gap + 10) { seq in
+            seq >= 10 && seq < 10 + gap ? [] : [reading("BELT", x: 60 + 20 * Int(seq), y: 360, seq: seq)]
+        }.added
+    }
+
+    @Test func aMovingLabelMissedLongerThanTheGraceButWithinTheMovingGraceIsOneItem() {
+        #expect(ride(gap: 15).count == 1, "0.5 s unread while it rides through the frame")
+        #expect(ride(gap: 15, settings: .init(movingGrace: .zero)).count == 2, "with the moving grace at the grace, two")
+        #expect(ride(gap: 31).count == 2, "past the moving grace, a new item")
+    }
+
+    @Test func aStillCodeGoneLongerThanTheGraceIsANewItemWhateverTheMovingGrace() {
+        var tracker = ItemTracker()
+        // A ticket held still (a pixel of tremor), taken away for 0.5 s, shown again.
+        let added = run(&tracker, frames: 60) { seq in
+            seq >= 20 && seq < 35 ? [] : [reading("TICKET", x: 400 + Int(seq % 2), y: 300, seq: seq)]
+        }.added
+        #expect(added.map(\.seq) == [0, 35])
+    }
+
+    @Test func aMovingLabelWhosePredictedPlaceLeftTheFrameHasOnlyTheGrace() {
+        var tracker = ItemTracker()
+        // Riding out at the right edge at 600 px a second, last read in frame 9 (x 1280).
+        var removedAt: UInt64?
+        for seq in UInt64(0)..<40 where removedAt == nil {
+            let codes = seq < 10 ? [reading("BELT", x: 1100 + 20 * Int(seq), y: 360, seq: seq)] : []
+            let result = tracker.track(codes, undecoded: [], sequenceNumber: seq, pts: MediaTime(nanoseconds: Int64(seq) * frameInterval),
+                                       width: 1280, height: 720)
+            if !result.removed.isEmpty { removedAt = seq }
+        }
+        #expect(removedAt == 19, "removed after the 0.3 s grace, not the moving one: its predicted place is out of the frame")
+    }
+}

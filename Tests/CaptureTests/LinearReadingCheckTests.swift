@@ -18,11 +18,19 @@ private func zbarReading(of frame: VideoFrame) throws -> MachineReadableCodeObje
     return try #require(MetadataOutput(settings: settings).makeScanner().scan(frame).first)
 }
 
-/// `code` with another payload: what a misreading looks like (same place, same symbology).
+/// `code` with another payload: what a misreading looks like (same place, same symbology, read
+/// along a few scan lines).
 private func misread(_ code: MachineReadableCodeObject, as payload: String) -> MachineReadableCodeObject {
     var wrong = code
-    (wrong.data, wrong.text) = (Array(payload.utf8), payload)
+    (wrong.data, wrong.text, wrong.quality) = (Array(payload.utf8), payload, 3)
     return wrong
+}
+
+/// `code` as read along `lines` scan lines only.
+private func readAlong(_ lines: Int, _ code: MachineReadableCodeObject) -> MachineReadableCodeObject {
+    var few = code
+    few.quality = lines
+    return few
 }
 
 private let linear: Set<Symbology> = [.ean13, .upca, .upce, .code39, .code128, .i25]
@@ -82,7 +90,7 @@ private let linear: Set<Symbology> = [.ean13, .upca, .upce, .code39, .code128, .
         let check = LinearReadingCheck(checked: .zbar, checker: .zxing, secondLook: ScriptedSecondLook(reading: []))
         let held = LockedValue(HeldReadings())
         let first = try linearFrame("EANX", "590123412345", seq: 1), second = try linearFrame("EANX", "590123412345", seq: 2)
-        let reading = try zbarReading(of: first)
+        let reading = readAlong(3, try zbarReading(of: first))
         let a = check.check([reading], frame: first, checkerReads: linear, unconfirmed: .held(held))
         #expect(a.codes.isEmpty && a.counts == ReadingCheckCounts(held: 1))
         let again = check.check([reading], frame: first, checkerReads: linear, unconfirmed: .held(held))
@@ -95,6 +103,27 @@ private let linear: Set<Symbology> = [.ean13, .upca, .upce, .code39, .code128, .
         let late = try linearFrame("EANX", "590123412345", seq: 2 + 11)  // 1.1 s later
         let d = check.check([reading], frame: late, checkerReads: linear, unconfirmed: .held(held))
         #expect(d.codes.isEmpty && d.counts == ReadingCheckCounts(held: 1, dropped: 1), "\(d.counts)")
+    }
+
+    @Test("a zbar reading along many scan lines that nothing contradicts is trusted on its own frame; along few, or beside another payload read along a third as many, it is not")
+    func manyScanLinesAreTrusted() throws {
+        let frame = try linearFrame("EANX", "590123412345")
+        let reading = try zbarReading(of: frame)
+        #expect((reading.quality ?? 0) >= LinearReadingCheck.trustedQuality, "zbar's lines over a clean 40-row code: \(reading.quality ?? 0)")
+        let check = LinearReadingCheck(checked: .zbar, checker: .zxing, secondLook: ScriptedSecondLook(reading: []))
+        let trusted = check.check([reading], frame: frame, checkerReads: linear, unconfirmed: .dropped)
+        #expect(trusted.codes.map(\.text) == ["5901234123457"] && trusted.counts == ReadingCheckCounts(confirmed: 1))
+        let few = check.check([readAlong(LinearReadingCheck.trustedQuality - 1, reading)], frame: frame, checkerReads: linear, unconfirmed: .dropped)
+        #expect(few.codes.isEmpty && few.counts == ReadingCheckCounts(dropped: 1))
+        // Another EAN/UPC payload where it lies: trusted only when read along fewer than a third as many lines.
+        let q = reading.quality ?? 0
+        var other = readAlong(q / 3 + 1, misread(reading, as: "0590123412341"))
+        other.symbology = .upca
+        let contested = check.check([reading, other], frame: frame, checkerReads: linear, unconfirmed: .dropped)
+        #expect(contested.codes.isEmpty && contested.counts == ReadingCheckCounts(dropped: 2))
+        other.quality = max(1, q / 3 - 1)
+        let outnumbered = check.check([reading, other], frame: frame, checkerReads: linear, unconfirmed: .dropped)
+        #expect(outnumbered.codes.map(\.text) == ["5901234123457"] && outnumbered.counts == ReadingCheckCounts(confirmed: 1, dropped: 1))
     }
 
     @Test("with items, an unconfirmed reading is passed on, counted held, for the item tracker to confirm")

@@ -8,8 +8,9 @@ import Media
 /// a reading no item claims is a new item. So identical labels at different places are different
 /// items, and a label that rides through the frame stays one. An item stays alive through frames
 /// that miss it while a code detected but not decoded (`UndecodedCodeObject`) lies at its
-/// predicted place, or for `grace` of frame time after it was last seen; a code that comes back
-/// later is a new item. Frame time only, never the wall clock: a paused pipeline removes nothing.
+/// predicted place, or for `grace` of frame time after it was last seen (`movingGrace` while it
+/// moves at a steady speed and its predicted place is in the frame: a parcel a few frames blur
+/// or hide on a belt); a code that comes back later is a new item. Frame time only, never the wall clock: a paused pipeline removes nothing.
 ///
 /// A reading its frame could not confirm (`hybrid`'s zbar-only 1-D readings,
 /// `LinearReadingCheck`) joins an item as any reading does, and counts as confirmed when it does;
@@ -26,13 +27,18 @@ public struct ItemTracker: Sendable {
     public struct Settings: Sendable, Hashable {
         /// How long an item unseen stays alive.
         public var grace: MediaTime
+        /// How long an item unseen stays alive while it moves (a parcel on a belt) and its
+        /// predicted place is still in the frame; at least `grace`.
+        public var movingGrace: MediaTime
         /// At most one `ItemUpdate` per item per this much frame time; `nil`: none.
         public var updateInterval: MediaTime?
 
         public static let defaultGrace = MediaTime(nanoseconds: 300_000_000)
+        public static let defaultMovingGrace = MediaTime(nanoseconds: 1_000_000_000)
 
-        public init(grace: MediaTime = Settings.defaultGrace, updateInterval: MediaTime? = nil) {
-            (self.grace, self.updateInterval) = (grace, updateInterval)
+        public init(grace: MediaTime = Settings.defaultGrace, movingGrace: MediaTime = Settings.defaultMovingGrace,
+                    updateInterval: MediaTime? = nil) {
+            (self.grace, self.movingGrace, self.updateInterval) = (grace, max(grace, movingGrace), updateInterval)
         }
     }
 
@@ -82,6 +88,13 @@ public struct ItemTracker: Sendable {
         var awaiting = 0
         /// The last frame that read it (`lastSeen` may be a detection's).
         var lastRead: UInt64
+
+        /// Whether it moves: at least its own size a second, and 100 pixels a second (more than
+        /// a hand's tremor), over more than one reading.
+        var isMoving: Bool {
+            let speed = (velocity.x * velocity.x + velocity.y * velocity.y).squareRoot()
+            return framesRead > 2 && speed >= max(100, place.size)
+        }
 
         /// Where it should be at `pts`, from where it was last seen and how it moved.
         func predicted(at pts: MediaTime) -> (x: Double, y: Double) {
@@ -227,7 +240,12 @@ public struct ItemTracker: Sendable {
         }
 
         // Unseen past the grace: removed (a tentative item unreported, its readings dropped).
-        let gone = items.compactMap { id, item in !seen.contains(id) && pts - item.lastSeen.presentationTime > settings.grace ? id : nil }
+        func grace(of item: Item) -> MediaTime {
+            guard settings.movingGrace > settings.grace, item.isMoving, width > 0, height > 0 else { return settings.grace }
+            let p = item.predicted(at: pts)
+            return p.x >= 0 && p.y >= 0 && p.x <= Double(width) && p.y <= Double(height) ? settings.movingGrace : settings.grace
+        }
+        let gone = items.compactMap { id, item in !seen.contains(id) && pts - item.lastSeen.presentationTime > grace(of: item) ? id : nil }
         for id in gone.sorted() {
             guard let item = items[id] else { continue }
             if item.confirmed { result.removed.append(remove(id)) } else {

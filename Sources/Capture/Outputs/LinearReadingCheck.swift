@@ -160,6 +160,10 @@ public final class BandSecondLook: SecondLook {
 /// - *settled* when a zxing-cpp pass, or the second look, read a different payload where zbar's
 ///   lies: zbar's reading is dropped, zxing-cpp's stands (and is emitted);
 /// - *confirmed* when the second look (`SecondLook`) read the same payload;
+/// - *confirmed* too when zbar read it along at least `trustedQuality` scan lines (its `quality`)
+///   and read no other payload of a symbology it could be confused with there along more than a
+///   third as many: a single frame's evidence, so stills keep such readings (zbar's misreadings
+///   of photographed EAN/UPC codes come from a few scan lines, `bench/misread.py`);
 /// - otherwise (`Unconfirmed`): with items, *held* and passed on to the item tracker, which emits
 ///   it once the same item is read again in another frame (`ItemTracker`: *confirmed*, or
 ///   *misread* when another payload is read where it lies), on files and live sources alike;
@@ -217,6 +221,9 @@ public struct LinearReadingCheck {
             } else if let other = second.first(where: { $0.engine == checker && Self.covers($0, code) }) {
                 counts.settled += 1
                 if !added.contains(where: { CodeIdentity($0) == CodeIdentity(other) }) { added.append(other) }
+            } else if Self.trusted(code, among: codes) {
+                counts.confirmed += 1
+                kept.append(code)
             } else {
                 switch outcome {
                 case .held(let held):
@@ -234,6 +241,21 @@ public struct LinearReadingCheck {
             }
         }
         return (kept + added.filter { !checkerPayloads.contains(CodeIdentity($0)) }, unconfirmed, counts)
+    }
+
+    /// Scan lines (zbar's `quality` of a 1-D code: the lines that decoded it) from which a zbar
+    /// reading nothing else confirms is trusted on its own frame.
+    public static let trustedQuality = 10
+
+    /// Whether `code` was read along at least `trustedQuality` scan lines, and no other payload of
+    /// a symbology it could be confused with (`ItemTracker.comparable`) was read where it lies
+    /// (`MachineReadableCodeObject.overlaps`) by as many as a third of them.
+    static func trusted(_ code: MachineReadableCodeObject, among codes: [MachineReadableCodeObject]) -> Bool {
+        guard let quality = code.quality, quality >= trustedQuality else { return false }
+        return !codes.contains { other in
+            other.data != code.data && ItemTracker.comparable(other.symbology, code.symbology) && other.overlaps(code)
+                && 3 * (other.quality ?? quality) > quality
+        }
     }
 
     /// A Code 39 reading of zbar's with its Full ASCII pairs decoded, as zxing-cpp gives them (`+A`

@@ -34,6 +34,8 @@ public struct SyncscanConfiguration: Sendable, Hashable {
         public var windowSeconds = 1.0
         /// Seconds of frame time an item unseen stays alive (`items` mode).
         public var itemGraceSeconds = 0.3
+        /// Seconds of frame time a moving item unseen stays alive while its predicted place is in the frame.
+        public var movingItemGraceSeconds = 1.0
         /// At most this many `item_updated` lines a second per item (`items` mode); 0: none.
         public var itemUpdatesPerSecond = 0.0
 
@@ -45,6 +47,7 @@ public struct SyncscanConfiguration: Sendable, Hashable {
             let window = keys.double("window_seconds", in: 0...86_400)
             if let window { windowSeconds = window }
             if let v = keys.double("item_grace_seconds", in: 0...3600) { itemGraceSeconds = v }
+            if let v = keys.double("moving_item_grace_seconds", in: 0...3600) { movingItemGraceSeconds = v }
             if let v = keys.double("item_updates_per_second", in: 0...1000) { itemUpdatesPerSecond = v }
             let explicit: Mode? = keys.choice("mode", "a reporting mode")
             mode = explicit ?? (window == nil ? .items : .window)
@@ -55,7 +58,7 @@ public struct SyncscanConfiguration: Sendable, Hashable {
         public var reporting: CodeReporting {
             switch mode {
             case .items:
-                .items(ItemTracker.Settings(grace: MediaTime(seconds: itemGraceSeconds),
+                .items(ItemTracker.Settings(grace: MediaTime(seconds: itemGraceSeconds), movingGrace: MediaTime(seconds: movingItemGraceSeconds),
                                             updateInterval: itemUpdatesPerSecond > 0 ? MediaTime(seconds: 1 / itemUpdatesPerSecond) : nil))
             case .window: .window(MediaTime(seconds: windowSeconds))
             case .off: .everyReading
