@@ -12,7 +12,7 @@ let package = Package(
     products: [
         .executable(name: "syncscan", targets: ["syncscan"]),
         // For the libFuzzer package in Fuzz/ (depends on this one by path); nothing else uses it.
-        .library(name: "SyncscanFuzzTargets", targets: ["Y4M", "Results", "Capture", "ConfigurationKeys", "Daemon", "Media", "ZBar", "ZXing", "Decoders"]),
+        .library(name: "SyncscanFuzzTargets", targets: ["Y4M", "GS1", "Results", "Capture", "ConfigurationKeys", "Daemon", "Media", "ZBar", "ZXing", "Decoders"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -41,6 +41,9 @@ let package = Package(
 
         // Frames, pixel formats, source URIs and the frame-source protocol shared by every stage (no C).
         .target(name: "Media"),
+        // GS1 element strings and Digital Link URIs parsed and checked against GS1's AI table (pure Swift,
+        // no C): what a code line's `gs1` and `gs1_error` come from (Results encodes them).
+        .target(name: "GS1"),
 
         // The one EINTR-retrying helper every module's `system_*` wrappers go through, `poll(2)`,
         // `sched_getaffinity` (through the CSystemCalls shim), `IOError`, the one error shape
@@ -119,7 +122,7 @@ let package = Package(
 
         // Results handlers: where matched code + frame pairs go (JSON lines on stdout, JPEG snapshots).
         .target(name: "Results", dependencies: [
-            "Capture", "ConfigurationKeys", "Media", "ZBar", "SystemCalls", "JPEG", "MQTT", "HTTPClient",
+            "Capture", "ConfigurationKeys", "GS1", "Media", "ZBar", "SystemCalls", "JPEG", "MQTT", "HTTPClient",
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -172,6 +175,7 @@ let package = Package(
 
         .testTarget(name: "SystemCallsTests", dependencies: ["SystemCalls", "TestSupport"]),
         .testTarget(name: "MediaTests", dependencies: ["Media", "TestSupport"]),
+        .testTarget(name: "GS1Tests", dependencies: ["GS1"]),
         .testTarget(name: "ConfigurationKeysTests", dependencies: ["ConfigurationKeys", "TestSupport"]),
         .testTarget(name: "ZBarTests", dependencies: ["ZBar", "TestSupport"]),
         .testTarget(name: "ZXingTests", dependencies: ["ZXing", "TestSupport", "Media"]),

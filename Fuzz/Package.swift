@@ -24,6 +24,9 @@ let package = Package(
         .executableTarget(name: "FuzzDecoders", dependencies: [
             .product(name: "SyncscanFuzzTargets", package: "syncscan"), "FuzzDriver",
         ], swiftSettings: fuzzFlags),
+        .executableTarget(name: "FuzzGS1", dependencies: [
+            .product(name: "SyncscanFuzzTargets", package: "syncscan"), "FuzzDriver",
+        ], swiftSettings: fuzzFlags),
         .executableTarget(name: "FuzzRedaction", dependencies: [
             .product(name: "SyncscanFuzzTargets", package: "syncscan"), "FuzzDriver",
         ], swiftSettings: fuzzFlags),

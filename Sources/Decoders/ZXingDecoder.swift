@@ -97,7 +97,7 @@ final class ZXingReader: DecoderReader {
 
     static func code(_ barcode: ZXingBarcode) -> DecodedCode {
         DecodedCode(symbology: barcode.symbology, data: barcode.data, text: barcode.text, quality: nil, orientation: barcode.orientation,
-                    corners: zbarOrder(barcode.corners))
+                    corners: zbarOrder(barcode.corners), symbologyIdentifier: barcode.symbologyIdentifier)
     }
 
     static func detected(_ code: ZXingUndecodedCode) -> DetectedCode {

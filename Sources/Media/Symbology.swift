@@ -1,15 +1,18 @@
 /// A barcode family, by the name syncscan's configuration and output use.
 ///
 /// One table for every decoder engine: zbar's config names where zbar reads the symbology
-/// (`zbarcam -S qrcode.enable`), and `aztec`, `datamatrix`, `maxicode`, `microqr` for the ones
-/// only zxing-cpp reads. Which engine reads which is the decoder's business (`DecoderEngine`).
+/// (`zbarcam -S qrcode.enable`), and `aztec`, `datamatrix`, `maxicode`, `microqr`, `rmqr`
+/// (rectangular Micro QR), `databar-ltd` (DataBar Limited), `dxfilmedge` (DX film edge) for the
+/// ones only zxing-cpp reads. Which engine reads which is the decoder's business (`DecoderEngine`).
 public enum Symbology: String, Sendable, Hashable, CaseIterable, Codable, CustomStringConvertible {
     case qrcode, sqcode
     case ean13, ean8, ean2, ean5, upca, upce, isbn10, isbn13
     case i25, databar
     case databarExp = "databar-exp"
     case codabar, code39, code93, code128, pdf417
-    case aztec, datamatrix, maxicode, microqr
+    case aztec, datamatrix, maxicode, microqr, rmqr
+    case databarLtd = "databar-ltd"
+    case dxfilmedge
 
     public var description: String { rawValue }
 
@@ -24,7 +27,7 @@ public enum Symbology: String, Sendable, Hashable, CaseIterable, Codable, Custom
     /// Matrix and stacked codes, read from an area rather than along scan lines.
     public var isTwoDimensional: Bool {
         switch self {
-        case .qrcode, .sqcode, .pdf417, .aztec, .datamatrix, .maxicode, .microqr: true
+        case .qrcode, .sqcode, .pdf417, .aztec, .datamatrix, .maxicode, .microqr, .rmqr: true
         default: false
         }
     }

@@ -16,15 +16,19 @@ public struct DecodedSymbol: Sendable, Hashable {
     public var orientation: SymbolOrientation
     /// The outline zbar reports, in image pixels (for QR the four finder corners).
     public var points: [(x: Int, y: Int)]
+    /// The AIM symbology identifier, derived from the symbology and zbar's modifiers
+    /// (`Symbology.aimIdentifier(gs1:aim:)`); zbar has no call for it.
+    public var symbologyIdentifier: String?
 
     public init(symbology: Symbology, data: [UInt8], text: String?, quality: Int, orientation: SymbolOrientation,
-                points: [(x: Int, y: Int)]) {
+                points: [(x: Int, y: Int)], symbologyIdentifier: String? = nil) {
         self.symbology = symbology; self.data = data; self.text = text; self.quality = quality
-        self.orientation = orientation; self.points = points
+        self.orientation = orientation; self.points = points; self.symbologyIdentifier = symbologyIdentifier
     }
 
     public static func == (a: DecodedSymbol, b: DecodedSymbol) -> Bool {
         a.symbology == b.symbology && a.data == b.data && a.text == b.text && a.quality == b.quality
+            && a.symbologyIdentifier == b.symbologyIdentifier
             && a.orientation == b.orientation && a.points.elementsEqual(b.points, by: { $0 == $1 })
     }
 
@@ -129,7 +133,8 @@ public final class ImageScanner {
             guard let symbology = Symbology(zbarType: symbol.type) else { return nil }
             return DecodedSymbol(symbology: symbology, data: symbol.data,
                                  text: String(String.UnicodeScalarView(symbol.data.map(Unicode.Scalar.init))),
-                                 quality: symbol.quality, orientation: symbol.orientation, points: symbol.points)
+                                 quality: symbol.quality, orientation: symbol.orientation, points: symbol.points,
+                                 symbologyIdentifier: symbology.aimIdentifier(modifiers: symbol.modifiers))
         }
         let needsText = found.indices.filter { found[$0].symbology == .qrcode && found[$0].data.contains { $0 >= 0x80 } }
         if !needsText.isEmpty {
@@ -166,11 +171,11 @@ public final class ImageScanner {
     }
 
     /// Every symbol zbar attached to `image` by its last scan (`zbar_image_first_symbol`, `zbar_symbol_next`,
-    /// `zbar_symbol_get_*`), copied out.
+    /// `zbar_symbol_get_*`, `zbar_symbol_get_modifiers` too), copied out.
     private static func symbols(of image: OpaquePointer)
-        -> [(type: zbar_symbol_type_t, data: [UInt8], quality: Int, orientation: SymbolOrientation, points: [(x: Int, y: Int)])] {
+        -> [(type: zbar_symbol_type_t, data: [UInt8], quality: Int, orientation: SymbolOrientation, points: [(x: Int, y: Int)], modifiers: UInt32)] {
         var found: [(type: zbar_symbol_type_t, data: [UInt8], quality: Int, orientation: SymbolOrientation,
-                     points: [(x: Int, y: Int)])] = []
+                     points: [(x: Int, y: Int)], modifiers: UInt32)] = []
         var symbol = zbar_image_first_symbol(image)
         while let s = symbol {
             defer { symbol = zbar_symbol_next(s) }
@@ -185,7 +190,7 @@ public final class ImageScanner {
                 points.append((Int(zbar_symbol_get_loc_x(s, i)), Int(zbar_symbol_get_loc_y(s, i))))
             }
             found.append((zbar_symbol_get_type(s), data, Int(zbar_symbol_get_quality(s)),
-                          SymbolOrientation(zbar_symbol_get_orientation(s)), points))
+                          SymbolOrientation(zbar_symbol_get_orientation(s)), points, UInt32(zbar_symbol_get_modifiers(s))))
         }
         return found
     }

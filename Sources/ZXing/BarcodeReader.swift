@@ -19,15 +19,19 @@ public struct ZXingBarcode: Sendable, Hashable {
     /// (`ZXing_Barcode_position`), in full-frame pixels even when a region was read; empty when
     /// zxing-cpp gives no position (all four at the origin).
     public var corners: [(x: Int, y: Int)]
+    /// The AIM symbology identifier (`ZXing_Barcode_symbologyIdentifier`): `]Q1`, `]C1` (GS1-128),
+    /// `]E3` (EAN/UPC with add-on); `nil` when zxing-cpp gives none.
+    public var symbologyIdentifier: String?
 
     public init(symbology: Symbology, data: [UInt8], text: String? = nil, orientation: SymbolOrientation,
-                corners: [(x: Int, y: Int)]) {
+                corners: [(x: Int, y: Int)], symbologyIdentifier: String? = nil) {
         self.symbology = symbology; self.data = data; self.text = text; self.orientation = orientation
-        self.corners = corners
+        self.corners = corners; self.symbologyIdentifier = symbologyIdentifier
     }
 
     public static func == (a: ZXingBarcode, b: ZXingBarcode) -> Bool {
         a.symbology == b.symbology && a.data == b.data && a.text == b.text && a.orientation == b.orientation
+            && a.symbologyIdentifier == b.symbologyIdentifier
             && a.corners.elementsEqual(b.corners, by: { $0 == $1 })
     }
 
@@ -201,7 +205,8 @@ public final class BarcodeReader {
             let text = data != bytes ? String(decoding: data, as: UTF8.self) : data.contains(0) ? nil : Self.text(of: barcode)
             found.append(ZXingBarcode(symbology: symbology, data: data, text: text,
                                       orientation: SymbolOrientation(clockwiseDegrees: Int(ZXing_Barcode_orientation(barcode))),
-                                      corners: Self.corners(of: barcode, origin: crop)))
+                                      corners: Self.corners(of: barcode, origin: crop),
+                                      symbologyIdentifier: Self.symbologyIdentifier(of: barcode)))
         }
         return (found, undecoded)
     }
@@ -212,6 +217,13 @@ public final class BarcodeReader {
         guard let bytes = ZXing_Barcode_bytes(barcode, &length) else { return [] }
         defer { ZXing_free(bytes) }
         return Array(UnsafeBufferPointer(start: bytes, count: Int(length)))
+    }
+
+    /// `ZXing_Barcode_symbologyIdentifier`, copied and freed; `nil` when empty.
+    private static func symbologyIdentifier(of barcode: OpaquePointer) -> String? {
+        guard let id = ZXing_Barcode_symbologyIdentifier(barcode) else { return nil }
+        defer { ZXing_free(id) }
+        return id.pointee == 0 ? nil : String(cString: id)
     }
 
     /// `ZXing_Barcode_text` (UTF-8), copied and freed; `nil` for binary content.

@@ -54,11 +54,14 @@ extension Symbology {
     ///
     /// A symbology format (`QRCode`, `Aztec`, `PDF417`, `Code39`, `ITF`) stands for all its variants;
     /// QR asks for models 1 and 2 only, so that Micro QR and rMQR stay their own choices, and DataBar
-    /// is split as zbar splits it (omnidirectional and stacked; expanded).
+    /// is split as zbar splits it (omnidirectional and stacked; expanded), Limited its own.
     var zxingFormats: [ZXing_BarcodeFormat] {
         switch self {
         case .qrcode: [ZXing_BarcodeFormat_QRCodeModel1, ZXing_BarcodeFormat_QRCodeModel2]
         case .microqr: [ZXing_BarcodeFormat_MicroQRCode]
+        case .rmqr: [ZXing_BarcodeFormat_RMQRCode]
+        case .databarLtd: [ZXing_BarcodeFormat_DataBarLtd]
+        case .dxfilmedge: [ZXing_BarcodeFormat_DXFilmEdge]
         case .aztec: [ZXing_BarcodeFormat_Aztec]
         case .datamatrix: [ZXing_BarcodeFormat_DataMatrix]
         case .pdf417: [ZXing_BarcodeFormat_PDF417]

@@ -42,10 +42,10 @@ import ZXing
         #expect(try read(frame, with: zxing).map(\.symbology) == [.qrcode])
     }
 
-    @Test("readable is exactly the 17 symbologies syncscan names that zxing-cpp 3.1.1 decodes")
+    @Test("readable is exactly the 20 symbologies syncscan names that zxing-cpp 3.1.1 decodes")
     func readableSet() {
         #expect(BarcodeReader.readable == [
-            .qrcode, .microqr, .aztec, .datamatrix, .pdf417, .maxicode,
+            .qrcode, .microqr, .rmqr, .aztec, .datamatrix, .pdf417, .maxicode, .databarLtd, .dxfilmedge,
             .ean13, .ean8, .upca, .upce, .i25, .databar, .databarExp, .codabar, .code39, .code93, .code128,
         ])
     }

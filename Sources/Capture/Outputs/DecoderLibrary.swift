@@ -97,8 +97,12 @@ public struct DecodedCode: Sendable, Hashable {
     public var orientation: SymbolOrientation
     /// The outline in plane pixels, in zbar's order: top-left, bottom-left, bottom-right, top-right.
     public var corners: [PixelPoint]
-    public init(symbology: Symbology, data: [UInt8], text: String?, quality: Int?, orientation: SymbolOrientation, corners: [PixelPoint]) {
+    /// The AIM symbology identifier (ISO/IEC 15424), e.g. `]Q1`, `]C1`; `nil` when the symbology has none.
+    public var symbologyIdentifier: String?
+    public init(symbology: Symbology, data: [UInt8], text: String?, quality: Int?, orientation: SymbolOrientation, corners: [PixelPoint],
+                symbologyIdentifier: String? = nil) {
         (self.symbology, self.data, self.text, self.quality, self.orientation, self.corners) = (symbology, data, text, quality, orientation, corners)
+        self.symbologyIdentifier = symbologyIdentifier
     }
 }
 

@@ -29,11 +29,16 @@ public struct MachineReadableCodeObject: Sendable, Hashable {
     public var bounds: PixelRect
     /// The frame the code was seen in: its sequence number, timestamp and geometry.
     public var frame: FrameInfo
+    /// The AIM symbology identifier the library reported or derived (`]Q1`, `]C1`, `]E3`): what the
+    /// code is beyond its symbology (GS1, an add-on); `nil` for a symbology without one (SQ).
+    public var symbologyIdentifier: String?
 
     /// - Parameter engine: the library that read it; `nil`: the pass's.
     public init(symbology: Symbology, data: [UInt8], text: String?, quality: Int?, orientation: SymbolOrientation,
-                corners: [PixelPoint], frame: FrameInfo, engine: DecoderLibraryID? = nil, pass: DecoderPass) {
+                corners: [PixelPoint], frame: FrameInfo, engine: DecoderLibraryID? = nil, pass: DecoderPass,
+                symbologyIdentifier: String? = nil) {
         self.symbology = symbology
+        self.symbologyIdentifier = symbologyIdentifier
         self.engine = engine ?? pass.library
         self.pass = pass
         self.data = data
@@ -64,7 +69,7 @@ public struct MachineReadableCodeObject: Sendable, Hashable {
     /// A library's reading, stamped with the frame it was read in and the pass that read it.
     public init(_ code: DecodedCode, frame: FrameInfo, pass: DecoderPass) {
         self.init(symbology: code.symbology, data: code.data, text: code.text, quality: code.quality, orientation: code.orientation,
-                  corners: code.corners, frame: frame, pass: pass)
+                  corners: code.corners, frame: frame, pass: pass, symbologyIdentifier: code.symbologyIdentifier)
     }
 }
 

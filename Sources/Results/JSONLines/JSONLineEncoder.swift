@@ -11,7 +11,8 @@ import Media
 public struct JSONLineEncoder: Sendable {
     public init() {}
 
-    /// `{"type":"code",…}` followed by a newline. Field order is fixed (see README, "Output").
+    /// `{"type":"code",…}` followed by a newline. Field order is fixed (see README, "Output"):
+    /// `symbology_id` when the library gave one, `gs1` or `gs1_error` when the code is GS1 (docs/gs1.md).
     /// - Parameters:
     ///   - item: the item the reading began, written after `type`; `nil`: none.
     ///   - fields: string fields handlers attached (`snapshot`), written after `frame`.
@@ -20,11 +21,16 @@ public struct JSONLineEncoder: Sendable {
         var out = JSONBuffer()
         out.raw(item.map { "{\"type\":\"code\",\"item\":\($0),\"symbology\":" } ?? "{\"type\":\"code\",\"symbology\":")
         out.string(code.symbology.rawValue)
+        if let id = code.symbologyIdentifier {
+            out.raw(",\"symbology_id\":")
+            out.string(id)
+        }
         out.raw(",\"engine\":")
         out.string(code.engine.rawValue)
         out.raw(",\"pass\":")
         out.string(code.pass.rawValue)
         out.payload(text: code.text, data: code.data)
+        out.gs1(code)
         out.raw(code.quality.map { ",\"quality\":\($0),\"orientation\":" } ?? ",\"orientation\":")
         out.string(code.orientation.rawValue)
         out.corners(code.corners)
