@@ -213,3 +213,27 @@ private func drain(_ spool: SpoolFile) throws -> [OutboxMessage] {
         #expect(SpoolFile.fileName(for: "webhook-h_8080_hook", owner: .webhook) == "webhook-h_8080_hook.webhook-spool")
     }
 }
+
+extension SpoolFileTests {
+    /// The format on disk, written out byte by byte here (length, FNV-1a checksum, flags, key
+    /// length, key, payload after the owner's header line): a file an earlier version left is
+    /// read, and records are written as they were.
+    @Test func theFormatOnDiskIsTheOneEarlierRunsWrote() throws {
+        let records: [(message: OutboxMessage, bytes: [UInt8])] = [
+            (OutboxMessage(key: "t/c", payload: Array("x".utf8), kind: .code, qos: 1),
+             [0x07, 0x00, 0x00, 0x00, 0x61, 0xec, 0xf6, 0xc5, 0x01, 0x03, 0x00, 0x74, 0x2f, 0x63, 0x78]),
+            (OutboxMessage(key: "id-7", payload: Array("{\"a\":1}".utf8), kind: .code, qos: 2, retain: true),
+             [0x0e, 0x00, 0x00, 0x00, 0xae, 0x55, 0x4a, 0x17, 0x06, 0x04, 0x00, 0x69, 0x64, 0x2d, 0x37, 0x7b, 0x22, 0x61, 0x22, 0x3a, 0x31, 0x7d]),
+        ]
+        for record in records { #expect(SpoolFile.record(record.message) == record.bytes) }
+        for (owner, header) in [(SpoolFile.Owner.mqtt, "syncscan MQTT spool 1\n"), (.webhook, "syncscan webhook spool 1\n")] {
+            let directory = try SpoolDirectory()
+            let name = SpoolFile.fileName(for: "cam", owner: owner)
+            #expect(name == "cam.\(owner.keys)-spool")
+            try Data(Array(header.utf8) + records.flatMap(\.bytes)).write(to: URL(fileURLWithPath: directory.path + "/" + name))
+            let spool = try SpoolFile.open(directory: FilePath(directory.path), fileName: name, owner: owner, maxBytes: 1 << 20,
+                                           logger: Logger(label: "t")).get()
+            #expect(try drain(spool) == records.map(\.message), "\(owner.name)")
+        }
+    }
+}

@@ -10,13 +10,12 @@ import SystemPackage
 ///
 /// The codes wait in a `DurableOutbox` (a code being a message whose key is its idempotency key
 /// and whose payload is its body): memory first, then the spool file, the oldest dropped and
-/// counted past both; at exit what was not
-/// delivered joins the spool, and the next run sends it first with the same keys. A reload
-/// changes the settings in place (`apply`): the thread takes them between requests, moving what
-/// waits into a new outbox when the bounds or the spool change; an endpoint whose URL a reload
-/// removes is closed as at exit, and one made for a URL whose spool file an older endpoint still
-/// holds starts once that one has finished. No lock is held during a request: `add`, `apply`
-/// and the counters share only `Shared` with the thread.
+/// counted past both; at exit what was not delivered joins the spool, and the next run sends it
+/// first with the same keys. A reload changes the settings in place (`apply`): the thread takes
+/// them between requests, moving what waits into a new outbox when the bounds or the spool
+/// change; an endpoint whose URL a reload removes is closed as at exit, and one made for a URL
+/// whose spool file an older endpoint still holds starts once that one has finished. No lock is
+/// held during a request: `add`, `apply` and the counters share only `Shared` with the thread.
 final class WebhookEndpoint: @unchecked Sendable {
     struct Counts: Sendable {
         /// Delivered (a 2xx), waiting in memory or the spool, dropped.
