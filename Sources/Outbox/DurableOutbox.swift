@@ -43,7 +43,8 @@ public struct DurableOutbox {
     private var spoolEvents: [SpoolEvent] = []
     /// Codes dropped so far: past memory and the spool, or larger than the whole spool.
     public private(set) var dropped = 0
-    /// Codes acknowledged by the receiver so far.
+    /// Codes acknowledged so far: the receiver took them (a webhook receiver may also have
+    /// refused them for good; its handler counts those apart).
     public private(set) var delivered = 0
     /// Items' messages dropped so far: past twice the bound, for a code's room, or left at exit.
     public private(set) var itemsDropped = 0
@@ -51,7 +52,7 @@ public struct DurableOutbox {
     /// Oldest first; only the head is removed (acknowledged).
     private var queue: [Slot] = []
     private var head = 0
-    /// Ids of this connection → absolute queue positions (`headPosition` counts every entry ever removed).
+    /// Ids of this connection → absolute queue positions (`headPosition` counts every message ever removed).
     private var inflight: [Int32: Int] = [:]
     private var headPosition = 0
 
@@ -90,7 +91,7 @@ public struct DurableOutbox {
     /// Messages sent on this connection and not yet acknowledged.
     public var inflightCount: Int { inflight.count }
 
-    /// Places new entries (see the type's rules), then refills memory from the spool.
+    /// Places new messages (see the type's rules), then refills memory from the spool.
     public mutating func place(_ messages: [OutboxMessage]) {
         reopenSpoolIfDue()
         for message in messages {
