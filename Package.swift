@@ -120,9 +120,17 @@ let package = Package(
         // adapters (each over its wrapper module) and the engines made of their passes (zbar, zxing, hybrid).
         .target(name: "Decoders", dependencies: ["Capture", "ConfigurationKeys", "Media", "ZBar", "ZXing"]),
 
+        // The durable outbox MQTT and the webhook deliver through: a memory queue, then a spool file,
+        // retried with a backoff, every code counted (no receiver's protocol: neither imports the other).
+        .target(name: "Outbox", dependencies: [
+            "SystemCalls",
+            .product(name: "SystemPackage", package: "swift-system"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+
         // Results handlers: where matched code + frame pairs go (JSON lines on stdout, JPEG snapshots).
         .target(name: "Results", dependencies: [
-            "Capture", "ConfigurationKeys", "GS1", "Media", "ZBar", "SystemCalls", "JPEG", "MQTT", "HTTPClient",
+            "Capture", "ConfigurationKeys", "GS1", "Media", "ZBar", "SystemCalls", "JPEG", "MQTT", "HTTPClient", "Outbox",
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -192,8 +200,12 @@ let package = Package(
         .testTarget(name: "GStreamerTests", dependencies: ["GStreamer", "Media", "SystemCalls", "TestSupport", "ZBar"]),
         .testTarget(name: "Y4MTests", dependencies: ["Y4M", "Capture", "Decoders", "SystemCalls", "TestSupport"]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "Decoders", "SystemCalls", "TestSupport"]),
+        .testTarget(name: "OutboxTests", dependencies: [
+            "Outbox", "SystemCalls", "TestSupport", .product(name: "SystemPackage", package: "swift-system"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "ResultsTests", dependencies: [
-            "Results", "Capture", "Decoders", "Media", "SystemCalls", "TestSupport", "JPEG", .product(name: "SystemPackage", package: "swift-system"),
+            "Results", "Capture", "Decoders", "Media", "Outbox", "SystemCalls", "TestSupport", "JPEG", .product(name: "SystemPackage", package: "swift-system"),
         ]),
         .testTarget(name: "LiveViewTests", dependencies: [
             "LiveView", "Capture", "Decoders", "JPEG", "Media", "SystemCalls", "TestSupport", "V4L2", "Y4M",

@@ -136,8 +136,8 @@ import Testing
                       // No part of a password with raw delimiters, nor a query, in a topic.
                       ("rtsp://u:pa/ss@cam", "cam"), ("rtsp://u:pa/ss@cam/live?token=t/x", "live")])
     func sourceNamesForTopics(uri: String, name: String) {
-        #expect(MQTTSettings.sourceName(uri) == name)
+        #expect(SourceName.of(uri) == name)
         // The name the input family gives the source it parses (what the MQTT handler is given).
-        #expect((try? InputRegistry.parse(uri)).map { MQTTSettings.topicSafe($0.name) } == name, "\(uri)")
+        #expect((try? InputRegistry.parse(uri)).map { SourceName.topicSafe($0.name) } == name, "\(uri)")
     }
 }

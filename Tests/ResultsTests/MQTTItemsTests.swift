@@ -1,9 +1,7 @@
 import Capture
 import Foundation
-import Logging
 import Media
 import MQTT
-import SystemPackage
 import Testing
 import TestSupport
 @testable import Results
@@ -105,42 +103,4 @@ private func handOver(item seq: UInt64, to handler: MQTTResultsHandler) throws {
     code.item = seq
     try handler.handle(&code)
     try handler.itemRemoved(removedItem(seq, text: "item \(seq)"))
-}
-
-private func entry(_ kind: String, _ i: Int) -> MQTTOutbox.Entry {
-    MQTTOutbox.Entry(message: MQTTConnection.Message(topic: "t/\(kind)", payload: Array("\(kind)-\(i)".utf8), qos: 1),
-                     isCode: kind == "codes", isItem: kind == "items")
-}
-
-@Suite(.offThePool) struct MQTTOutboxItemsTests {
-    /// Codes past memory go to the spool; items' messages stay in memory up to twice the bound,
-    /// those past it are counted; at exit the codes join the spool and the items' messages are counted.
-    @Test func itemsMessagesStayInMemoryAreNeverSpooledAndAreCountedWhenDropped() throws {
-        let directory = try TemporaryDirectory()
-        let spool = try MQTTSpool.open(directory: FilePath(directory.path), fileName: "cam.mqtt-spool", owner: .mqtt, maxBytes: 1 << 20,
-                                       logger: Logger(label: "test")).get()
-        var outbox = MQTTOutbox(bound: 2, spool: spool)
-        outbox.place([entry("codes", 0), entry("codes", 1), entry("items", 0), entry("items", 1), entry("codes", 2),
-                      entry("items", 2), entry("items", 3)])
-        #expect(outbox.memoryCount == 4 && outbox.memoryCodes == 2 && outbox.spooledCount == 1)
-        #expect(outbox.itemsDropped == 2 && outbox.dropped == 0)
-        #expect(outbox.closeForExit() == 0)
-        #expect(outbox.spooledCount == 3 && outbox.itemsDropped == 4 && outbox.dropped == 0)
-        var names: [String] = []
-        while case .success(let message?) = spool.removeFirst() { names.append(String(decoding: message.payload, as: UTF8.self)) }
-        #expect(names == ["codes-0", "codes-1", "codes-2"], "only codes in the spool")
-    }
-
-    /// Without a spool a code takes the oldest message's room: an item's is counted apart; an
-    /// acknowledged item's message is not a published code.
-    @Test func aCodePushesOutTheOldestItemsMessageAndOnlyCodesArePublished() {
-        var outbox = MQTTOutbox(bound: 2, spool: nil)
-        outbox.place([entry("items", 0), entry("codes", 0), entry("codes", 1)])
-        #expect(outbox.memoryCount == 2 && outbox.itemsDropped == 1 && outbox.dropped == 0)
-        outbox.place([entry("items", 1)])
-        var mid: Int32 = 0
-        #expect(outbox.publishPending { _ in mid += 1; return .success(mid) } == nil)
-        for m in 1...mid { outbox.acknowledge(m) }
-        #expect(mid == 3 && outbox.published == 2 && outbox.isDrained && outbox.itemsDropped == 1)
-    }
 }

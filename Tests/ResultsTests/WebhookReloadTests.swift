@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
+import Outbox
 @testable import Results
 
 /// The frame sequence numbers of `keys` (`<source>-<run>-<seq>-<index>`).
@@ -52,7 +53,7 @@ private func sequences(_ keys: [String]) -> [Int] {
         // The first spool file was emptied into the second: only its header is left.
         let name = try #require(try FileManager.default.contentsOfDirectory(atPath: firstSpool.path).first { !$0.hasPrefix(".") })
         let size = try #require(try FileManager.default.attributesOfItem(atPath: firstSpool.path + "/" + name)[.size] as? Int)
-        #expect(size == MQTTSpool.Owner.webhook.header.count, "\(name): \(size) bytes")
+        #expect(size == SpoolFile.Owner.webhook.header.count, "\(name): \(size) bytes")
     }
 
     /// A URL a reload removes delivers or spools what it held (here spools: its receiver is away)

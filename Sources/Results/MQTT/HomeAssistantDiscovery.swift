@@ -32,7 +32,7 @@ public struct HomeAssistantDiscovery: Sendable, Hashable {
     /// The handler's topic prefix (`<prefix>/codes`, `<prefix>/status`, `<prefix>/stats`, `<prefix>/item_events`).
     public var topicPrefix: String
     public var hostname: String
-    /// `MQTTSettings.sourceName` of the source URI.
+    /// `SourceName.of` the source URI.
     public var sourceName: String
     /// syncscan's version (`syncscan --version`), the device's `sw_version`.
     public var softwareVersion: String

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import Media
 import MQTT
+import Outbox
 import SystemCalls
 import SystemPackage
 
@@ -22,7 +23,7 @@ import SystemPackage
 /// hands a message to that thread and wakes it (a `WakeSignal` its poll watches beside the
 /// broker's socket), so a code is published at once; the thread keeps up to `queueMessages` in memory, in order,
 /// and a message leaves only when the broker acknowledged it (PUBACK at QoS 1). While the broker
-/// is unreachable, codes past the memory queue go to the spool file (`MQTTSpool`, up to
+/// is unreachable, codes past the memory queue go to the spool file (`DurableOutbox`, `SpoolFile`, up to
 /// `spoolMaxBytes`), and at exit the codes still in memory join them there, so the next run
 /// delivers them first; past the bounds the oldest codes are dropped and counted. After a
 /// reconnect (0.5 s doubling to 30 s) unacknowledged messages are published again, in order.
@@ -30,8 +31,6 @@ import SystemPackage
 /// are logged once per kind with the URL and what to do; they never stop capture or stdout.
 
 public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
-    private typealias Entry = MQTTOutbox.Entry
-
     public let settings: MQTTSettings
     public let topicPrefix: String
     private let connectionOptions: MQTTConnection.Options
@@ -40,7 +39,7 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
     private let clock: @Sendable () -> WallClockTime
     /// Home Assistant's discovery configs, or their removals: published first on every connection.
     private let discoveryMessages: [MQTTConnection.Message]
-    /// Signalled by `wakeThread` (after the lock is released), drained by the thread before it takes `incoming`.
+    /// Signalled by `wakeThread` (after the lock is released), drained by the thread before it takes the intake.
     private let wake: WakeSignal?
     /// What `handle` and the accessors share with the handler's thread (`MQTTHandlerShared`).
     private let shared: LockedValue<MQTTHandlerShared>
@@ -58,7 +57,7 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
     ///   - source: the source URI (the `source` field).
     ///   - sourceName: the name the source's input family gives it (`SourceURI.name`): the default
     ///     topic prefix's last part, the client id's and Home Assistant's device name; `nil`: the name
-    ///     read from `source` (`MQTTSettings.sourceName`).
+    ///     read from `source` (`SourceName.of`).
     ///   - hostname: the default topic prefix's middle part.
     ///   - password: read from `settings.passwordFile` by the caller.
     ///   - softwareVersion: syncscan's version, for Home Assistant's device.
@@ -69,7 +68,7 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
         self.logger = logger
         self.shared = LockedValue(MQTTHandlerShared(overflow: overflow))
         self.clock = clock
-        let name = sourceName.map(MQTTSettings.topicSafe) ?? MQTTSettings.sourceName(source)
+        let name = sourceName.map(SourceName.topicSafe) ?? SourceName.of(source)
         let prefix = settings.topicPrefix ?? "syncscan/\(hostname)/\(name)"
         topicPrefix = prefix
         discoveryMessages = HomeAssistantDiscovery(discoveryPrefix: settings.homeAssistantPrefix, topicPrefix: prefix, hostname: hostname,
@@ -98,11 +97,7 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
     /// Starts the broker connection's thread (once); `finish` starts it too, so what was queued
     /// before is still delivered or spooled.
     public func start() {
-        let start = shared.withLock { shared in
-            defer { shared.started = true }
-            return !shared.started
-        }
-        guard start else { return }
+        guard shared.withLock({ $0.intake.claimStart() }) else { return }
         Thread { [self] in
             nameCurrentThread("syncscan-mqtt")
             run()
@@ -117,31 +112,31 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
     }
 
     /// Codes the broker acknowledged.
-    public var published: Int { shared.withLock { $0.counts.published } }
+    public var published: Int { shared.withLock { $0.intake.counts.delivered } }
     /// Codes dropped: past the memory queue and the spool (oldest first), or left at exit with nowhere to go.
-    public var dropped: Int { shared.withLock { $0.counts.dropped + $0.counts.outboxDropped } }
+    public var dropped: Int { shared.withLock { $0.intake.counts.dropped } }
     /// Codes waiting in memory for the broker now.
-    public var queued: Int { shared.withLock { $0.queuedCodes } }
+    public var queued: Int { shared.withLock { $0.intake.queuedCodes } }
     /// Codes waiting in the spool file now.
-    public var spooled: Int { shared.withLock { $0.counts.spooled } }
+    public var spooled: Int { shared.withLock { $0.intake.counts.spooled } }
     /// Whether the broker connection is up now.
     public var isConnected: Bool { shared.withLock { $0.connected } }
 
     public var counters: [ResultsCounter] {
         // One lock: at every moment codes emitted = published + queued + spooled + dropped.
-        let (counts, queued, connected) = shared.withLock { ($0.counts, $0.queuedCodes, $0.connected) }
+        let (counts, connected) = shared.withLock { ($0.intake.current, $0.connected) }
         return [
-            ResultsCounter(name: "mqtt_published", help: "Codes the MQTT broker acknowledged.", value: counts.published),
+            ResultsCounter(name: "mqtt_published", help: "Codes the MQTT broker acknowledged.", value: counts.delivered),
             ResultsCounter(name: "mqtt_queued", metric: "mqtt_queued_messages", help: "Codes waiting in memory for the MQTT broker.",
-                           kind: .gauge, value: queued),
+                           kind: .gauge, value: counts.memory),
             ResultsCounter(name: "mqtt_spooled", metric: "mqtt_spooled_messages", help: "Codes waiting in the spool file for the MQTT broker.",
                            kind: .gauge, value: counts.spooled),
             ResultsCounter(name: "mqtt_dropped",
                            help: "Codes dropped before the MQTT broker took them: past the memory queue and the spool.",
-                           value: counts.dropped + counts.outboxDropped),
+                           value: counts.dropped),
             ResultsCounter(name: "mqtt_items_dropped",
                            help: "Items' messages (<prefix>/items, <prefix>/item_events) dropped before the MQTT broker took them; they are not spooled.",
-                           value: counts.itemsDropped + counts.outboxItemsDropped),
+                           value: counts.itemsDropped),
             ResultsCounter(name: "mqtt_connected", help: "1 while connected to the MQTT broker, else 0.", kind: .gauge,
                            value: connected ? 1 : 0, inLines: false),
         ]
@@ -159,7 +154,7 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
             shared.online = true
             // Not connected yet: the connection publishes `online` first when it comes up (once).
             guard shared.connected else { return false }
-            shared.add(Entry(message: message, isCode: false), bound: bound)
+            shared.intake.add(OutboxMessage(message, kind: .status), limit: 2 * bound)
             return true
         }
         if added { wakeThread() }
@@ -167,40 +162,40 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
 
     /// Queues `payload` (the counters as a JSON object) on `<prefix>/stats`.
     public func publishStats(_ payload: [UInt8]) {
-        let (entry, bound) = (Entry(message: MQTTConnection.Message(topic: topicPrefix + "/stats", payload: payload, qos: settings.qos),
-                                    isCode: false), self.bound)
-        shared.withLock { $0.add(entry, bound: bound) }
+        let (message, bound) = (OutboxMessage(key: topicPrefix + "/stats", payload: payload, kind: .status, qos: settings.qos), self.bound)
+        shared.withLock { $0.intake.add(message, limit: 2 * bound) }
         wakeThread()
     }
 
     /// Queues the code on `<prefix>/codes`, and with item events its item's `added` event.
     public func handle(_ code: inout DeliveredCode) throws {
         let (id, payload) = codeEncoder.encode(code, source: source, time: clock())
-        var entries = [Entry(message: MQTTConnection.Message(topic: topicPrefix + "/codes", payload: payload, qos: settings.qos), isCode: true)]
+        var messages = [OutboxMessage(key: topicPrefix + "/codes", payload: payload, kind: .code, qos: settings.qos)]
         if publishesItemEvents, let item = code.item {
-            entries.append(itemEntry("item_events", MQTTItemMessages.added(code.code, item: item, id: id)))
+            messages.append(itemMessage("item_events", MQTTItemMessages.added(code.code, item: item, id: id)))
         }
-        enqueue(entries)
+        enqueue(messages)
     }
 
     /// Queues the item's `item_removed` object on `<prefix>/items`, and with item events its `removed` event.
     public func itemRemoved(_ item: RemovedItem) throws {
         let id = MQTTItemMessages.id(run: runID, item: item.id)
-        var entries = [itemEntry("items", MQTTItemMessages.removed(item, id: id, source: source, time: clock()))]
-        if publishesItemEvents { entries.append(itemEntry("item_events", MQTTItemMessages.removedEvent(item, id: id))) }
-        enqueue(entries)
+        var messages = [itemMessage("items", MQTTItemMessages.removed(item, id: id, source: source, time: clock()))]
+        if publishesItemEvents { messages.append(itemMessage("item_events", MQTTItemMessages.removedEvent(item, id: id))) }
+        enqueue(messages)
     }
 
     /// An item's message on `<prefix>/<topic>`, at the configured QoS, not retained.
-    private func itemEntry(_ topic: String, _ payload: [UInt8]) -> Entry {
-        Entry(message: MQTTConnection.Message(topic: topicPrefix + "/" + topic, payload: payload, qos: settings.qos), isCode: false, isItem: true)
+    private func itemMessage(_ topic: String, _ payload: [UInt8]) -> OutboxMessage {
+        OutboxMessage(key: topicPrefix + "/" + topic, payload: payload, kind: .item, qos: settings.qos)
     }
 
-    /// Hands `entries` to the thread together, in order, first waiting for room when full (`MQTTHandlerShared.isFull`).
-    private func enqueue(_ entries: [Entry]) {
+    /// Hands `messages` to the thread together, in order, first waiting for room when full (`MQTTHandlerShared.isFull`).
+    /// Should the thread fall behind by two whole queues, the oldest waiting are dropped (`OutboxIntake.add`).
+    private func enqueue(_ messages: [OutboxMessage]) {
         let bound = self.bound
         shared.withLock(when: { !$0.isFull(bound: bound) }) { shared, _ in
-            for entry in entries { shared.add(entry, bound: bound) }
+            for message in messages { shared.intake.add(message, limit: 2 * bound) }
         }
         wakeThread()
     }
@@ -212,13 +207,13 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
         start()
         let (offline, bound) = (statusMessage("offline"), self.bound)
         let closing = shared.withLock { shared in
-            guard !shared.closed else { return false }
-            shared.add(Entry(message: offline, isCode: false), bound: bound)
-            shared.closed = true
+            guard !shared.intake.closed else { return false }
+            shared.intake.add(OutboxMessage(offline, kind: .status), limit: 2 * bound)
+            shared.intake.closed = true
             return true
         }
         if closing { wakeThread() }
-        shared.withLock(when: { $0.finished }) { _, _ in }
+        shared.withLock(when: { $0.intake.finished }) { _, _ in }
     }
 
     private var bound: Int { max(1, settings.queueMessages) }
@@ -267,15 +262,10 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
         }
 
         while true {
-            wake?.drain()  // before taking `incoming`: a later signal wakes the next poll
-            let (newEntries, isClosed) = shared.withLock { shared -> ([Entry], Bool) in
-                defer { shared.incoming.removeAll(keepingCapacity: true) }
-                // Counted in memory until `publishCounts` says where `place` put them.
-                shared.counts.memory += shared.incoming.count { $0.isCode }
-                shared.memoryMessages += shared.incoming.count
-                return (shared.incoming, shared.closed)
-            }
-            outbox.place(newEntries)
+            wake?.drain()  // before taking the intake: a later signal wakes the next poll
+            // Counted in memory until `publishCounts` says where `place` put them.
+            let (newMessages, isClosed) = shared.withLock { ($0.intake.take(), $0.intake.closed) }
+            outbox.place(newMessages)
             log.spool(outbox.takeSpoolEvents())
             publishCounts(outbox)
             if isClosed {
@@ -294,7 +284,7 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
             guard let client = connection else {
                 if ContinuousClock.now < nextAttempt {
                     // The backoff's next turn, or sooner: a message or `finish` wakes it.
-                    shared.withLock(when: { !$0.incoming.isEmpty || $0.closed }, deadline: .now + .milliseconds(50)) { _, _ in }
+                    shared.withLock(when: { !$0.intake.waiting.isEmpty || $0.intake.closed }, deadline: .now + .milliseconds(50)) { _, _ in }
                     continue
                 }
                 switch MQTTConnection.connect(connectionOptions) {
@@ -304,7 +294,7 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
                 continue
             }
             // Publish what is not on this connection yet, in order, up to a window of unacknowledged messages.
-            if shared.withLock({ $0.connected }), let failure = outbox.publishPending({ client.publish($0) }) {
+            if shared.withLock({ $0.connected }), let failure = outbox.publishPending({ client.publish(MQTTConnection.Message($0)) }) {
                 lost(failure)
                 continue
             }
@@ -315,7 +305,7 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
                     backoff = 0.5
                     let streaming = shared.withLock { shared in
                         shared.connected = true
-                        return shared.online && !shared.closed
+                        return shared.online && !shared.intake.closed
                     }
                     shared.broadcast()
                     for message in messagesOnConnect(streaming: streaming) { _ = client.publish(message) }
@@ -353,27 +343,20 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
             logger.warning("MQTT item messages not delivered at exit: the broker did not take them in time, and they are not spooled", metadata: [
                 "url": "\(settings.url)", "messages": "\(outbox.itemsDropped - itemsDroppedBefore)"])
         }
-        let (published, dropped, spooledAtExit, itemsDropped) = (outbox.published, outbox.dropped + lostAtExit, outbox.spooledCount,
-                                                                   outbox.itemsDropped)
         shared.withLock { shared in
-            shared.counts.published = published
-            shared.counts.outboxDropped = dropped
-            shared.counts.outboxItemsDropped = itemsDropped
-            shared.counts.memory = 0
-            shared.memoryMessages = 0
-            shared.counts.spooled = spooledAtExit
-            shared.finished = true
+            shared.intake.record(outbox, delivered: outbox.delivered, droppedBefore: lostAtExit)
+            shared.intake.finished = true
         }
         shared.broadcast()
     }
 
     /// The outbox, over the spool file (`mqtt.spool_directory`) when one is set: opened now, and
     /// again while it fails to open (its failures are the outbox's spool events).
-    private func openOutbox() -> MQTTOutbox {
-        guard let directory = settings.spoolDirectory else { return MQTTOutbox(bound: bound, spool: nil) }
-        let (name, maxBytes, logger) = (MQTTSpool.fileName(for: connectionOptions.clientID ?? "syncscan", owner: .mqtt), settings.spoolMaxBytes, logger)
-        return MQTTOutbox(bound: bound, openingSpool: {
-            MQTTSpool.open(directory: FilePath(directory), fileName: name, owner: .mqtt, maxBytes: maxBytes, logger: logger).map { spool in
+    private func openOutbox() -> DurableOutbox {
+        guard let directory = settings.spoolDirectory else { return DurableOutbox(bound: bound, spool: nil) }
+        let (name, maxBytes, logger) = (SpoolFile.fileName(for: connectionOptions.clientID ?? "syncscan", owner: .mqtt), settings.spoolMaxBytes, logger)
+        return DurableOutbox(bound: bound, openingSpool: {
+            SpoolFile.open(directory: FilePath(directory), fileName: name, owner: .mqtt, maxBytes: maxBytes, logger: logger).map { spool in
                 if !spool.isEmpty {
                     logger.notice("MQTT codes spooled by an earlier run are delivered first", metadata: [
                         "file": "\(spool.path)", "codes": "\(spool.count)"])
@@ -384,17 +367,8 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
     }
 
     /// Publishes the counters the accessors read, and wakes `handle` waiting for room.
-    private func publishCounts(_ outbox: MQTTOutbox) {
-        let (memory, spooled, published, dropped) = (outbox.memoryCodes, outbox.spooledCount, outbox.published, outbox.dropped)
-        let (messages, itemsDropped) = (outbox.memoryCount, outbox.itemsDropped)
-        shared.withLock { shared in
-            shared.counts.memory = memory
-            shared.memoryMessages = messages
-            shared.counts.outboxItemsDropped = itemsDropped
-            shared.counts.spooled = spooled
-            shared.counts.published = published
-            shared.counts.outboxDropped = dropped
-        }
+    private func publishCounts(_ outbox: DurableOutbox) {
+        shared.withLock { $0.intake.record(outbox, delivered: outbox.delivered) }
         shared.broadcast()
     }
 }

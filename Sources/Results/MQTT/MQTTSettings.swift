@@ -1,6 +1,5 @@
 import ConfigurationKeys
 import MQTT
-import Media
 
 /// Where and how the MQTT handler publishes (`mqtt.*`).
 public struct MQTTSettings: Sendable, Hashable {
@@ -33,18 +32,8 @@ public struct MQTTSettings: Sendable, Hashable {
     public var homeAssistantPrefix = "homeassistant"
 
     public init(url: MQTTBrokerURL) { self.url = url }
-
-    /// The source's name in topics and client ids: `SourceURI.name(of:)` (`video0` for
-    /// `/dev/video0`, `stream1` for `rtsp://cam:554/stream1`, never a credential), topic-safe.
-    public static func sourceName(_ uri: String) -> String { topicSafe(SourceURI.name(of: uri)) }
-
-    /// `name` (a source's own, `SourceURI.name`) as a topic level: MQTT's wildcards and the level
-    /// separator as `_`; `stdin` when empty.
-    public static func topicSafe(_ name: String) -> String {
-        let cleaned = String(name.map { $0 == "+" || $0 == "#" || $0 == "/" ? "_" : $0 })
-        return cleaned.isEmpty ? "stdin" : cleaned
-    }
 }
+
 extension MQTTSettings: ConfigurationSection {
     /// Reads `mqtt.*` (given `keys.scoped(to: "mqtt")`), Home Assistant's `mqtt.homeassistant.*`
     /// included; every key is read (so each is known) whether or not `mqtt.url` is set. `nil`: no `mqtt.url`.

@@ -1,51 +1,52 @@
 import Foundation
 import HTTPClient
 import Logging
-import MQTT
+import Outbox
 import SystemCalls
 import SystemPackage
 
 /// One webhook URL's delivery: its own thread (`syncscan-hook`) POSTing the codes handed to
 /// it, in order, through one `HTTPPoster`, with `WebhookRetryRules` deciding what an answer means.
 ///
-/// The codes wait under MQTT's store-and-forward rules (`MQTTOutbox` and `MQTTSpool`, a code
-/// being a message whose topic is its idempotency key and whose payload is its body): memory
-/// first, then the spool file, the oldest dropped and counted past both; at exit what was not
-/// delivered joins the spool, and the next run sends it first with the same keys. A reload
-/// changes the settings in place (`apply`): the thread takes them between requests, moving what
-/// waits into a new outbox when the bounds or the spool change; an endpoint whose URL a reload
-/// removes is closed as at exit, and one made for a URL whose spool file an older endpoint still
-/// holds starts once that one has finished. No lock is held during a request: `add`, `apply`
-/// and the counters share only `Shared` with the thread.
+/// The codes wait in a `DurableOutbox` (a code being a message whose key is its idempotency key
+/// and whose payload is its body): memory first, then the spool file, the oldest dropped and
+/// counted past both; at exit what was not delivered joins the spool, and the next run sends it
+/// first with the same keys. A reload changes the settings in place (`apply`): the thread takes
+/// them between requests, moving what waits into a new outbox when the bounds or the spool
+/// change; an endpoint whose URL a reload removes is closed as at exit, and one made for a URL
+/// whose spool file an older endpoint still holds starts once that one has finished. No lock is
+/// held during a request: `add`, `apply` and the counters share only `Shared` with the thread.
 final class WebhookEndpoint: @unchecked Sendable {
-    typealias Entry = MQTTOutbox.Entry
-
     struct Counts: Sendable {
-        var delivered = 0
+        /// Delivered (a 2xx), waiting in memory or the spool, dropped.
+        var outbox = OutboxIntake.Counts()
         /// Codes in requests that were retried (a code retried twice counts twice).
         var retried = 0
-        /// Dropped before the thread took them (it fell behind by a whole queue).
-        var dropped = 0
-        /// Dropped by the outbox (memory and spool full), and left at exit with nowhere to go.
-        var outboxDropped = 0
-        var memory = 0
-        var spooled = 0
         /// Codes refused for good, by HTTP status.
         var failures: [Int: Int] = [:]
     }
 
     private struct Shared {
-        var incoming: [Entry] = []
-        /// `incoming`'s bound: `webhook.queue_messages`.
+        /// The codes handed over and the outbox's counters.
+        var intake = OutboxIntake()
+        /// The intake's bound: `webhook.queue_messages`.
         var bound: Int
         /// Settings and headers from a reload, not yet taken by the thread.
         var update: (settings: WebhookSettings, headers: [String])?
-        var started = false
-        var closed = false
         /// Closed by a reload that removed the URL (not by the service's exit): what the logs say.
         var removed = false
-        var finished = false
-        var counts = Counts()
+        /// The thread's, published with the outbox's counters (`publish`).
+        var requests = RequestCounts()
+    }
+
+    /// What the thread counts of its requests (the outbox counts where the other codes are).
+    private struct RequestCounts {
+        /// Codes the receiver answered with a 2xx (the outbox's `delivered` counts those refused for good too).
+        var delivered = 0
+        /// Codes in requests that were retried (a code retried twice counts twice).
+        var retried = 0
+        /// Codes refused for good, by HTTP status.
+        var failures: [Int: Int] = [:]
     }
 
     let url: String
@@ -77,32 +78,24 @@ final class WebhookEndpoint: @unchecked Sendable {
     /// `webhook-<host_port_path>.webhook-spool` (the URL without scheme, any password redacted).
     static func spoolFileName(for url: String) -> String {
         let shown = WebhookSettings.redacted(url)
-        return MQTTSpool.fileName(for: "webhook-" + (shown.range(of: "://").map { String(shown[$0.upperBound...]) } ?? shown), owner: .webhook)
+        return SpoolFile.fileName(for: "webhook-" + (shown.range(of: "://").map { String(shown[$0.upperBound...]) } ?? shown), owner: .webhook)
     }
 
     private var shownURL: String { WebhookSettings.redacted(url) }
 
     /// The counts, read under one lock: `memory` holds the codes handed to the thread too, so at
-    /// every moment codes added = delivered + failures + memory + spooled + dropped + outboxDropped.
+    /// every moment codes added = delivered + failures + memory + spooled + dropped.
     var counts: Counts {
-        shared.withLock { shared in
-            var counts = shared.counts
-            counts.memory += shared.incoming.count
-            return counts
-        }
+        shared.withLock { Counts(outbox: $0.intake.current, retried: $0.requests.retried, failures: $0.requests.failures) }
     }
 
     /// Hands a code to the thread; `false` once the endpoint is closed (the code is not taken).
     /// Should the thread fall behind by a whole queue, the oldest waiting code is dropped and counted.
     @discardableResult
-    func add(_ entry: Entry) -> Bool {
+    func add(_ code: OutboxMessage) -> Bool {
         let taken = shared.withLock { shared in
-            guard !shared.closed else { return false }
-            if shared.incoming.count >= shared.bound {
-                shared.incoming.removeFirst()
-                shared.counts.dropped += 1
-            }
-            shared.incoming.append(entry)
+            guard !shared.intake.closed else { return false }
+            shared.intake.add(code, limit: shared.bound)
             return true
         }
         shared.broadcast()
@@ -120,11 +113,7 @@ final class WebhookEndpoint: @unchecked Sendable {
 
     /// Starts the thread (once).
     func start() {
-        let start = shared.withLock { shared in
-            defer { shared.started = true }
-            return !shared.started
-        }
-        guard start else { return }
+        guard shared.withLock({ $0.intake.claimStart() }) else { return }
         Thread { [self] in
             nameCurrentThread("syncscan-hook")
             run()
@@ -136,8 +125,8 @@ final class WebhookEndpoint: @unchecked Sendable {
     /// - Parameter removed: a reload removed the URL (what the logs say), rather than the service stopping.
     func close(removed: Bool) {
         shared.withLock { shared in
-            if !shared.closed { shared.removed = removed }
-            shared.closed = true
+            if !shared.intake.closed { shared.removed = removed }
+            shared.intake.closed = true
         }
         shared.broadcast()
     }
@@ -152,7 +141,7 @@ final class WebhookEndpoint: @unchecked Sendable {
 
     /// Blocks until the thread has ended (after `close` or `finish`).
     func waitUntilFinished() {
-        shared.withLock(when: { $0.finished }) { _, _ in }
+        shared.withLock(when: { $0.intake.finished }) { _, _ in }
     }
 
     // MARK: - The endpoint's thread
@@ -179,14 +168,13 @@ final class WebhookEndpoint: @unchecked Sendable {
         var failingKinds = Set<String>()
         var refusedStatuses = Set<Int>()
         var lastID: Int32 = 0
-        var counts = Counts()
+        var counts = RequestCounts()
 
         while true {
-            let (newEntries, closed, update) = shared.withLock { shared in
-                defer { (shared.update, shared.incoming) = (nil, []) }
+            let (newCodes, closed, update) = shared.withLock { shared in
+                defer { shared.update = nil }
                 // Counted in memory until `publish` says where `place` put them.
-                shared.counts.memory += shared.incoming.count
-                return (shared.incoming, shared.closed, shared.update)
+                return (shared.intake.take(), shared.intake.closed, shared.update)
             }
             if let update {
                 if update.settings.caFile != settings.caFile || update.settings.timeoutSeconds != settings.timeoutSeconds { poster = nil }
@@ -199,15 +187,15 @@ final class WebhookEndpoint: @unchecked Sendable {
                                      metadata: ["url": "\(shownURL)", "error": "\(failure)"])
                     }
                     droppedEarlier += outbox.dropped
-                    outbox = MQTTOutbox(bound: 1, spool: nil)  // the old spool's file closed before the new one opens
+                    outbox = DurableOutbox(bound: 1, spool: nil)  // the old spool's file closed before the new one opens
                     outbox = openOutbox(update.settings)
-                    outbox.place(waiting.map { Entry(message: $0, isCode: true) })
+                    outbox.place(waiting)
                 }
                 (settings, headers) = update
             }
-            outbox.place(newEntries)
+            outbox.place(newCodes)
             spoolLog.report(outbox.takeSpoolEvents(), metadata: ["url": "\(shownURL)"], logger: logger)
-            publish(counts, outbox, droppedEarlier: droppedEarlier)
+            publish(counts, outbox, droppedBefore: droppedEarlier)
             let now = ContinuousClock.now
             if closed {
                 if deadline == nil { deadline = now + .milliseconds(Int(drainTimeoutSeconds * 1000)) }
@@ -224,11 +212,11 @@ final class WebhookEndpoint: @unchecked Sendable {
                 // The first code of a batch waits for others, up to webhook.batch_wait_ms.
                 batchWaitStarted = true
                 let (needed, until) = (settings.batchMax - outbox.memoryCount, now + .milliseconds(settings.batchWaitMilliseconds))
-                shared.withLock(when: { $0.incoming.count >= needed || $0.closed }, deadline: until) { _, _ in }
+                shared.withLock(when: { $0.intake.waiting.count >= needed || $0.intake.closed }, deadline: until) { _, _ in }
                 continue
             }
-            var batch: [(id: Int32, message: MQTTConnection.Message)] = []
-            _ = outbox.publishPending(window: retryBatch ?? max(1, settings.batchMax)) { message in
+            var batch: [(id: Int32, message: OutboxMessage)] = []
+            _ = outbox.publishPending(window: retryBatch ?? max(1, settings.batchMax)) { message -> Result<Int32, Never> in
                 lastID &+= 1
                 batch.append((lastID, message))
                 return .success(lastID)
@@ -250,7 +238,7 @@ final class WebhookEndpoint: @unchecked Sendable {
                 // out webhook.batch_wait_ms alone): a receiver of batches reads one shape.
                 let body = batch.count == 1 && settings.batchMax == 1 ? batch[0].message.payload
                     : Array("[".utf8) + Array(batch.map(\.message.payload).joined(separator: Array(",".utf8))) + Array("]".utf8)
-                let key = batch.map(\.message.topic).joined(separator: ", ")
+                let key = batch.map(\.message.key).joined(separator: ", ")
                 return poster.post(url: url, body: body, headers: headers + ["Idempotency-Key: \(key)"])
             } ?? .failure(HTTPClientError(call: "curl_easy_init", code: 2, reason: "no client"))
             switch WebhookRetryRules.outcome(of: result) {
@@ -304,44 +292,32 @@ final class WebhookEndpoint: @unchecked Sendable {
                 "url": "\(shownURL)", "codes": "\(lostAtExit)",
                 "fix": settings.spoolDirectory == nil ? "set webhook.spool_directory" : "the spool could not take them: see the spool's error above"])
         }
-        counts.outboxDropped = droppedEarlier + outbox.dropped + lostAtExit
-        counts.memory = 0
-        counts.spooled = outbox.spooledCount
-        let final = counts
-        shared.withLock { shared in
-            let dropped = shared.counts.dropped
-            shared.counts = final
-            shared.counts.dropped = dropped
-            shared.finished = true
-        }
+        publish(counts, outbox, droppedBefore: droppedEarlier + lostAtExit, finished: true)
         shared.broadcast()
     }
 
     /// Waits for a new code, a reload's settings, `finish`, or `until`.
     private func waitForNews(wasClosed: Bool, until: ContinuousClock.Instant) {
-        shared.withLock(when: { !$0.incoming.isEmpty || $0.update != nil || ($0.closed && !wasClosed) }, deadline: until) { _, _ in }
+        shared.withLock(when: { !$0.intake.waiting.isEmpty || $0.update != nil || ($0.intake.closed && !wasClosed) }, deadline: until) { _, _ in }
     }
 
-    /// Publishes the thread's counters to the accessors.
-    private func publish(_ counts: Counts, _ outbox: MQTTOutbox, droppedEarlier: Int) {
-        var counts = counts
-        (counts.memory, counts.spooled, counts.outboxDropped) = (outbox.memoryCodes, outbox.spooledCount, droppedEarlier + outbox.dropped)
-        let published = counts
+    /// Publishes the thread's counters to the accessors, under one lock with the outbox's.
+    private func publish(_ counts: RequestCounts, _ outbox: DurableOutbox, droppedBefore: Int, finished: Bool = false) {
         shared.withLock { shared in
-            let dropped = shared.counts.dropped
-            shared.counts = published
-            shared.counts.dropped = dropped
+            shared.intake.record(outbox, delivered: counts.delivered, droppedBefore: droppedBefore)
+            shared.requests = counts
+            if finished { shared.intake.finished = true }
         }
     }
 
     /// The outbox, over the spool file (`webhook.spool_directory`, one per URL) when one is set:
     /// opened now, and again while it fails to open (its failures are the outbox's spool events).
-    private func openOutbox(_ settings: WebhookSettings) -> MQTTOutbox {
+    private func openOutbox(_ settings: WebhookSettings) -> DurableOutbox {
         let bound = max(1, settings.queueMessages)
-        guard let directory = settings.spoolDirectory else { return MQTTOutbox(bound: bound, spool: nil) }
+        guard let directory = settings.spoolDirectory else { return DurableOutbox(bound: bound, spool: nil) }
         let (name, maxBytes, logger, shownURL) = (spoolFileName, settings.spoolMaxBytes, logger, shownURL)
-        return MQTTOutbox(bound: bound, openingSpool: {
-            MQTTSpool.open(directory: FilePath(directory), fileName: name, owner: .webhook, maxBytes: maxBytes, logger: logger).map { spool in
+        return DurableOutbox(bound: bound, openingSpool: {
+            SpoolFile.open(directory: FilePath(directory), fileName: name, owner: .webhook, maxBytes: maxBytes, logger: logger).map { spool in
                 if !spool.isEmpty {
                     logger.notice("webhook codes spooled by an earlier run are delivered first", metadata: [
                         "url": "\(shownURL)", "file": "\(spool.path)", "codes": "\(spool.count)"])

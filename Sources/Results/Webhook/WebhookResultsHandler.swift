@@ -1,7 +1,7 @@
 import Capture
 import Logging
 import Media
-import MQTT
+import Outbox
 import SystemCalls
 
 /// POSTs each emitted code as JSON to one or more web endpoints (`webhook.url`), each on its own
@@ -54,7 +54,7 @@ public final class WebhookResultsHandler: ResultsHandler, @unchecked Sendable {
         self.logger = logger
         (self.drainTimeoutSeconds, self.backoffCap) = (drainTimeoutSeconds, backoffCap)
         self.clock = clock
-        codeEncoder = IdentifiedCodeEncoder(prefix: MQTTSettings.sourceName(source) + "-" + String(UInt32.random(in: 0...UInt32.max), radix: 16))
+        codeEncoder = IdentifiedCodeEncoder(prefix: SourceName.of(source) + "-" + String(UInt32.random(in: 0...UInt32.max), radix: 16))
         let headers = Self.headers(settings, token: token)
         let endpoints = Self.unique(settings.urls).map {
             WebhookEndpoint(url: $0, settings: settings, headers: headers, drainTimeoutSeconds: drainTimeoutSeconds,
@@ -84,14 +84,14 @@ public final class WebhookResultsHandler: ResultsHandler, @unchecked Sendable {
 
     public func handle(_ code: inout DeliveredCode) throws {
         let (id, payload) = codeEncoder.encode(code, source: source, time: clock())
-        let entry = MQTTOutbox.Entry(message: MQTTConnection.Message(topic: id, payload: payload, qos: 1), isCode: true)
+        let message = OutboxMessage(key: id, payload: payload, kind: .code)
         // An endpoint a reload closed meanwhile refuses the code: the reload's endpoints then get it.
         var given: [ObjectIdentifier] = []
         while true {
             let endpoints = state.withLock { $0.active }.filter { !given.contains(ObjectIdentifier($0)) }
             var refused = false
             for endpoint in endpoints {
-                if endpoint.add(entry) { given.append(ObjectIdentifier(endpoint)) } else { refused = true }
+                if endpoint.add(message) { given.append(ObjectIdentifier(endpoint)) } else { refused = true }
             }
             if !refused { return }
         }
@@ -148,20 +148,20 @@ public final class WebhookResultsHandler: ResultsHandler, @unchecked Sendable {
     private var allEndpoints: [WebhookEndpoint] { state.withLock { $0.retired + $0.active } }
 
     /// Codes the receivers answered with a 2xx (every endpoint's).
-    public var delivered: Int { allEndpoints.reduce(0) { $0 + $1.counts.delivered } }
+    public var delivered: Int { allEndpoints.reduce(0) { $0 + $1.counts.outbox.delivered } }
 
     public var counters: [ResultsCounter] {
         let endpoints = allEndpoints
         let all = endpoints.map(\.counts)
-        let queued = all.reduce(0) { $0 + $1.memory }
+        let queued = all.reduce(0) { $0 + $1.outbox.memory }
         // A spool file a later endpoint took over (its URL back after a reload) is counted once, by that one.
         let spooled = endpoints.indices.filter { i in !endpoints[(i + 1)...].contains { $0.spoolFileName == endpoints[i].spoolFileName } }
-            .reduce(0) { $0 + all[$1].spooled }
+            .reduce(0) { $0 + all[$1].outbox.spooled }
         func sum(_ value: (WebhookEndpoint.Counts) -> Int) -> Int { all.reduce(0) { $0 + value($1) } }
         var failures: [Int: Int] = [:]
         for counts in all { failures.merge(counts.failures, uniquingKeysWith: +) }
         return [
-            ResultsCounter(name: "webhook_delivered", help: "Codes the webhook receivers answered with a 2xx.", value: sum(\.delivered)),
+            ResultsCounter(name: "webhook_delivered", help: "Codes the webhook receivers answered with a 2xx.", value: sum(\.outbox.delivered)),
             ResultsCounter(name: "webhook_retried", help: "Codes in webhook requests that failed for a while (5xx, 408, 429, no answer) and are sent again.",
                            value: sum(\.retried)),
             ResultsCounter(name: "webhook_queued", metric: "webhook_queued_codes", help: "Codes waiting in memory for the webhook receivers.",
@@ -169,7 +169,7 @@ public final class WebhookResultsHandler: ResultsHandler, @unchecked Sendable {
             ResultsCounter(name: "webhook_spooled", metric: "webhook_spooled_codes", help: "Codes waiting in the spool files for the webhook receivers.",
                            kind: .gauge, value: spooled),
             ResultsCounter(name: "webhook_dropped", help: "Codes dropped before a webhook receiver took them: past the memory queue and the spool.",
-                           value: sum { $0.dropped + $0.outboxDropped }),
+                           value: sum(\.outbox.dropped)),
             ResultsCounter(name: "webhook_failed", help: "Codes a webhook receiver refused for good (a 4xx other than 408 and 429): not sent again.",
                            value: failures.values.reduce(0, +)),
         ] + failures.keys.sorted().map { status in

@@ -48,8 +48,11 @@ public final class SmallFileSystem: @unchecked Sendable {
         }
     }
 
-    /// Gives back what `fill` took.
+    /// Gives back what `fill` took: the file is cut to nothing (`truncate`) before it is removed,
+    /// since a child process another test started while `fill` held the file open keeps it (and
+    /// its blocks, the disk still full) until that child's `exec`.
     public func free() {
+        truncate(filler, 0)
         unlink(filler)
     }
 }

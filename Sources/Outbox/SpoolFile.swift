@@ -2,43 +2,44 @@
 import Glibc
 #endif
 import Logging
-import MQTT
 import SystemCalls
 import SystemPackage
 
-/// Messages waiting on disk, oldest first, within a byte bound: MQTT's for the broker
-/// (`mqtt.spool_directory`, `mqtt.spool_max_bytes`), the webhook's codes for a receiver (`webhook.*`).
+/// Codes waiting on disk, oldest first, within a byte bound: a `DurableOutbox`'s spool (MQTT's
+/// for the broker, `mqtt.spool_directory` and `mqtt.spool_max_bytes`; the webhook's for a
+/// receiver, `webhook.*`).
 ///
 /// One file, `<directory>/<name>.mqtt-spool` (`.webhook-spool`: the file, its header line and the
 /// messages name the handler that owns it, `Owner`; mode 0600), holds a header line and records added
 /// at its end and taken from its front. A record is its length (4 bytes, little-endian), an
-/// FNV-1a checksum of what follows (4 bytes), a flags byte (QoS, retain), the topic's length
-/// (2 bytes), the topic and the payload. Opening keeps every whole record; a record cut short by
+/// FNV-1a checksum of what follows (4 bytes), a flags byte (QoS, retain), the key's length
+/// (2 bytes), the key and the payload. Opening keeps every whole record; a record cut short by
 /// a crash, or one whose checksum fails, ends the file there (logged). Records taken are skipped
 /// by an offset; the file is rewritten without them once they are most of it, and cut back to
 /// its header when none is left. Writes are not synced one by one (a killed process loses
 /// nothing the kernel has); `sync()` flushes them to the disk at exit.
 ///
 /// Not thread-safe: one thread (the MQTT handler's, a webhook URL's) owns it. The descriptor is closed in `deinit`.
-final class MQTTSpool {
+public final class SpoolFile {
     /// The handler a spool belongs to: what its file name, its header line and its messages say.
-    struct Owner: Sendable {
+    /// The owners' names are those of the files on disk, kept so that earlier runs' spools are read.
+    public struct Owner: Sendable {
         /// In messages: `MQTT`, `webhook`.
-        let name: String
+        public let name: String
         /// Its keys' group: `mqtt` (`mqtt.spool_directory`, `mqtt.spool_max_bytes`).
-        let keys: String
+        public let keys: String
         /// An earlier name of its files (their header MQTT's), taken over when found: the webhook's first spools.
         let formerExtension: String?
 
         /// MQTT's: `.mqtt-spool`, `syncscan MQTT spool 1` (unchanged, so earlier runs' files are read).
-        static let mqtt = Owner(name: "MQTT", keys: "mqtt", formerExtension: nil)
+        public static let mqtt = Owner(name: "MQTT", keys: "mqtt", formerExtension: nil)
         /// The webhook's: `.webhook-spool`, `syncscan webhook spool 1`; it took over `.mqtt-spool` files.
-        static let webhook = Owner(name: "webhook", keys: "webhook", formerExtension: ".mqtt-spool")
+        public static let webhook = Owner(name: "webhook", keys: "webhook", formerExtension: ".mqtt-spool")
 
         /// `.mqtt-spool`, `.webhook-spool`.
         var fileExtension: String { ".\(keys)-spool" }
         /// The file's first line.
-        var header: [UInt8] { Array("syncscan \(name) spool 1\n".utf8) }
+        public var header: [UInt8] { Array("syncscan \(name) spool 1\n".utf8) }
         /// The first lines a file of this owner may start with: its own, and MQTT's for a file it took over.
         var readableHeaders: [[UInt8]] { formerExtension == nil ? [header] : [header, Owner.mqtt.header] }
     }
@@ -46,9 +47,9 @@ final class MQTTSpool {
     /// Bytes of a record before its flags: length and checksum.
     private static let recordPrefix = 8
 
-    let path: FilePath
-    let owner: Owner
-    let maxBytes: Int
+    public let path: FilePath
+    public let owner: Owner
+    public let maxBytes: Int
     private var fd: FileDescriptor
     /// The length of the file's header line (one taken over keeps its first line until rewritten).
     private var headerLength: Int64
@@ -56,15 +57,15 @@ final class MQTTSpool {
     private var front: Int64
     private var end: Int64
     /// Records spooled.
-    private(set) var count: Int
+    public private(set) var count: Int
 
     /// Bytes of the records spooled (what `maxBytes` bounds).
-    var bytes: Int { Int(end - front) }
-    var isEmpty: Bool { count == 0 }
+    public var bytes: Int { Int(end - front) }
+    public var isEmpty: Bool { count == 0 }
 
     /// The file name for a client or URL: `name` with anything but letters, digits, `.`, `_` and
     /// `-` as `_`, then the owner's extension.
-    static func fileName(for name: String, owner: Owner) -> String {
+    public static func fileName(for name: String, owner: Owner) -> String {
         String(name.unicodeScalars.map { s in
             s.isASCII && (s.properties.isAlphabetic || ("0"..."9").contains(s) || "._-".unicodeScalars.contains(s)) ? Character(s) : "_"
         }) + owner.fileExtension
@@ -74,7 +75,7 @@ final class MQTTSpool {
     /// there; a file of the owner's former name is renamed to `fileName` first (logged).
     /// The directory is created first when missing (with its parents, mode 0700), as the
     /// snapshot directory is.
-    static func open(directory: FilePath, fileName: String, owner: Owner, maxBytes: Int, logger: Logger) -> Result<MQTTSpool, IOError> {
+    public static func open(directory: FilePath, fileName: String, owner: Owner, maxBytes: Int, logger: Logger) -> Result<SpoolFile, IOError> {
         let path = directory.appending(fileName)
         if case .failure(let failed) = makeDirectories(directory.string, mode: 0o700) {
             return .failure(.spoolFailed(path: FilePath(failed.component).appending(fileName), call: "mkdir", errno: failed.errno, owner: owner))
@@ -99,7 +100,7 @@ final class MQTTSpool {
             if case .failure(let errno) = opened { return .failure(.spoolFailed(path: path, call: "open", errno: errno, owner: owner)) }
             fatalError("unreachable")
         }
-        let spool = MQTTSpool(path: path, owner: owner, maxBytes: maxBytes, fd: fd)
+        let spool = SpoolFile(path: path, owner: owner, maxBytes: maxBytes, fd: fd)
         return spool.load(logger: logger).map { spool }
     }
 
@@ -153,7 +154,7 @@ final class MQTTSpool {
     /// Adds `message` after the others; `false` (nothing written) when it would take the spool past `maxBytes`.
     /// A write that fails (a full disk, EIO) leaves the spool as it was: what it wrote of the
     /// record is cut off again (`ftruncate`), so a later append or a restart finds whole records only.
-    func append(_ message: MQTTConnection.Message) -> Result<Bool, IOError> {
+    public func append(_ message: OutboxMessage) -> Result<Bool, IOError> {
         let record = Self.record(message)
         guard bytes + record.count <= maxBytes else { return .success(false) }
         let written = write(record, at: end)
@@ -166,7 +167,7 @@ final class MQTTSpool {
     }
 
     /// Takes the oldest message off the spool; `nil` when it is empty.
-    func removeFirst() -> Result<MQTTConnection.Message?, IOError> {
+    public func removeFirst() -> Result<OutboxMessage?, IOError> {
         guard count > 0 else { return .success(nil) }
         var prefix = [UInt8](repeating: 0, count: Self.recordPrefix)
         if case .failure(let error) = read(into: &prefix, at: front) { return .failure(error) }
@@ -194,7 +195,7 @@ final class MQTTSpool {
     /// Puts `messages` (older than those spooled) before the others, keeping the newest that fit
     /// in `maxBytes`; how many of `messages` did not fit. Rewrites the file (a temporary file
     /// renamed over it) and syncs it.
-    func prepend(_ messages: [MQTTConnection.Message]) -> Result<Int, IOError> {
+    public func prepend(_ messages: [OutboxMessage]) -> Result<Int, IOError> {
         var records = messages.map(Self.record)
         var total = bytes + records.reduce(0) { $0 + $1.count }
         var left = 0
@@ -207,7 +208,7 @@ final class MQTTSpool {
     }
 
     /// Flushes the spool to the disk (`fsync`).
-    func sync() -> Result<Void, IOError> {
+    public func sync() -> Result<Void, IOError> {
         valueOrErrno { fsync(fd.rawValue) }.map { _ in () }.mapError { .spoolFailed(path: path, call: "fsync", errno: $0, owner: owner) }
     }
 
@@ -261,21 +262,23 @@ final class MQTTSpool {
 
     // MARK: - Records
 
-    static func record(_ message: MQTTConnection.Message) -> [UInt8] {
-        let topic = Array(message.topic.utf8)
-        var body: [UInt8] = [UInt8(message.qos & 3) | (message.retain ? 4 : 0), UInt8(topic.count & 0xff), UInt8(topic.count >> 8)]
-        body += topic
+    /// A record: length, checksum, flags (QoS, retain), the key's length, the key, the payload.
+    static func record(_ message: OutboxMessage) -> [UInt8] {
+        let key = Array(message.key.utf8)
+        var body: [UInt8] = [UInt8(message.qos & 3) | (message.retain ? 4 : 0), UInt8(key.count & 0xff), UInt8(key.count >> 8)]
+        body += key
         body += message.payload
         var record = littleEndian(UInt32(body.count)) + littleEndian(checksum(body[...]))
         record += body
         return record
     }
 
-    static func message(_ body: [UInt8]) -> MQTTConnection.Message? {
+    /// The code a record's body (what follows its checksum) holds; `nil` when it does not parse.
+    static func message(_ body: [UInt8]) -> OutboxMessage? {
         guard body.count >= 3 else { return nil }
-        let topicLength = Int(body[1]) | Int(body[2]) << 8
-        guard 3 + topicLength <= body.count, let topic = String(validating: body[3..<(3 + topicLength)], as: UTF8.self) else { return nil }
-        return MQTTConnection.Message(topic: topic, payload: Array(body[(3 + topicLength)...]), qos: Int(body[0] & 3), retain: body[0] & 4 != 0)
+        let keyLength = Int(body[1]) | Int(body[2]) << 8
+        guard 3 + keyLength <= body.count, let key = String(validating: body[3..<(3 + keyLength)], as: UTF8.self) else { return nil }
+        return OutboxMessage(key: key, payload: Array(body[(3 + keyLength)...]), kind: .code, qos: Int(body[0] & 3), retain: body[0] & 4 != 0)
     }
 
     /// The body length of the record at `offset`, if its length field is there and plausible.
@@ -329,7 +332,7 @@ extension Result {
 
 extension IOError {
     /// A call on `owner`'s spool at `path` failed with `errno`, and what to do (naming the owner's keys).
-    static func spoolFailed(path: FilePath, call: String, errno: Errno, owner: MQTTSpool.Owner) -> IOError {
+    static func spoolFailed(path: FilePath, call: String, errno: Errno, owner: SpoolFile.Owner) -> IOError {
         let directory = path.removingLastComponent()
         let advice = switch errno {
         case .noSuchFileOrDirectory: "the directory \(directory) cannot be made: point \(owner.keys).spool_directory at a path whose parents exist"

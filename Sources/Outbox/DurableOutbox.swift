@@ -1,10 +1,9 @@
-import MQTT
 import SystemCalls
 
-/// What waits for the MQTT broker, in order: a bounded memory queue, then the spool file; the
-/// messages published on the current connection and not yet acknowledged; what is dropped when
-/// both are full. A value owned by the MQTT handler's thread; it knows no socket (publishing is
-/// a closure), so its rules are tested without a broker.
+/// What waits for a receiver (an MQTT broker, a webhook URL), in order: a bounded memory queue,
+/// then the spool file; the messages sent and not yet acknowledged; what is dropped when both are
+/// full. A value owned by its handler's thread; it knows no socket (sending is a closure), so its
+/// rules are tested without a receiver.
 ///
 /// Rules: a code goes to memory while memory has room and nothing is spooled, else behind the
 /// spooled codes (order is kept); when the spool is full the oldest code of all is dropped
@@ -16,64 +15,50 @@ import SystemCalls
 /// unacknowledged message unsent again.
 ///
 /// Every code handed to `place` is at every moment in exactly one of: memory, the spool file,
-/// `published`, `dropped`. A spool that cannot be written (a full disk, EIO) or opened is not
+/// `delivered`, `dropped`. A spool that cannot be written (a full disk, EIO) or opened is not
 /// given up: its records stay counted and are still taken into memory as room allows, new codes
 /// wait in memory (past its bound the oldest is dropped and counted at once), and writing is
 /// tried again after a backoff (`SpoolRetry`), so the spool takes codes again, in the same run,
 /// once the disk has room. While it cannot be written, codes kept in memory may go out ahead of
 /// older ones still in the file.
-struct MQTTOutbox {
-    /// One message on its way.
-    struct Entry: Sendable {
-        let message: MQTTConnection.Message
-        /// Codes are counted (published, dropped) and spooled; status and stats messages are not.
-        let isCode: Bool
-        /// An item's message (`<prefix>/items`, `<prefix>/item_events`): kept in memory only, counted when dropped.
-        let isItem: Bool
-        /// The message id of the connection it was last published on; `nil`: not sent on this one.
-        var mid: Int32?
+public struct DurableOutbox {
+    /// One message in memory, and where it was sent.
+    private struct Slot {
+        let message: OutboxMessage
+        /// The id it was last sent under on the current connection; `nil`: not sent on this one.
+        var id: Int32?
         var acknowledged = false
 
-        init(message: MQTTConnection.Message, isCode: Bool, isItem: Bool = false) {
-            self.message = message
-            self.isCode = isCode
-            self.isItem = isItem && !isCode
-        }
-    }
-
-    /// What happened to the spool, for the caller's log (`takeSpoolEvents`).
-    enum SpoolEvent {
-        /// It could not be opened or written: codes wait in memory; it is tried again by itself.
-        case failed(IOError)
-        /// It was opened or written again after failing.
-        case recovered
+        var isCode: Bool { message.isCode }
+        var isItem: Bool { message.isItem }
     }
 
     /// Messages in memory at most (codes; status, stats and items' messages up to twice this).
-    let bound: Int
+    public let bound: Int
     /// The spool file, kept while it fails (its records stay counted and are read back).
-    private(set) var spool: MQTTSpool?
+    public private(set) var spool: SpoolFile?
     /// Opens the spool: at `init`, and again after a backoff while it has not opened.
-    private let openSpool: (() -> Result<MQTTSpool, IOError>)?
+    private let openSpool: (() -> Result<SpoolFile, IOError>)?
     private var retry: SpoolRetry
     private var spoolEvents: [SpoolEvent] = []
     /// Codes dropped so far: past memory and the spool, or larger than the whole spool.
-    private(set) var dropped = 0
-    /// Codes acknowledged by the broker so far.
-    private(set) var published = 0
+    public private(set) var dropped = 0
+    /// Codes acknowledged so far: the receiver took them (a webhook receiver may also have
+    /// refused them for good; its handler counts those apart).
+    public private(set) var delivered = 0
     /// Items' messages dropped so far: past twice the bound, for a code's room, or left at exit.
-    private(set) var itemsDropped = 0
+    public private(set) var itemsDropped = 0
 
     /// Oldest first; only the head is removed (acknowledged).
-    private var queue: [Entry] = []
+    private var queue: [Slot] = []
     private var head = 0
-    /// Message ids of this connection → absolute queue positions (`headPosition` counts every entry ever removed).
+    /// Ids of this connection → absolute queue positions (`headPosition` counts every message ever removed).
     private var inflight: [Int32: Int] = [:]
     private var headPosition = 0
 
     /// An outbox over `spool` (or none).
     /// - Parameter clock: now, for the spool's retries (tests advance it by hand).
-    init(bound: Int, spool: MQTTSpool?, clock: @escaping () -> ContinuousClock.Instant = { .now }) {
+    public init(bound: Int, spool: SpoolFile?, clock: @escaping () -> ContinuousClock.Instant = { .now }) {
         self.bound = max(1, bound)
         self.spool = spool
         openSpool = nil
@@ -82,7 +67,7 @@ struct MQTTOutbox {
 
     /// An outbox whose spool `open` opens now, and again after a backoff while it fails (a
     /// directory not writable yet, a full disk).
-    init(bound: Int, openingSpool open: @escaping () -> Result<MQTTSpool, IOError>, clock: @escaping () -> ContinuousClock.Instant = { .now }) {
+    public init(bound: Int, openingSpool open: @escaping () -> Result<SpoolFile, IOError>, clock: @escaping () -> ContinuousClock.Instant = { .now }) {
         self.bound = max(1, bound)
         openSpool = open
         retry = SpoolRetry(clock: clock)
@@ -90,58 +75,57 @@ struct MQTTOutbox {
     }
 
     /// The spool's failures and recoveries since the last call, oldest first (the caller logs them).
-    mutating func takeSpoolEvents() -> [SpoolEvent] {
+    public mutating func takeSpoolEvents() -> [SpoolEvent] {
         defer { spoolEvents.removeAll() }
         return spoolEvents
     }
 
     /// Messages waiting in memory (sent or not).
-    var memoryCount: Int { queue.count - head }
+    public var memoryCount: Int { queue.count - head }
     /// Codes waiting in memory (sent or not): `memoryCount` less status and stats messages.
-    private(set) var memoryCodes = 0
+    public private(set) var memoryCodes = 0
     /// Codes waiting in the spool file.
-    var spooledCount: Int { spool?.count ?? 0 }
+    public var spooledCount: Int { spool?.count ?? 0 }
     /// Nothing waits anywhere.
-    var isDrained: Bool { memoryCount == 0 && (spool?.isEmpty ?? true) }
-    /// Messages published on this connection and not yet acknowledged.
-    var inflightCount: Int { inflight.count }
+    public var isDrained: Bool { memoryCount == 0 && (spool?.isEmpty ?? true) }
+    /// Messages sent on this connection and not yet acknowledged.
+    public var inflightCount: Int { inflight.count }
 
-    /// Places new entries (see the type's rules), then refills memory from the spool.
-    mutating func place(_ entries: [Entry]) {
+    /// Places new messages (see the type's rules), then refills memory from the spool.
+    public mutating func place(_ messages: [OutboxMessage]) {
         reopenSpoolIfDue()
-        for entry in entries {
-            if entry.isCode, let spool, retry.isDue, !spool.isEmpty || memoryCount >= bound {
-                switch appendDroppingOldest(entry.message, to: spool) {
+        for message in messages {
+            if message.isCode, let spool, retry.isDue, !spool.isEmpty || memoryCount >= bound {
+                switch appendDroppingOldest(message, to: spool) {
                 case .success:
                     spoolWorked()
                     continue
                 case .failure(let error): spoolFailed(error)
                 }
             }
-            if entry.isCode {
+            if message.isCode {
                 if memoryCount >= bound { dropOldest() }
             } else if memoryCount >= 2 * bound {
                 // A status or stats message past twice the bound: a newer one follows. An item's is counted.
-                if entry.isItem { itemsDropped += 1 }
+                if message.isItem { itemsDropped += 1 }
                 continue
             }
-            queue.append(entry)
-            if entry.isCode { memoryCodes += 1 }
+            queue.append(Slot(message: message))
+            if message.isCode { memoryCodes += 1 }
         }
         if case .failure(let error) = refill() { spoolFailed(error) }
     }
 
-    /// Publishes, in order, what is not on this connection yet, up to `window` unacknowledged
-    /// messages; `publish` returns the message id. Stops at the first failure and returns it.
-    mutating func publishPending(window: Int = 100,
-                                        _ publish: (MQTTConnection.Message) -> Result<Int32, MQTTError>) -> MQTTError? {
+    /// Sends, in order, what is not on this connection yet, up to `window` unacknowledged
+    /// messages; `send` returns the id the message is acknowledged by. Stops at the first failure and returns it.
+    public mutating func publishPending<Failure: Error>(window: Int = 100, _ send: (OutboxMessage) -> Result<Int32, Failure>) -> Failure? {
         var i = head
         while i < queue.count && inflight.count < window {
-            if queue[i].mid == nil && !queue[i].acknowledged {
-                switch publish(queue[i].message) {
-                case .success(let mid):
-                    queue[i].mid = mid
-                    inflight[mid] = headPosition + (i - head)
+            if queue[i].id == nil && !queue[i].acknowledged {
+                switch send(queue[i].message) {
+                case .success(let id):
+                    queue[i].id = id
+                    inflight[id] = headPosition + (i - head)
                 case .failure(let error): return error
                 }
             }
@@ -150,11 +134,11 @@ struct MQTTOutbox {
         return nil
     }
 
-    /// The broker acknowledged `mid`: acknowledged entries leave memory from the head; returns
-    /// the codes that left (also added to `published`).
+    /// The receiver acknowledged `id`: acknowledged messages leave memory from the head; returns
+    /// the codes that left (also added to `delivered`).
     @discardableResult
-    mutating func acknowledge(_ mid: Int32) -> Int {
-        guard let position = inflight.removeValue(forKey: mid) else { return 0 }
+    public mutating func acknowledge(_ id: Int32) -> Int {
+        guard let position = inflight.removeValue(forKey: id) else { return 0 }
         let i = head + (position - headPosition)
         guard i >= head && i < queue.count else { return 0 }
         queue[i].acknowledged = true
@@ -168,25 +152,25 @@ struct MQTTOutbox {
             queue.removeFirst(head)
             head = 0
         }
-        published += delivered
+        self.delivered += delivered
         memoryCodes -= delivered
         if case .failure(let error) = refill() { spoolFailed(error) }
         return delivered
     }
 
-    /// The connection is gone: every unacknowledged message is unsent again (published again,
-    /// in order, on the next connection).
-    mutating func connectionLost() {
+    /// The connection is gone (or a request failed): every unacknowledged message is unsent
+    /// again (sent again, in order, on the next attempt).
+    public mutating func connectionLost() {
         inflight.removeAll()
-        for i in head..<queue.count where !queue[i].acknowledged { queue[i].mid = nil }
+        for i in head..<queue.count where !queue[i].acknowledged { queue[i].id = nil }
     }
 
-    /// At exit: the codes the broker did not take go to the spool before what is there (synced);
+    /// At exit: the codes the receiver did not take go to the spool before what is there (synced);
     /// returns the codes lost (no spool, no room, or the spool failed); items' messages left are
     /// dropped and counted. Where the disk has no room
     /// for the rewritten copy that puts them first, they are added after what is there instead,
     /// as many as fit (out of order, not lost).
-    mutating func closeForExit() -> Int {
+    public mutating func closeForExit() -> Int {
         let left = queue[head...].filter { !$0.acknowledged && $0.isCode }.map(\.message)
         itemsDropped += queue[head...].count { !$0.acknowledged && $0.isItem }
         queue.removeAll()
@@ -216,7 +200,7 @@ struct MQTTOutbox {
     /// outbox empty (a reload moves them into one with new bounds or another spool); with the
     /// spool's failure, if it failed (what it still holds stays in its file). Items' messages
     /// in memory are dropped and counted.
-    mutating func takeAll() -> (codes: [MQTTConnection.Message], failure: IOError?) {
+    public mutating func takeAll() -> (codes: [OutboxMessage], failure: IOError?) {
         var codes = queue[head...].filter { !$0.acknowledged && $0.isCode }.map(\.message)
         itemsDropped += queue[head...].count { !$0.acknowledged && $0.isItem }
         queue.removeAll()
@@ -232,7 +216,7 @@ struct MQTTOutbox {
         }
     }
 
-    /// Drops the oldest entry in memory (a code or an item's message is counted).
+    /// Drops the oldest message in memory (a code or an item's message is counted).
     private mutating func dropOldest() {
         if queue[head].isCode { dropped += 1; memoryCodes -= 1 }
         if queue[head].isItem { itemsDropped += 1 }
@@ -241,7 +225,7 @@ struct MQTTOutbox {
     }
 
     /// Appends to the spool; when full, the oldest code of all (memory, then spool) is dropped until it fits.
-    private mutating func appendDroppingOldest(_ message: MQTTConnection.Message, to spool: MQTTSpool) -> Result<Void, IOError> {
+    private mutating func appendDroppingOldest(_ message: OutboxMessage, to spool: SpoolFile) -> Result<Void, IOError> {
         while true {
             switch spool.append(message) {
             case .failure(let error): return .failure(error)
@@ -251,7 +235,7 @@ struct MQTTOutbox {
                     dropped += 1  // larger than the whole spool
                     return .success(())
                 }
-                if let i = (head..<queue.count).first(where: { queue[$0].isCode && queue[$0].mid == nil }) {
+                if let i = (head..<queue.count).first(where: { queue[$0].isCode && queue[$0].id == nil }) {
                     // The oldest unsent code in memory goes; the spool's oldest moves up into memory.
                     dropped += 1
                     memoryCodes -= 1
@@ -268,10 +252,10 @@ struct MQTTOutbox {
         }
     }
 
-    /// In-flight ids point at absolute positions; an entry removed in the middle shifts those after it.
+    /// In-flight ids point at absolute positions; a message removed in the middle shifts those after it.
     private mutating func reindexInflight(removedAt index: Int) {
         let removed = headPosition + (index - head)
-        for (mid, position) in inflight where position > removed { inflight[mid] = position - 1 }
+        for (id, position) in inflight where position > removed { inflight[id] = position - 1 }
     }
 
     /// Moves up to `max` of the spool's oldest codes into memory, while it has room.
@@ -282,7 +266,7 @@ struct MQTTOutbox {
             switch spool.removeFirst() {
             case .failure(let error): return .failure(error)
             case .success(let message?):
-                queue.append(Entry(message: message, isCode: true))
+                queue.append(Slot(message: message))
                 memoryCodes += 1
                 moved += 1
             case .success(nil): return .success(())
@@ -312,33 +296,5 @@ struct MQTTOutbox {
             spoolWorked()
         case .failure(let error): spoolFailed(error)
         }
-    }
-}
-
-/// When a failed spool is tried again: 0.5 s after the first failure, doubling to 8 s while
-/// it keeps failing; at once again after it works.
-struct SpoolRetry {
-    static let first: Duration = .milliseconds(500)
-    static let cap: Duration = .seconds(8)
-
-    private let clock: () -> ContinuousClock.Instant
-    private var next: ContinuousClock.Instant?
-    private var wait = SpoolRetry.first
-
-    init(clock: @escaping () -> ContinuousClock.Instant) { self.clock = clock }
-
-    /// The spool failed and has not worked since.
-    var isFailing: Bool { next != nil }
-    /// The spool may be tried now: it has not failed, or its backoff has passed.
-    var isDue: Bool { next.map { clock() >= $0 } ?? true }
-
-    mutating func failed() {
-        next = clock() + wait
-        wait = min(wait * 2, Self.cap)
-    }
-
-    mutating func worked() {
-        next = nil
-        wait = Self.first
     }
 }
