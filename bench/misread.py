@@ -28,7 +28,7 @@ shown, and the codes with a right line. --json FILE writes every row as data.
 Usage: bench/misread.py [--runs 3] [--baseline PATH] [--frames 240] [--items [--hold 4]] [--json FILE]
 (needs: zint, ffmpeg, numpy for --items, a Swift toolchain)
 """
-import argparse, base64, collections, hashlib, json, os, random, statistics, struct, subprocess, sys, tempfile
+import argparse, base64, collections, hashlib, inspect, json, os, random, statistics, struct, subprocess, sys, tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -86,7 +86,9 @@ def make_frames(path, count):
     """Writes the frames as one Y4M file (kept when one made by this generator with `count` frames
     is there, with its list of codes); returns per frame (symbology, payload, degradation)."""
     listing = path + ".json"
-    generator = hashlib.sha256(open(__file__, "rb").read()).hexdigest()
+    # The frames are made again when the code that makes them changes (not the rest of this script).
+    generator = hashlib.sha256("".join(inspect.getsource(f) for f in (check_digit, code, make_frames)).encode()
+                               + repr(SYMBOLOGIES).encode()).hexdigest()
     if os.path.exists(path) and os.path.exists(listing):
         with open(listing) as f:
             made = json.load(f)
@@ -146,13 +148,13 @@ def lines_of(stdout):
     return out
 
 
-def held_frames(path, expected, hold):
+def held_frames(path, stills, expected, hold):
     """Writes `path`: each frame of the set `hold` times, each copy with fresh Gaussian noise (sd 3,
     seeded); returns the expected code of each frame written."""
     import numpy as np
     rng = np.random.default_rng(4000)
     out_expected = []
-    with open(path + ".tmp", "wb") as out, open(os.path.join(OUT, "misread-640x480.y4m"), "rb") as src:
+    with open(path + ".tmp", "wb") as out, open(stills, "rb") as src:
         out.write(src.readline())
         for e in expected:
             assert src.readline() == b"FRAME\n"
@@ -165,14 +167,15 @@ def held_frames(path, expected, hold):
     return out_expected
 
 
-def item_rows(syncscan, frames, expected, hold, runs):
+def item_rows(binaries, frames, expected, hold, runs):
     """Rows (presentation, reporting, wrong payloads, codes read right, CPU ms/frame) of hybrid with
     items on the stills and on each still held `hold` frames, and with the duplicate window on the held."""
-    held_path = os.path.join(OUT, f"misread-held{hold}-640x480.y4m")
-    held_expected = held_frames(held_path, expected, hold)
+    held_path = frames.replace(".y4m", f"-held{hold}.y4m")
+    held_expected = held_frames(held_path, frames, expected, hold)
     rows = []
     for presentation, path, exp, group in [("stills", frames, expected, 1), (f"held {hold} frames", held_path, held_expected, hold)]:
         for reporting, flags in [("items", []), ("window 1 s", ["--duplicate-window", "1"])]:
+          for name, syncscan in binaries:
             if presentation == "stills" and reporting != "items":
                 continue
             cpu = []
@@ -183,7 +186,7 @@ def item_rows(syncscan, frames, expected, hold, runs):
             found = lines_of(out)
             wrong = [l for l in found if not is_right(exp[l[0]], l[1], l[2])]
             right = {l[0] // group for l in found if is_right(exp[l[0]], l[1], l[2])}
-            rows.append({"presentation": presentation, "reporting": reporting, "wrong_payloads": len(wrong),
+            rows.append({"binary": name, "presentation": presentation, "reporting": reporting, "wrong_payloads": len(wrong),
                          "codes_read_right": len(right), "codes": len(expected),
                          "cpu_ms_per_frame": round(1000 * statistics.median(cpu) / len(exp), 2),
                          "wrong": [f"frame {seq} {sym} {payload!r} by {pass_}; shown {exp[seq][1]!r}" for seq, sym, payload, pass_ in wrong]})
@@ -201,7 +204,7 @@ def main():
     ap.add_argument("--json", metavar="FILE", help="write the rows as data")
     args = ap.parse_args()
     os.makedirs(OUT, exist_ok=True)
-    frames = os.path.join(OUT, "misread-640x480.y4m")
+    frames = os.path.join(OUT, "misread-640x480.y4m" if args.frames == 240 else f"misread-{args.frames}-640x480.y4m")
     expected = make_frames(frames, args.frames)
     syncscan = os.path.join(ROOT, ".build", "release", "syncscan") if args.no_build else release_syncscan()
     binaries = [("baseline", args.baseline)] if args.baseline else []
@@ -247,12 +250,12 @@ def main():
                                     "codes_read_right": len({l[0] for l in found if is_right(expected[l[0]], l[1], l[2])}),
                                     "cpu_ms_per_frame": round(1000 * statistics.median(cpu[(name, engine)]) / len(expected), 2)})
     if args.items:
-        rows = item_rows(syncscan, frames, expected, args.hold, args.runs)
+        rows = item_rows(binaries, frames, expected, args.hold, args.runs)
         data["items"] = rows
         print(f"  hybrid with items ({args.runs} runs):")
-        print(f"  {'presentation':18s} {'reporting':11s} {'wrong payloads':>15s} {'codes read right':>17s} {'CPU ms/frame':>13s}")
+        print(f"  {'binary':9s} {'presentation':18s} {'reporting':11s} {'wrong payloads':>15s} {'codes read right':>17s} {'CPU ms/frame':>13s}")
         for r in rows:
-            print(f"  {r['presentation']:18s} {r['reporting']:11s} {r['wrong_payloads']:>15d} {r['codes_read_right']:>11d}/{r['codes']:<5d} "
+            print(f"  {r['binary']:9s} {r['presentation']:18s} {r['reporting']:11s} {r['wrong_payloads']:>15d} {r['codes_read_right']:>11d}/{r['codes']:<5d} "
                   f"{r['cpu_ms_per_frame']:>13.1f}")
             for w in r["wrong"]:
                 print(f"    wrong: {w}")

@@ -7,7 +7,9 @@ blurred, rotated 17°, low contrast, noisy). Runs `syncscan run --engine E --sym
 (one scanning thread, duplicate suppression off; the default effort, which on a file runs every pass
 of the engine) for zbar, zxing and hybrid, and prints per engine
 and symbology how many payloads it read exactly, and its frames/s (median of --runs).
-Usage: bench/recall.py [--runs 3]   (needs: zint, ffmpeg, a Swift toolchain)
+With --baseline PATH the same table for that syncscan binary (say, main's release build copied
+aside), run side by side, and per engine the codes one of the two reads and the other does not.
+Usage: bench/recall.py [--runs 3] [--baseline PATH] [--json FILE]   (needs: zint, ffmpeg, a Swift toolchain)
 """
 import argparse, base64, collections, json, os, statistics, subprocess, sys, tempfile, time
 
@@ -77,14 +79,33 @@ def make_frames(path):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--baseline", metavar="PATH", help="another syncscan binary run side by side")
+    ap.add_argument("--json", metavar="FILE", help="write each binary's reads per engine as data")
     args = ap.parse_args()
     os.makedirs(OUT, exist_ok=True)
     frames = os.path.join(OUT, "recall-1280x720.y4m")
     expected = make_frames(frames)  # made anew each run: cheap, and never stale
-    syncscan = release_syncscan()
     engines = ["zbar", "zxing", "hybrid"]
+    binaries = ([("baseline", args.baseline)] if args.baseline else []) + [("this", release_syncscan())]
+    results = {name: table(binary, frames, expected, engines, args.runs) for name, binary in binaries}
+    if args.baseline:
+        for engine in engines:
+            before, after = results["baseline"][engine], results["this"][engine]
+            print(f"  {engine}: read by baseline only {sorted(before - after)}, by this only {sorted(after - before)}")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"command": "bench/recall.py " + " ".join(sys.argv[1:]), "frames": len(expected), "runs": args.runs,
+                       "loadavg_end": list(os.getloadavg()),
+                       "read": {name: {e: len(r[e]) for e in engines} for name, r in results.items()},
+                       "extra": {name: {e: r["extra"][e] for e in engines} for name, r in results.items()}}, f, indent=1)
+
+
+def table(syncscan, frames, expected, engines, runs):
+    """Runs each engine `runs` times on the frames, prints the table; the right (seq, symbology, payload)
+    per engine, and under "extra" the count of codes reported that were not drawn."""
+    print(f"== {syncscan}")
     found, times = {}, collections.defaultdict(list)
-    for _ in range(args.runs):
+    for _ in range(runs):
         for engine in engines:
             cmd = [syncscan, "run", "--source", frames, "--engine", engine, "--symbologies", "all",
                    "--scanning-threads", "1", "--duplicate-window", "0", "--log-level", "error"]
@@ -96,6 +117,7 @@ def main():
             lines = [json.loads(l) for l in p.stdout.decode().splitlines()]
             found[engine] = {(c["frame"]["seq"], c["symbology"], base64.b64decode(c["data_b64"]).decode("latin-1"))
                              for c in lines if c["type"] == "code"}
+    args_runs = runs
     print(f"recall: {len(expected)} frames 1280x720, one code each "
           f"({len(SIZES)} sizes x {len(CONDITIONS)} conditions per symbology), --symbologies all, 1 scanning thread")
     header = f"  {'symbology':11s}" + "".join(f"{e:>9s}" for e in engines)
@@ -124,7 +146,10 @@ def main():
     extra = {e: len(found[e] - expected_set) for e in engines}
     print(f"  codes reported that were not drawn: {extra}")
     for engine in engines:
-        print(f"  {engine:7s} {len(expected) / statistics.median(times[engine]):7.1f} frames/s (median of {args.runs})")
+        print(f"  {engine:7s} {len(expected) / statistics.median(times[engine]):7.1f} frames/s (median of {args_runs})")
+    result = {e: found[e] & expected_set for e in engines}
+    result["extra"] = extra
+    return result
 
 
 if __name__ == "__main__":
