@@ -466,11 +466,12 @@ def measure(args):
     make_frames(path, things)
     print(f"frames: {path} ({time.monotonic() - t0:.1f} s to make or find); load average at start {load[0]:.2f}",
           flush=True)
-    syncscan = release_syncscan()
+    syncscan = os.path.join(ROOT, ".build", "release", "syncscan") if args.no_build else release_syncscan()
     res = {"command": " ".join(["bench/conveyor.py"] + sys.argv[1:]),
            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-           "git": subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True,
-                                 text=True).stdout.strip(),
+           # The commit the binary was built from (with --no-build the tree may have moved on since: say it).
+           "git": args.built_from or subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True,
+                                                    text=True).stdout.strip(),
            "machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "loadavg_start": [round(x, 2) for x in load]},
            "scene": {"frames": FRAMES, "size": f"{W}x{H}", "fps": FPS, "format": "GREY", "labels": len(truth),
                      "symbologies": SYMBOLOGIES, "motion_blur_exposure_s": EXPOSURE, "noise_sd": NOISE,
@@ -602,6 +603,8 @@ def main():
     ap.add_argument("--live-runs", type=int, default=5, help="live runs of each mode")
     ap.add_argument("--out", default=RESULTS, help="results file (default bench/results/items.json)")
     ap.add_argument("--engine", help="the decoder engine (default: the daemon's); hybrid exercises the items' confirmation of zbar's readings")
+    ap.add_argument("--no-build", action="store_true", help="use .build/release/syncscan as it is")
+    ap.add_argument("--built-from", metavar="REV", help="with --no-build: the commit the binary was built from (recorded)")
     ap.add_argument("--print", nargs="?", const=RESULTS, metavar="FILE", dest="print_file",
                     help="print a results file's tables and exit")
     args = ap.parse_args()

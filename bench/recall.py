@@ -81,12 +81,13 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--baseline", metavar="PATH", help="another syncscan binary run side by side")
     ap.add_argument("--json", metavar="FILE", help="write each binary's reads per engine as data")
+    ap.add_argument("--no-build", action="store_true", help="use .build/release/syncscan as it is")
     args = ap.parse_args()
     os.makedirs(OUT, exist_ok=True)
     frames = os.path.join(OUT, "recall-1280x720.y4m")
     expected = make_frames(frames)  # made anew each run: cheap, and never stale
     engines = ["zbar", "zxing", "hybrid"]
-    binaries = ([("baseline", args.baseline)] if args.baseline else []) + [("this", release_syncscan())]
+    binaries = ([("baseline", args.baseline)] if args.baseline else []) + [("this", os.path.join(ROOT, ".build", "release", "syncscan") if args.no_build else release_syncscan())]
     results = {name: table(binary, frames, expected, engines, args.runs) for name, binary in binaries}
     if args.baseline:
         for engine in engines:
