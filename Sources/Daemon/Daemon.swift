@@ -1,5 +1,4 @@
 import Foundation
-import LiveView
 import Logging
 import Results
 import ServiceLifecycle
@@ -26,20 +25,15 @@ public enum Daemon {
         let scan = ScanService(options: options, writer: writer, logger: logger, events: events) { line in
             StandardError.writeLine(line)
         }
-        // The live view: its handler is one of the scan's results handlers, its server a service.
-        var liveViewService: LiveViewHTTPService?
-        if let http = options.configuration.http,
-           let liveView = scan.configuredHandlers.liveView {
-            liveViewService = LiveViewHTTPService(settings: http, liveView: liveView, scan: scan, logger: logger,
-                                                  inheritedSocket: sockets.liveViewSocket)
-        }
+        // The services the handlers' descriptors run beside the scan (the live view's HTTP server).
+        let services = scan.configuredHandlers.services(options.configuration, context: ComponentServiceContext(scan: scan, sockets: sockets, logger: logger))
         var between: [ServiceGroupConfiguration.ServiceConfiguration] = []
         if let reload {
-            between.append(.init(service: ReloadOnHangup(scan: scan, liveView: liveViewService, reload: reload, logger: logger),
+            between.append(.init(service: ReloadOnHangup(scan: scan, services: services, reload: reload, logger: logger),
                                  successTerminationBehavior: .ignore, failureTerminationBehavior: .ignore))
         }
-        if let liveViewService {
-            between.append(.init(service: liveViewService, successTerminationBehavior: .ignore,
+        for component in services {
+            between.append(.init(service: component.service, successTerminationBehavior: .ignore,
                                  failureTerminationBehavior: .gracefullyShutdownGroup))
         }
         let forced = ForcedStop()
@@ -163,8 +157,8 @@ public enum StandardError {
 /// Reloads the configuration on SIGHUP; a broken file keeps the running configuration.
 struct ReloadOnHangup: Service {
     let scan: ScanService
-    /// The live view's server, when `http.listen` was set at start (`http.*` apply to it).
-    let liveView: LiveViewHTTPService?
+    /// The components' services made at start (the live view's server: `http.*` apply to it).
+    let services: [ComponentService]
     let reload: @Sendable () async throws -> PipelineOptions
     let logger: Logger
 
@@ -173,7 +167,7 @@ struct ReloadOnHangup: Service {
             do {
                 let options = try await reload()
                 scan.reload(options)
-                liveView?.reload(options.configuration.http)
+                for component in services { component.reload(options.configuration) }
             } catch {
                 logger.error("configuration reload failed; keeping the running configuration", metadata: ["error": "\(error)"])
             }

@@ -20,11 +20,14 @@ public struct DecoderSettings: Sendable, Hashable, ConfigurationSection {
 
     /// Reads its keys from the top-level reader (they have no common prefix), the symbologies
     /// checked against the engine and the passes against both.
-    public init(reading keys: ConfigurationKeyReader) {
-        if let v = keys.choice("engine", "engine", among: DecoderEngine.allCases, named: \.name) { engine = v }
+    public init(reading keys: ConfigurationKeyReader) { self.init(reading: keys, engines: DecoderEngine.allCases) }
+
+    /// As `init(reading:)`, `engine` naming one of `engines` (the registered libraries' engines).
+    public init(reading keys: ConfigurationKeyReader, engines: [DecoderEngine]) {
+        if let v = keys.choice("engine", "engine", among: engines, named: \.name) { engine = v }
         if let v: ScanEffort = keys.choice("effort", "effort") { effort = v }
         let zbar = keys.scoped(to: "zbar")
-        readSymbologies(keys, zbar: zbar)
+        readSymbologies(keys, zbar: zbar, engines: engines)
         if let names = keys.list("passes", of: "a list of decoder pass names") { passes = readPasses(names, keys) }
         let hints = keys.scoped(to: "zxing")
         if let v = hints.bool("try-harder") { zxing.tryHarder = v }
@@ -39,7 +42,7 @@ public struct DecoderSettings: Sendable, Hashable, ConfigurationSection {
     }
 
     /// `symbologies` and zbar's per-symbology `zbar.<name>.enable`, `min-length` and `max-length`.
-    private mutating func readSymbologies(_ keys: ConfigurationKeyReader, zbar: ConfigurationKeyReader) {
+    private mutating func readSymbologies(_ keys: ConfigurationKeyReader, zbar: ConfigurationKeyReader, engines: [DecoderEngine]) {
         if let names = keys.list("symbologies", of: "a list of symbology names or \"all\"") {
             let parsed = Symbology.parse(list: names, all: engine.readable)
             parsed.problems.forEach { keys.problem($0.index.map { "symbologies[\($0)]" } ?? "symbologies", $0.message) }
@@ -61,7 +64,7 @@ public struct DecoderSettings: Sendable, Hashable, ConfigurationSection {
             keys.problem("symbologies", "no symbology is left enabled (zbar.<name>.enable: false removed them all)")
         }
         for symbology in Symbology.allCases where scanner.symbologies.contains(symbology) && !engine.readable.contains(symbology) {
-            let readers = DecoderEngine.engines(reading: symbology).map { "engine: \($0)" }.joined(separator: " or ")
+            let readers = engines.filter { $0.readable.contains(symbology) }.map { "engine: \($0)" }.joined(separator: " or ")
             keys.problem("symbologies", "the \(engine) engine does not read \(symbology); \(readers) does, or remove \(symbology)")
         }
     }

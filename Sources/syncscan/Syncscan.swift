@@ -1,12 +1,8 @@
 import ArgumentParser
 import Daemon
-import Decoders
 import Foundation
-import HTTPClient
 import JPEG
 import Logging
-import MQTT
-import V4L2
 
 /// `syncscan`: watch a camera (or a Y4M stream) and print every barcode with its frame.
 @main
@@ -29,15 +25,13 @@ struct Syncscan: AsyncParsableCommand {
 
     /// `syncscan --version`: syncscan's version, then one line per C library it runs with: its
     /// name, version and where the version comes from (the library's own call, or pkg-config at
-    /// build time), each from its wrapper module; the decoder libraries' through their adapters.
+    /// build time), each from its wrapper module; the components' (decoder libraries, handlers'
+    /// libraries, inputs') through their descriptors (`Components.standard`).
     static var versionText: String {
-        let libraries = [
-            ("TurboJPEG", TurboJPEGLibrary.version, TurboJPEGLibrary.versionOrigin),
-            ("libmosquitto", MosquittoLibrary.version, MosquittoLibrary.versionOrigin),
-            ("libcurl", CurlLibrary.version, CurlLibrary.versionOrigin),
-        ]
-        // The inputs' libraries (libv4l2, GStreamer) come from their families in `InputRegistry`.
-        return (["syncscan \(syncscanVersion)"] + DecoderLibraries.all.map(\.version.line) + libraries.map { "\($0.0) \($0.1) (\($0.2))" } + InputRegistry.versionLines)
+        let components = Components.standard
+        return (["syncscan \(syncscanVersion)"] + components.decoderVersionLines
+                + ["TurboJPEG \(TurboJPEGLibrary.version) (\(TurboJPEGLibrary.versionOrigin))"]
+                + components.handlerVersionLines + components.inputVersionLines)
             .joined(separator: "\n")
     }
 

@@ -81,9 +81,13 @@ public struct DecoderRequest: Sendable, Hashable {
     public var zxing: ZXingSettings
     /// Also report the codes detected but not decoded (`DecoderReading.undecoded`).
     public var reportsUndecoded: Bool
+    /// This library's own settings, as its descriptor read them (`MetadataOutput.Settings.libraryOptions`),
+    /// opaque to `Capture`; `nil`: it has none, or none were set.
+    public var options: OpaqueSettings?
     public init(symbologies: Set<Symbology>, scanner: ScannerSettings = ScannerSettings(), zxing: ZXingSettings = ZXingSettings(),
-                reportsUndecoded: Bool = false) {
+                reportsUndecoded: Bool = false, options: OpaqueSettings? = nil) {
         (self.symbologies, self.scanner, self.zxing, self.reportsUndecoded) = (symbologies, scanner, zxing, reportsUndecoded)
+        self.options = options
     }
 }
 

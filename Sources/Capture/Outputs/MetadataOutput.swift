@@ -31,6 +31,9 @@ public final class MetadataOutput: @unchecked Sendable {
         /// Readings an engine's reading check cannot confirm within their frame are passed on
         /// (`ScanReport.unconfirmed`) for the items to confirm, rather than dropped or held here.
         public var confirmsByItem: Bool
+        /// Each library's own settings, by library, passed through unread to its reader
+        /// (`DecoderRequest.options`): a library with settings of its own needs no field here.
+        public var libraryOptions: [DecoderLibraryID: OpaqueSettings] = [:]
         public init(engine: DecoderEngine, scanner: ScannerSettings = ScannerSettings(),
                     zxing: ZXingSettings = ZXingSettings(), effort: ScanEffort = .auto, onlyPasses: Set<DecoderPass>? = nil,
                     rectOfInterest: NormalizedRect = .full, reportsUndecoded: Bool = false, confirmsByItem: Bool = false) {
@@ -41,7 +44,7 @@ public final class MetadataOutput: @unchecked Sendable {
         /// What `pass` asks of its library's reader: the library's part of the symbologies.
         func request(for pass: DecoderPass, reportsUndecoded: Bool) -> DecoderRequest {
             DecoderRequest(symbologies: engine.part(of: scanner.symbologies, for: pass.library), scanner: scanner, zxing: zxing,
-                           reportsUndecoded: reportsUndecoded)
+                           reportsUndecoded: reportsUndecoded, options: libraryOptions[pass.library])
         }
 
         /// The passes of the engine for the requested symbologies (those of `onlyPasses`), cheapest first.

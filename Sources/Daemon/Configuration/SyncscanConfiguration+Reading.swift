@@ -1,12 +1,7 @@
 import Capture
 import Configuration
 import ConfigurationKeys
-import Decoders
-import GStreamer
-import LiveView
 import Logging
-import Results
-import V4L2
 
 extension SyncscanConfiguration {
     /// Loads and validates the configuration: `overrides` > `environment` > `file` > defaults.
@@ -17,15 +12,18 @@ extension SyncscanConfiguration {
     ///   - file: A YAML file path, or `nil`. A file with no document (empty, comments) sets nothing.
     ///   - environment: The process environment; `SYNCSCAN_*` variables are keys (`SYNCSCAN_CONFIG` aside).
     ///   - overrides: Typed values from command-line flags, by dotted key (`"device.max_width": 1920`).
+    ///   - components: the components whose keys are read (a program's or a test's own besides syncscan's).
     /// - Throws: `ConfigurationError` (and nothing else) naming every problem with its file and line, variable or flag.
-    public static func load(file: String?, environment: [String: String],
-                            overrides: [String: ConfigValue] = [:]) async throws -> SyncscanConfiguration {
-        try await ConfigurationKeyReader.read(file: file, environment: environment, overrides: overrides, SyncscanConfiguration.init(reading:))
+    public static func load(file: String?, environment: [String: String], overrides: [String: ConfigValue] = [:],
+                            components: Components = .standard) async throws -> SyncscanConfiguration {
+        try await ConfigurationKeyReader.read(file: file, environment: environment, overrides: overrides) {
+            SyncscanConfiguration(reading: $0, components: components)
+        }
     }
 
     /// Checks a configuration file alone (no environment, no flags), for `syncscan check-config FILE`.
-    public static func checkConfig(path: String) async -> Result<SyncscanConfiguration, ConfigurationError> {
-        do { return .success(try await load(file: path, environment: [:])) } catch {
+    public static func checkConfig(path: String, components: Components = .standard) async -> Result<SyncscanConfiguration, ConfigurationError> {
+        do { return .success(try await load(file: path, environment: [:], components: components)) } catch {
             return .failure(error as? ConfigurationError ?? ConfigurationError(problems: [.init(origin: .file(path: path, line: nil), key: "", message: "\(error)")]))
         }
     }
@@ -33,23 +31,26 @@ extension SyncscanConfiguration {
     /// Every configuration key the daemon reads (`device.max_width`), in `config/syncscan.yaml`'s order: what
     /// `check-config` knows; zbar's per-symbology keys once per symbology (`zbar.qrcode.enable`). The camera's
     /// own control names under `device.controls` are not keys of syncscan's and are not listed.
-    public static var keys: [String] { ConfigurationKeyReader.keys { _ = SyncscanConfiguration(reading: $0) } }
+    public static func allKeys(of components: Components) -> [String] {
+        ConfigurationKeyReader.keys { _ = SyncscanConfiguration(reading: $0, components: components) }
+    }
+    public static var keys: [String] { allKeys(of: .standard) }
 
-    /// Composes each component's settings, each read from its own keys (`ConfigurationSection`),
-    /// and reads the service's own keys; checks what spans components. In the order of
-    /// `config/syncscan.yaml`, which unknown-key messages list the known names in.
-    init(reading keys: ConfigurationKeyReader) {
+    /// Composes the components' settings, each read by its descriptor from its own keys
+    /// (`SettingsSection`), and reads the service's own keys; checks what spans components. In the
+    /// order of `config/syncscan.yaml`, which unknown-key messages list the known names in.
+    init(reading keys: ConfigurationKeyReader, components: Components) {
+        self.components = components
         if let source = keys.string("source") {
-            do { _ = try InputRegistry.validate(source); self.source = source } catch { keys.problem("source", "\(error)") }
+            do { _ = try InputRegistry.validate(source, families: components.inputs); self.source = source } catch { keys.problem("source", "\(error)") }
         }
-        device = V4L2CaptureSource.Configuration(reading: keys.scoped(to: "device"))
-        rtsp = RTSPSettings(reading: keys.scoped(to: "rtsp"))
+        components.inputSections.forEach { $0.read(keys, &componentSettings) }
         alwaysDiscardLateVideoFrames = keys.bool("always_discard_late_video_frames")
         let threads = "auto or an integer from 1 to 64"
         if let text = keys.string("scanning_threads", threads), text.lowercased() != "auto" {
             if let v = Int(text), (1...64).contains(v) { scanningThreads = v } else { keys.problem("scanning_threads", "expected \(threads), found \"\(text)\"") }
         }
-        decoders = DecoderSettings(reading: keys)
+        components.decoderSections.forEach { $0.read(keys, &componentSettings) }
         readRectOfInterest(keys.scoped(to: "rect_of_interest"))
         duplicateSuppression = DuplicateSuppression(reading: keys.scoped(to: "duplicate_suppression"))
         if let v = keys.double("stats_interval_seconds", in: 0...86_400, " (0 turns statistics off)") { statsIntervalSeconds = v }
@@ -57,13 +58,12 @@ extension SyncscanConfiguration {
         if let v = keys.double("shutdown_timeout_seconds", in: 0...3_600, " (0: no limit)") { shutdownTimeoutSeconds = v }
         if let v: Logger.Level = keys.choice("log_level", "log level") { logLevel = v }
         output = Output(reading: keys.scoped(to: "output"))
-        webhook = WebhookSettings(reading: keys.scoped(to: "webhook"))
-        mqtt = MQTTSettings(reading: keys.scoped(to: "mqtt"))
-        if !output.stdout && mqtt == nil && webhook == nil {
-            keys.problem("output.stdout", "false leaves no sink for the codes; set mqtt.url or webhook.url too, or remove output.stdout")
+        components.handlerSections.forEach { $0.read(keys, &componentSettings) }
+        let sinks = components.handlers.filter { $0.sink != nil }
+        if !output.stdout && !sinks.contains(where: { $0.isOn(self) }) {
+            let turnOn = sinks.compactMap(\.sink).joined(separator: " or ")
+            keys.problem("output.stdout", "false leaves no sink for the codes; " + (turnOn.isEmpty ? "" : "set \(turnOn) too, or ") + "remove output.stdout")
         }
-        http = HTTPSettings(reading: keys.scoped(to: "http"))
-        snapshots = SnapshotSettings(reading: keys.scoped(to: "snapshots"))
         metrics = MetricsSettings(reading: keys.scoped(to: "metrics"))
     }
 

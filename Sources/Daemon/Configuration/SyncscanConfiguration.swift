@@ -1,20 +1,17 @@
 import Capture
 import ConfigurationKeys
-import Decoders
-import GStreamer
-import LiveView
 import Logging
 import Media
-import Results
 import SystemCalls
-import V4L2
 
 /// Everything the syncscan service can be configured with, already validated.
 ///
-/// Read by `SyncscanConfiguration.load(file:environment:overrides:)`: each component's settings
-/// read their own keys (`ConfigurationSection`, beside the component: `Results/MQTT/MQTTSettings.swift`),
-/// and `SyncscanConfiguration+Reading.swift` composes them with the service's own keys. That code is
-/// the schema; `config/syncscan.yaml` documents every key.
+/// Read by `SyncscanConfiguration.load(file:environment:overrides:components:)`: it composes the
+/// registered components (`components`, each by its descriptor, which reads its own keys under its
+/// prefix into `componentSettings`) with the service's own keys (`SyncscanConfiguration+Reading.swift`).
+/// It names no component: each one's settings are reached through its `SettingsKey`
+/// (`configuration[.webhook]`, or the property its descriptor's file adds: `configuration.webhook`).
+/// That code is the schema; `config/syncscan.yaml` documents every key.
 public struct SyncscanConfiguration: Sendable, Hashable {
     /// Which readings are reported: each physical code once as an item (the default), or a
     /// payload again only after a window of absence (a decoder's notion of a duplicate), or every reading.
@@ -80,19 +77,19 @@ public struct SyncscanConfiguration: Sendable, Hashable {
         }
     }
 
+    /// The registered input families, decoder libraries and results handlers (`Components.standard`,
+    /// or a program's or a test's own), whose settings this configuration holds.
+    public var components = Components.standard
+    /// Every component's settings, by its `SettingsKey` (`self[key]`).
+    public internal(set) var componentSettings = ComponentSettingsStore()
+
     /// The frame source URI (`/dev/video0`, `y4m:PATH`, `-`); always one `SourceFactory` can open.
     public var source = "/dev/video0"
-    /// How to open a V4L2 camera (validated for every source; used only by cameras).
-    public var device = V4L2CaptureSource.Configuration()
-    /// How an `rtsp://` source is read (`rtsp.transport`, `rtsp.latency_ms`).
-    public var rtsp = RTSPSettings()
     /// `nil`: on for live sources (camera, pipe), off for files (`VideoDataOutput`'s rule).
     public var alwaysDiscardLateVideoFrames: Bool?
     /// Threads scanning frames in parallel, each with its own scanners; `auto` (the default) is the
     /// processors this process may run on, at most 8.
     public var scanningThreads = min(8, schedulableProcessorCount())
-    /// The engine, effort, passes, symbologies, zbar's and zxing-cpp's settings.
-    public var decoders = DecoderSettings()
     /// The part of the frame scanned, normalized 0–1 from the top-left corner.
     public var rectOfInterest = NormalizedRect.full
     public var duplicateSuppression = DuplicateSuppression()
@@ -113,34 +110,16 @@ public struct SyncscanConfiguration: Sendable, Hashable {
     public static let defaultSupervisedShutdownTimeoutSeconds = 10.0
     public var logLevel = Logger.Level.info
     public var output = Output()
-    /// JPEG snapshots of the frame each code was seen in; `nil` (no `snapshots.directory`): none.
-    public var snapshots: SnapshotSettings?
-    /// Every code, the status and the counters to an MQTT broker; `nil` (no `mqtt.url`): none.
-    public var mqtt: MQTTSettings?
-    /// Every code POSTed to web endpoints; `nil` (no `webhook.url`): none.
-    public var webhook: WebhookSettings?
-    /// The live view over HTTP; `nil` (no `http.listen`): no server.
-    public var http: HTTPSettings?
     /// The node_exporter textfile (`metrics.textfile`).
     public var metrics = MetricsSettings()
 
-    /// The defaults: `/dev/video0`, zbar, QR codes only, whole frame, a scanning thread per processor.
-    public init() {}
+    /// The defaults: `/dev/video0`, zxing-cpp, QR codes only, whole frame, a scanning thread per processor.
+    public init(components: Components = .standard) { self.components = components }
 
-    // The decoder settings' fields, as the pipeline and the tests name them; kept in `decoders`.
-    public var engine: DecoderEngine { get { decoders.engine } set { decoders.engine = newValue } }
-    public var effort: ScanEffort { get { decoders.effort } set { decoders.effort = newValue } }
-    public var passes: Set<DecoderPass>? { get { decoders.passes } set { decoders.passes = newValue } }
-    public var scanner: ScannerSettings { get { decoders.scanner } set { decoders.scanner = newValue } }
-    public var zxing: ZXingSettings { get { decoders.zxing } set { decoders.zxing = newValue } }
-
-    /// The metadata output's settings: what zbar scans for and where.
-    public var metadataSettings: MetadataOutput.Settings {
-        // Codes detected and not decoded: a live view outlines them, and they keep an item
-        // alive at its place through frames that do not read it.
-        MetadataOutput.Settings(engine: engine, scanner: scanner, zxing: zxing, effort: effort, onlyPasses: passes,
-                                rectOfInterest: rectOfInterest, reportsUndecoded: http != nil || duplicateSuppression.mode == .items,
-                                confirmsByItem: duplicateSuppression.mode == .items)
+    /// A component's settings (`configuration[.webhook]`): its key's default when it read none.
+    public subscript<Value>(key: SettingsKey<Value>) -> Value {
+        get { componentSettings[key] }
+        set { componentSettings[key] = newValue }
     }
 
     /// The video data output's late-frame policy.

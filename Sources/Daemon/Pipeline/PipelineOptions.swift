@@ -27,11 +27,12 @@ public struct PipelineOptions: Sendable, Hashable {
     /// Which readings become code lines (`duplicate_suppression.*`).
     public var reporting: CodeReporting { configuration.duplicateSuppression.reporting }
 
-    /// Whether changing from `self` to `new` needs the source reopened (not just new scanner settings).
+    /// Whether changing from `self` to `new` needs the source reopened (not just new scanner settings):
+    /// the service's capture keys, or a component's settings whose descriptor says a change restarts
+    /// the session (an input's, past what its family applies in place: a camera's `device.controls`).
     func needsRestart(for new: PipelineOptions) -> Bool {
-        var (a, b) = (configuration, new.configuration)
-        (a.device.controls, b.device.controls) = ([], [])  // set in place on the streaming camera
-        return a.source != b.source || a.device != b.device || a.rtsp != b.rtsp || a.alwaysDiscardLateVideoFrames != b.alwaysDiscardLateVideoFrames
-            || a.scanningThreads != b.scanningThreads
+        let (a, b) = (configuration, new.configuration)
+        return a.source != b.source || a.components != b.components || a.alwaysDiscardLateVideoFrames != b.alwaysDiscardLateVideoFrames
+            || a.scanningThreads != b.scanningThreads || b.components.restartsSession(from: a.componentSettings, to: b.componentSettings)
     }
 }

@@ -51,15 +51,28 @@ extension ScanService {
     }
 
     /// The status as one JSON object (`/status`, the live view's status events): `source`, `state`
-    /// (`ServiceStatus.state`), `status` (STATUS='s line), `rect_of_interest` (normalized) and
-    /// `counters` (as `<prefix>/stats`).
+    /// (`ServiceStatus.state`), `status` (STATUS='s line), `rect_of_interest` (normalized),
+    /// `counters` (as `<prefix>/stats`) and `components`, what the source's input family, the
+    /// engine's decoder libraries and the handlers turned on say of themselves (`Components.descriptions`).
     public func statusJSON() -> [UInt8] {
         let status = self.status()
-        let (source, roi) = state.withLock { ($0.options.sourceShown, $0.options.configuration.rectOfInterest) }
+        let configuration = state.withLock { $0.options.configuration }
+        let roi = configuration.rectOfInterest
         let rect = "{\"x\":\(roi.x),\"y\":\(roi.y),\"width\":\(roi.width),\"height\":\(roi.height)}"
-        return Array("{\"type\":\"status\",\"source\":".utf8) + JSONLineEncoder.quoted(source)
+        let components = configuration.components.descriptions(configuration, handlers: configuredHandlers)
+        return Array("{\"type\":\"status\",\"source\":".utf8) + JSONLineEncoder.quoted(SourceURI.redactingCredentials(configuration.source))
             + Array(",\"state\":\"\(status.state)\",\"status\":".utf8) + JSONLineEncoder.quoted(status.line)
-            + Array(",\"rect_of_interest\":\(rect),\"counters\":".utf8) + ServiceLines.statsJSON(counters()) + Array("}".utf8)
+            + Array(",\"rect_of_interest\":\(rect),\"counters\":".utf8) + ServiceLines.statsJSON(counters())
+            + Array(",\"components\":".utf8) + Self.json(components) + Array("}".utf8)
+    }
+
+    /// `[{"kind":"input","name":"y4m",…fields},…]`.
+    static func json(_ components: [ComponentDescription]) -> [UInt8] {
+        let objects = components.map { component in
+            ([("kind", component.kind), ("name", component.name)] + component.fields).map { JSONLineEncoder.quoted($0.0) + Array(":".utf8) + JSONLineEncoder.quoted($0.1) }
+                .joined(separator: Array(",".utf8))
+        }
+        return Array("[".utf8) + objects.map { Array("{".utf8) + $0 + Array("}".utf8) }.joined(separator: Array(",".utf8)) + Array("]".utf8)
     }
 
     /// The metrics labelled `source`: the current ones, or new ones starting from the counts now.

@@ -105,7 +105,7 @@ public final class ScanService: Service, @unchecked Sendable {
         self.logger = logger
         self.events = events
         self.summary = summary
-        let parsed = try? InputRegistry.parse(options.source)
+        let parsed = try? InputRegistry.parse(options.source, families: options.configuration.components.inputs)
         let sourceURI = parsed?.description ?? SourceURI.redactingCredentials(options.source)
         configuredHandlers = ResultsHandlerRegistry.make(options.configuration, context: .init(
             source: sourceURI, sourceName: parsed?.name, logger: logger, snapshotDirectory: snapshotDirectory,

@@ -16,5 +16,17 @@ extension InputFamily {
         checkInstalled: { uri throws(SourceURIError) in try GStreamerURI.checkInstalled(uri) },
         checkOpenable: { _, _ in },
         isLive: { uri in GStreamerURI.isLive(uri) },
-        versionLine: { "GStreamer \(GStreamerLibrary.version) (\(GStreamerLibrary.versionOrigin))" })
+        versionLine: { "GStreamer \(GStreamerLibrary.version) (\(GStreamerLibrary.versionOrigin))" },
+        settings: [SettingsSection(.rtsp, prefix: "rtsp", reload: .restartsSession, read: RTSPSettings.init(reading:),
+                                   describe: { [("rtsp.transport", "\($0.transport)")] })])
+}
+
+extension SettingsKey where Value == RTSPSettings {
+    /// `rtsp.*`: how an `rtsp://` source is read.
+    public static var rtsp: Self { Self("rtsp", default: RTSPSettings()) }
+}
+
+extension SyncscanConfiguration {
+    /// How an `rtsp://` source is read (`rtsp.transport`, `rtsp.latency_ms`).
+    public var rtsp: RTSPSettings { get { self[.rtsp] } set { self[.rtsp] = newValue } }
 }

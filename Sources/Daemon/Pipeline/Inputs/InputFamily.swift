@@ -1,10 +1,11 @@
 import Logging
 import Media
 
-/// One kind of input (a camera, a Y4M stream, a GStreamer pipeline): how its URIs are parsed,
-/// opened and checked, whether it is live, and its line in `--version`.
+/// One kind of input (a camera, a Y4M stream, a GStreamer pipeline), its descriptor: how its URIs
+/// are parsed, opened and checked, its settings (`settings`: key prefix, reading, checks, how a
+/// reload reaches them), whether it is live, and how it describes itself (`--version`, `/status`).
 ///
-/// A family is registered by one line in `InputRegistry.families`; nothing else in the daemon
+/// A family is registered by one line in `Components.standard`; nothing else in the daemon
 /// names it. Its module does the parsing (pure, text only) and the reading.
 public struct InputFamily: Sendable {
     /// A source opened by a family, and what applies a reload's settings to it in place without
@@ -33,6 +34,10 @@ public struct InputFamily: Sendable {
     public var isLive: @Sendable (SourceURI) -> Bool?
     /// Its library's line in `syncscan --version` (`name version (origin)`), if it has one.
     public var versionLine: @Sendable () -> String?
+    /// Its settings, each under its key prefix (`device.*`, `rtsp.*`), read whichever source is
+    /// configured; a change restarts the session (`SettingsReload.restartsSession`) but for what
+    /// `open`'s `applyInPlace` applies.
+    public var settings: [SettingsSection]
 
     public init(name: String, schemes: Set<String>, forms: String,
                 parse: @escaping @Sendable (String) throws(SourceURIError) -> SourceURI?,
@@ -40,7 +45,7 @@ public struct InputFamily: Sendable {
                 checkInstalled: @escaping @Sendable (SourceURI) throws(SourceURIError) -> Void = { _ in },
                 checkOpenable: @escaping @Sendable (SourceURI, PipelineOptions) throws -> Void,
                 isLive: @escaping @Sendable (SourceURI) -> Bool?,
-                versionLine: @escaping @Sendable () -> String? = { nil }) {
+                versionLine: @escaping @Sendable () -> String? = { nil }, settings: [SettingsSection] = []) {
         self.name = name
         self.schemes = schemes
         self.forms = forms
@@ -50,28 +55,28 @@ public struct InputFamily: Sendable {
         self.checkOpenable = checkOpenable
         self.isLive = isLive
         self.versionLine = versionLine
+        self.settings = settings
     }
 }
 
-/// The input families syncscan reads, and the one parser of source URIs.
+/// The input families syncscan reads (`Components.inputs`), and the one parser of source URIs.
 public enum InputRegistry {
-    /// Every input family, one line each. Order matters for forms without a scheme of their own:
-    /// the first family to claim the text has it (`/dev/shm/a.y4m` is a Y4M file, not a camera).
-    public static let families: [InputFamily] = [
-        .y4m,
-        .v4l2,
-        .gstreamer,
-    ]
+    /// The standard families (`Components.standard.inputs`).
+    public static var families: [InputFamily] { Components.standard.inputs }
 
     /// Every family's forms, for messages.
-    public static var acceptedForms: String { families.map(\.forms).joined(separator: "; ") }
+    static func acceptedForms(_ families: [InputFamily]) -> String { families.map(\.forms).joined(separator: "; ") }
+
+    /// Parses `text` with the standard families (`parse(_:families:)`).
+    public static func parse(_ text: String) throws(SourceURIError) -> SourceURI { try parse(text, families: families) }
 
     /// Parses `text` with the family that owns its scheme, or else the first family that claims
-    /// it; pure (the file system is not looked at).
+    /// it; pure (the file system is not looked at). Order matters for forms without a scheme of
+    /// their own: the first family to claim the text has it (`/dev/shm/a.y4m` is a Y4M file, not a camera).
     /// - Throws: `SourceURIError` naming every accepted form when no family claims it.
-    public static func parse(_ text: String) throws(SourceURIError) -> SourceURI {
+    static func parse(_ text: String, families: [InputFamily]) throws(SourceURIError) -> SourceURI {
         guard !text.utf8.contains(0) else {
-            throw SourceURIError(uri: text, reason: "it contains a NUL byte; expected \(acceptedForms)")
+            throw SourceURIError(uri: text, reason: "it contains a NUL byte; expected \(acceptedForms(families))")
         }
         if let colon = text.firstIndex(of: ":"),
            let family = families.first(where: { $0.schemes.contains(text[..<colon].lowercased()) }) {
@@ -83,11 +88,11 @@ public enum InputRegistry {
         for family in families {
             if let uri = try family.parse(text) { return uri }
         }
-        throw SourceURIError(uri: text, reason: "expected \(acceptedForms)")
+        throw SourceURIError(uri: text, reason: "expected \(acceptedForms(families))")
     }
 
-    /// The family that parsed `uri`.
-    static func family(of uri: SourceURI) -> InputFamily {
+    /// The family among `families` that parsed `uri`.
+    static func family(of uri: SourceURI, in families: [InputFamily]) -> InputFamily {
         guard let family = families.first(where: { $0.name == uri.family }) else {
             preconditionFailure("no input family \(uri.family) registered, though it parsed \(uri)")
         }
@@ -96,21 +101,21 @@ public enum InputRegistry {
 
     /// Parses `text` and checks, without opening it, that an installed library can read it:
     /// what every configuration load (and so `check-config`) asks of `source`.
-    public static func validate(_ text: String) throws(SourceURIError) -> SourceURI {
-        let uri = try parse(text)
-        try family(of: uri).checkInstalled(uri)
+    static func validate(_ text: String, families: [InputFamily]) throws(SourceURIError) -> SourceURI {
+        let uri = try parse(text, families: families)
+        try family(of: uri, in: families).checkInstalled(uri)
         return uri
     }
 
     /// Whether `text` names a live source (`nil`: unknown until opened, or unparsable).
-    public static func isLive(_ text: String) -> Bool? {
-        guard let uri = try? parse(text) else { return nil }
-        return family(of: uri).isLive(uri)
+    public static func isLive(_ text: String, families: [InputFamily] = InputRegistry.families) -> Bool? {
+        guard let uri = try? parse(text, families: families) else { return nil }
+        return family(of: uri, in: families).isLive(uri)
     }
 
     /// `text` as it may be shown (logs, `check-config`): its credentials redacted.
     public static func shown(_ text: String) -> String { SourceURI.redactingCredentials(text) }
 
-    /// The `--version` lines of the families that have one, in registration order.
+    /// The `--version` lines of the standard families that have one, in registration order.
     public static var versionLines: [String] { families.compactMap { $0.versionLine() } }
 }

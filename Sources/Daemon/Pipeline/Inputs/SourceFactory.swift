@@ -1,7 +1,8 @@
 import Logging
 import Media
 
-/// Opens the frame source a URI names, through the input family that parses it (`InputRegistry`).
+/// Opens the frame source a URI names, through the input family that parses it (`InputRegistry`), among
+/// the configuration's registered ones (`Components.inputs`).
 public enum SourceFactory {
     /// Creates (but does not start) the source for `options.source`.
     ///
@@ -14,8 +15,9 @@ public enum SourceFactory {
     /// A source for `options.source`, and what applies a reload's settings to it in place
     /// without reopening it (a camera's `device.controls`; nothing for a Y4M input).
     static func make(_ options: PipelineOptions, logger: Logger) throws -> InputFamily.Opened {
-        let uri = try InputRegistry.parse(options.source)
-        return try InputRegistry.family(of: uri).open(uri, options, logger)
+        let families = options.configuration.components.inputs
+        let uri = try InputRegistry.parse(options.source, families: families)
+        return try InputRegistry.family(of: uri, in: families).open(uri, options, logger)
     }
 
     /// Checks, without disturbing a running session, that `options.source` can be opened.
@@ -25,8 +27,9 @@ public enum SourceFactory {
     /// must exist and be readable and writable (`access(2)`).
     /// - Throws: what `makeSource` throws, or the family's error for a source it cannot open.
     public static func checkOpenable(_ options: PipelineOptions, logger: Logger) throws {
-        let uri = try InputRegistry.parse(options.source)
-        let family = InputRegistry.family(of: uri)
+        let families = options.configuration.components.inputs
+        let uri = try InputRegistry.parse(options.source, families: families)
+        let family = InputRegistry.family(of: uri, in: families)
         _ = try family.open(uri, options, logger)
         try family.checkOpenable(uri, options)
     }

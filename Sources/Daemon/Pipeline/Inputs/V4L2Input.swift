@@ -33,5 +33,18 @@ extension InputFamily {
             }
         },
         isLive: { _ in true },
-        versionLine: { "libv4l2 \(V4L2Library.version) (\(V4L2Library.versionOrigin))" })
+        versionLine: { "libv4l2 \(V4L2Library.version) (\(V4L2Library.versionOrigin))" },
+        settings: [SettingsSection(.device, prefix: "device", reload: .restartsSession, read: V4L2CaptureSource.Configuration.init(reading:),
+                                   appliedInPlace: { $0.controls = [] },
+                                   describe: { [("controls", "\($0.controls.count)")] })])
+}
+
+extension SettingsKey where Value == V4L2CaptureSource.Configuration {
+    /// `device.*`: how a V4L2 camera is opened (read for every source; `device.missing_timeout` serves GStreamer's live sources too).
+    public static var device: Self { Self("device", default: V4L2CaptureSource.Configuration()) }
+}
+
+extension SyncscanConfiguration {
+    /// How to open a V4L2 camera (`device.*`; validated for every source, used by cameras).
+    public var device: V4L2CaptureSource.Configuration { get { self[.device] } set { self[.device] = newValue } }
 }
