@@ -233,6 +233,25 @@ private func runChecked(frames count: UInt64, _ scene: (UInt64) -> [MachineReada
         #expect(run.counts == ReadingCheckCounts(confirmed: 2))
     }
 
+    @Test func twoUnconfirmedPayloadsAtOnePlaceConfirmNeitherUntilAFrameConfirmsOne() {
+        // zbar alone reads a UPC-E label in frames 0-5, now right, now a misreading, both along few lines.
+        let right = "03525470", wrong = "03121474"
+        func upce(_ digits: String, seq: UInt64) -> MachineReadableCodeObject {
+            var code = linear(digits, x: 300, seq: seq)
+            code.symbology = .upce
+            return code
+        }
+        let contested = runChecked(frames: 6, { _ in [] }) { seq in [upce(seq % 3 == 1 ? right : wrong, seq: seq)] }
+        #expect(contested.added.isEmpty, "neither is written: \(contested.added)")
+        #expect(contested.counts == ReadingCheckCounts(misread: 6), "\(contested.counts)")
+        // The same, then zxing-cpp reads the right one in frame 6: it is written, the misreading is not.
+        let settled = runChecked(frames: 8, { seq in seq == 6 ? [upce(right, seq: seq)] : [] }) { seq in
+            seq < 6 ? [upce(seq % 3 == 1 ? right : wrong, seq: seq)] : []
+        }
+        #expect(settled.added.map(\.text) == [right] && settled.added.first?.seq == 6)
+        #expect(settled.counts == ReadingCheckCounts(confirmed: 2, misread: 4), "\(settled.counts)")
+    }
+
     @Test func comparableSymbologiesAreOneDimensionalAndOfOneFamily() {
         #expect(ItemTracker.comparable(.ean13, .upce) && ItemTracker.comparable(.code128, .code128))
         #expect(!ItemTracker.comparable(.code128, .code39) && !ItemTracker.comparable(.qrcode, .qrcode))

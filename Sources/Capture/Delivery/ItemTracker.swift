@@ -17,7 +17,9 @@ import Media
 /// one no item claims begins a *tentative* item: followed like the others but not reported until
 /// the same payload is read there in another frame (its first line is that reading). Another
 /// payload read where a tentative item lies (a comparable symbology) makes its reading a misread;
-/// a tentative item that leaves unconfirmed is dropped. Neither is ever reported.
+/// two tentative items of such payloads at one place are contested: only a reading its own frame
+/// confirmed confirms either (the other is then a misread). A tentative item that leaves
+/// unconfirmed is dropped (a contested one, misread). Neither is ever reported.
 ///
 /// Memory holds the items alive; each frame costs a dictionary look-up per reading, a distance per
 /// candidate of the same payload, and one pass over the items alive. A frame whose timestamp goes
@@ -88,6 +90,10 @@ public struct ItemTracker: Sendable {
         var awaiting = 0
         /// The last frame that read it (`lastSeen` may be a detection's).
         var lastRead: UInt64
+        /// A tentative item where another tentative one of a payload it could be confused with
+        /// was read: only a reading its own frame confirmed confirms it (zbar's repeated
+        /// misreading of one label must not confirm itself).
+        var contested = false
 
         /// Whether it moves: at least its own size a second, and 100 pixels a second (more than
         /// a hand's tremor), over more than one reading.
@@ -178,7 +184,13 @@ public struct ItemTracker: Sendable {
             claimed[pair.code] = true
             itemOf[pair.code] = pair.item
             seen.insert(pair.item)
-            if items[pair.item]?.confirmed == false {
+            if let item = items[pair.item], !item.confirmed {
+                if item.contested && awaits(pair.code) {
+                    // Contested: another unconfirmed reading is no confirmation.
+                    items[pair.item]?.awaiting += 1
+                    _ = read(pair.item, at: places[pair.code], frame: frame)
+                    continue
+                }
                 // Read again in another frame: the tentative item is confirmed, and reported with this reading.
                 confirm(pair.item, counts: &result.readingCheck)
                 result.added.append((codes[pair.code], pair.item))
@@ -212,7 +224,12 @@ public struct ItemTracker: Sendable {
             seen.insert(id)
             claimed[i] = true
             itemOf[i] = id
-            if awaits(i) { tentativeCount += 1 } else { result.added.append((code, id)) }
+            if awaits(i) {
+                tentativeCount += 1
+                contest(id, at: pts)
+            } else {
+                result.added.append((code, id))
+            }
         }
         // A tentative item where this frame read another payload of a reported one was misread.
         if tentativeCount > 0 {
@@ -249,7 +266,7 @@ public struct ItemTracker: Sendable {
         for id in gone.sorted() {
             guard let item = items[id] else { continue }
             if item.confirmed { result.removed.append(remove(id)) } else {
-                result.readingCheck.dropped += item.awaiting
+                if item.contested { result.readingCheck.misread += item.awaiting } else { result.readingCheck.dropped += item.awaiting }
                 _ = remove(id)
             }
         }
@@ -286,6 +303,20 @@ public struct ItemTracker: Sendable {
         return update
     }
 
+    /// Marks the new tentative item `id`, and every other tentative one of a payload it could be
+    /// confused with where it lies (`Place.covers` either way, as predicted at `pts`), contested.
+    private mutating func contest(_ id: UInt64, at pts: MediaTime) {
+        guard let new = items[id] else { return }
+        let rivals = items.values.filter { other in
+            other.id != id && !other.confirmed && other.data != new.data && Self.comparable(other.symbology, new.symbology)
+                && (other.place.covers(new.place.center, centeredAt: other.predicted(at: pts))
+                    || new.place.covers(other.predicted(at: pts), centeredAt: new.place.center))
+        }.map(\.id)
+        guard !rivals.isEmpty else { return }
+        for rival in rivals { items[rival]?.contested = true }
+        items[id]?.contested = true
+    }
+
     private mutating func confirm(_ id: UInt64, counts: inout ReadingCheckCounts) {
         guard let item = items[id], !item.confirmed else { return }
         counts.confirmed += item.awaiting
@@ -305,7 +336,8 @@ public struct ItemTracker: Sendable {
 
     private mutating func removeAll(counts: inout ReadingCheckCounts) -> [RemovedItem] {
         let all = items.values.sorted { $0.id < $1.id }
-        counts.dropped += all.filter { !$0.confirmed }.map(\.awaiting).reduce(0, +)
+        counts.dropped += all.filter { !$0.confirmed && !$0.contested }.map(\.awaiting).reduce(0, +)
+        counts.misread += all.filter { !$0.confirmed && $0.contested }.map(\.awaiting).reduce(0, +)
         items.removeAll()
         byKey.removeAll()
         tentativeCount = 0

@@ -29,11 +29,6 @@ public struct ReadingCheckCounts: Sendable, Hashable {
         confirmed += other.confirmed; settled += other.settled; held += other.held; dropped += other.dropped; misread += other.misread
     }
 
-    public static func + (a: ReadingCheckCounts, b: ReadingCheckCounts) -> ReadingCheckCounts {
-        var sum = a
-        sum.add(b)
-        return sum
-    }
 }
 
 /// zbar-only readings held back on a live source until zbar reads them again in another frame
