@@ -25,7 +25,7 @@ public struct DecoderSettings: Sendable, Hashable, ConfigurationSection {
         if let v: ScanEffort = keys.choice("effort", "effort") { effort = v }
         let zbar = keys.scoped(to: "zbar")
         readSymbologies(keys, zbar: zbar)
-        readAddOn(keys.scoped(to: "ean"))
+        readAddOn(keys)
         if let names = keys.list("passes", of: "a list of decoder pass names") { passes = readPasses(names, keys) }
         let hints = keys.scoped(to: "zxing")
         if let v = hints.bool("try-harder") { zxing.tryHarder = v }
@@ -67,16 +67,17 @@ public struct DecoderSettings: Sendable, Hashable, ConfigurationSection {
         }
     }
 
-    /// `ean.addon`: whether EAN/UPC add-ons are read with their main codes; a problem when they
-    /// are and the symbologies name add-ons but no main code (nothing would be read).
-    private mutating func readAddOn(_ ean: ConfigurationKeyReader) {
+    /// `ean.addon`: whether EAN/UPC add-ons are read with their main codes; a problem with
+    /// `symbologies` when they are and it names add-ons but no main code (nothing would be read).
+    private mutating func readAddOn(_ keys: ConfigurationKeyReader) {
+        let ean = keys.scoped(to: "ean")
         if let v: EANAddOn = ean.choice("addon", "add-on mode") { scanner.eanAddOn = v }
         let symbologies = scanner.symbologies
         if scanner.eanAddOn != .ignore, !symbologies.isDisjoint(with: EANAddOn.addOnSymbologies),
            symbologies.isDisjoint(with: EANAddOn.mainSymbologies) {
-            ean.problem("addon", "with \(ean.fullKey("addon")): \(scanner.eanAddOn) an add-on (ean2, ean5) is read only with the "
-                        + "ean13, upca or upce code it follows, and the symbologies name none; add them, or set \(ean.fullKey("addon")): ignore "
-                        + "to read add-ons as codes of their own")
+            keys.problem("symbologies", "names add-ons (ean2, ean5) and no ean13, upca or upce: with \(ean.fullKey("addon")): "
+                         + "\(scanner.eanAddOn) an add-on is read only with the code it follows; add that, or set "
+                         + "\(ean.fullKey("addon")): ignore to read add-ons as codes of their own")
         }
     }
 
