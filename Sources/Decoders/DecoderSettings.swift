@@ -3,7 +3,7 @@ import ConfigurationKeys
 import Media
 
 /// Which library decodes which symbology, and how hard: `engine`, `effort`, `symbologies`,
-/// `passes`, `zbar.*` and `zxing.*`.
+/// `passes`, `ean.addon`, `zbar.*` and `zxing.*`.
 public struct DecoderSettings: Sendable, Hashable, ConfigurationSection {
     /// Which library decodes which symbology.
     public var engine = DecoderEngine.zxing
@@ -28,6 +28,7 @@ public struct DecoderSettings: Sendable, Hashable, ConfigurationSection {
         if let v: ScanEffort = keys.choice("effort", "effort") { effort = v }
         let zbar = keys.scoped(to: "zbar")
         readSymbologies(keys, zbar: zbar, engines: engines)
+        readAddOn(keys)
         if let names = keys.list("passes", of: "a list of decoder pass names") { passes = readPasses(names, keys) }
         let hints = keys.scoped(to: "zxing")
         if let v = hints.bool("try-harder") { zxing.tryHarder = v }
@@ -66,6 +67,20 @@ public struct DecoderSettings: Sendable, Hashable, ConfigurationSection {
         for symbology in Symbology.allCases where scanner.symbologies.contains(symbology) && !engine.readable.contains(symbology) {
             let readers = engines.filter { $0.readable.contains(symbology) }.map { "engine: \($0)" }.joined(separator: " or ")
             keys.problem("symbologies", "the \(engine) engine does not read \(symbology); \(readers) does, or remove \(symbology)")
+        }
+    }
+
+    /// `ean.addon`: whether EAN/UPC add-ons are read with their main codes; a problem with
+    /// `symbologies` when they are and it names add-ons but no main code (nothing would be read).
+    private mutating func readAddOn(_ keys: ConfigurationKeyReader) {
+        let ean = keys.scoped(to: "ean")
+        if let v: EANAddOn = ean.choice("addon", "add-on mode") { scanner.eanAddOn = v }
+        let symbologies = scanner.symbologies
+        if scanner.eanAddOn != .ignore, !symbologies.isDisjoint(with: EANAddOn.addOnSymbologies),
+           symbologies.isDisjoint(with: EANAddOn.mainSymbologies) {
+            keys.problem("symbologies", "names add-ons (ean2, ean5) and no ean13, upca or upce: with \(ean.fullKey("addon")): "
+                         + "\(scanner.eanAddOn) an add-on is read only with the code it follows; add that, or set "
+                         + "\(ean.fullKey("addon")): ignore to read add-ons as codes of their own")
         }
     }
 

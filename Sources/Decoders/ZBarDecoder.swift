@@ -67,6 +67,6 @@ final class ZBarReader: DecoderReader {
             corners = [PixelPoint(x: x0, y: y0), PixelPoint(x: x0, y: y1), PixelPoint(x: x1, y: y1), PixelPoint(x: x1, y: y0)]
         }
         return DecodedCode(symbology: symbol.symbology, data: symbol.data, text: symbol.text, quality: symbol.quality,
-                           orientation: symbol.orientation, corners: corners, symbologyIdentifier: symbol.symbologyIdentifier)
+                           orientation: symbol.orientation, corners: corners, symbologyIdentifier: symbol.symbologyIdentifier, addOn: symbol.addOn)
     }
 }

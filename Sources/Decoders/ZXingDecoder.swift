@@ -43,8 +43,15 @@ final class ZXingReader: DecoderReader {
     private var band: BarcodeReader?
 
     /// zxing-cpp's hints for `pass`: the fast pass turns every try-* off, the full pass takes
-    /// `zxing.*`, the histogram pass those with its binarizer; `nil` for a pass not zxing-cpp's.
+    /// `zxing.*`, the histogram pass those with its binarizer; every pass reads add-ons as
+    /// `ean.addon` says; `nil` for a pass not zxing-cpp's.
     static func hints(for pass: DecoderPass, _ request: DecoderRequest) -> ZXingHints? {
+        var hints = passHints(for: pass, request)
+        hints?.eanAddOn = request.scanner.eanAddOn
+        return hints
+    }
+
+    private static func passHints(for pass: DecoderPass, _ request: DecoderRequest) -> ZXingHints? {
         let settings = request.zxing
         switch pass {
         case .zxingFast:
@@ -97,7 +104,7 @@ final class ZXingReader: DecoderReader {
 
     static func code(_ barcode: ZXingBarcode) -> DecodedCode {
         DecodedCode(symbology: barcode.symbology, data: barcode.data, text: barcode.text, quality: nil, orientation: barcode.orientation,
-                    corners: zbarOrder(barcode.corners), symbologyIdentifier: barcode.symbologyIdentifier)
+                    corners: zbarOrder(barcode.corners), symbologyIdentifier: barcode.symbologyIdentifier, addOn: barcode.addOn)
     }
 
     static func detected(_ code: ZXingUndecodedCode) -> DetectedCode {

@@ -124,6 +124,9 @@ public enum GS1 {
         let digits = bytes.prefix(4).prefix { (0x30...0x39).contains($0) }
         let place = previous.map { " after (\($0))" } ?? ""
         if digits.count < 2 {
+            guard bytes.startIndex + digits.count < bytes.endIndex else {
+                return GS1Error(ai: nil, fault: "no AI\(place): the element string ends within an AI's digits (\(String(decoding: digits, as: UTF8.self)))")
+            }
             let byte = bytes[bytes.startIndex + digits.count]
             return GS1Error(ai: nil, fault: "no AI\(place): \(GS1Format.describe(byte)) where an AI's digits belong")
         }

@@ -14,6 +14,7 @@ struct LiveViewItems {
     struct Item: Sendable, Hashable {
         let id: UInt64
         let symbology: Symbology
+        /// Its payload without an EAN/UPC add-on (`MachineReadableCodeObject.mainData`), as the items key it.
         let data: [UInt8]
         /// Its caption: `LiveViewSightings.label` of its first reading.
         let label: String
@@ -45,8 +46,8 @@ struct LiveViewItems {
 
     /// An item's first reading.
     mutating func add(_ code: MachineReadableCodeObject, item id: UInt64) {
-        if alive[id] == nil { byKey[Key(symbology: code.symbology, data: code.data), default: []].append(id) }
-        alive[id] = Item(id: id, symbology: code.symbology, data: code.data, label: LiveViewSightings.label(code),
+        if alive[id] == nil { byKey[Key(symbology: code.symbology, data: code.mainData), default: []].append(id) }
+        alive[id] = Item(id: id, symbology: code.symbology, data: code.mainData, label: LiveViewSightings.label(code),
                          corners: code.corners, lastRead: code.frame.sequenceNumber)
     }
 
@@ -75,7 +76,7 @@ struct LiveViewItems {
         guard !alive.isEmpty else { return reads.map { _ in nil } }
         var pairs: [(distance: Double, read: Int, item: UInt64)] = []
         for (i, code) in reads.enumerated() where !code.corners.isEmpty {
-            for id in byKey[Key(symbology: code.symbology, data: code.data)] ?? [] {
+            for id in byKey[Key(symbology: code.symbology, data: code.mainData)] ?? [] {
                 guard let item = alive[id], !item.corners.isEmpty else { continue }
                 pairs.append((Self.distance(Self.center(item.corners), Self.center(code.corners)), i, id))
             }

@@ -19,16 +19,21 @@ public struct DecodedSymbol: Sendable, Hashable {
     /// The AIM symbology identifier, derived from the symbology and zbar's modifiers
     /// (`Symbology.aimIdentifier(gs1:aim:)`); zbar has no call for it.
     public var symbologyIdentifier: String?
+    /// An EAN-13, UPC-A or UPC-E code's add-on (2 or 5 digits) zbar read beside it as an EAN-2 or
+    /// EAN-5 symbol of its own (`ScannerSettings.eanAddOn`, `AddOnJoin`): `data` is then the main
+    /// code's digits, a space and these.
+    public var addOn: [UInt8]?
 
     public init(symbology: Symbology, data: [UInt8], text: String?, quality: Int, orientation: SymbolOrientation,
-                points: [(x: Int, y: Int)], symbologyIdentifier: String? = nil) {
+                points: [(x: Int, y: Int)], symbologyIdentifier: String? = nil, addOn: [UInt8]? = nil) {
         self.symbology = symbology; self.data = data; self.text = text; self.quality = quality
         self.orientation = orientation; self.points = points; self.symbologyIdentifier = symbologyIdentifier
+        self.addOn = addOn
     }
 
     public static func == (a: DecodedSymbol, b: DecodedSymbol) -> Bool {
         a.symbology == b.symbology && a.data == b.data && a.text == b.text && a.quality == b.quality
-            && a.symbologyIdentifier == b.symbologyIdentifier
+            && a.symbologyIdentifier == b.symbologyIdentifier && a.addOn == b.addOn
             && a.orientation == b.orientation && a.points.elementsEqual(b.points, by: { $0 == $1 })
     }
 
@@ -88,11 +93,15 @@ public final class ImageScanner {
 
     private static func apply(_ c: ScannerSettings, to scanner: OpaquePointer) {
         // Everything off, then the chosen symbologies on: zbar enables most decoders by default.
+        // (Off for ZBAR_NONE also turns off zbar's own composite of one EAN and one add-on per
+        // image, which keeps no position: `AddOnJoin` joins them.) EAN-2 and EAN-5 are on
+        // whenever add-ons are read with their main codes.
         zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_ENABLE, 0)
+        let enabled = c.symbologies.union(AddOnJoin.readsAddOns(c) ? EANAddOn.addOnSymbologies : [])
         for s in Symbology.allCases {
             guard let type = s.zbarType else { continue }
-            zbar_image_scanner_set_config(scanner, type, ZBAR_CFG_ENABLE, c.symbologies.contains(s) ? 1 : 0)
-            guard c.symbologies.contains(s) else { continue }
+            zbar_image_scanner_set_config(scanner, type, ZBAR_CFG_ENABLE, enabled.contains(s) ? 1 : 0)
+            guard enabled.contains(s) else { continue }
             zbar_image_scanner_set_config(scanner, type, ZBAR_CFG_BINARY, 1)
             if let v = c.settings[s]?.minLength { zbar_image_scanner_set_config(scanner, type, ZBAR_CFG_MIN_LEN, Int32(v)) }
             if let v = c.settings[s]?.maxLength { zbar_image_scanner_set_config(scanner, type, ZBAR_CFG_MAX_LEN, Int32(v)) }
@@ -111,7 +120,8 @@ public final class ImageScanner {
     /// The bytes come from `zbar_scan_image` in binary mode. When a QR payload holds a byte
     /// past ASCII, where the character set matters, the same image is scanned again by a QR-only
     /// scanner without `ZBAR_CFG_BINARY` for zbar's text (each text goes to the QR code nearest
-    /// its position); ASCII payloads, the common case, cost no second pass.
+    /// its position); ASCII payloads, the common case, cost no second pass. EAN-2 and EAN-5 add-ons
+    /// are joined to their main codes as `settings.eanAddOn` says (`AddOnJoin`).
     /// - Precondition: `luma.count >= bytesPerLine * height`.
     public func scan(luma: UnsafeRawBufferPointer, width: Int, height: Int, bytesPerLine: Int,
                      region: PixelRect? = nil) -> [DecodedSymbol] {
@@ -141,7 +151,7 @@ public final class ImageScanner {
             let texts = qrTexts(of: image)
             for i in needsText { found[i].text = Self.nearest(to: found[i].points, in: texts)?.text }
         }
-        return found
+        return settings.eanAddOn == .ignore ? found : AddOnJoin.joined(found, requireAddOn: settings.eanAddOn == .require)
     }
 
     /// zbar's text of every QR code in `image` (a second `zbar_scan_image` by the QR-only scanner without

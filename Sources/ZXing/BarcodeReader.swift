@@ -22,16 +22,19 @@ public struct ZXingBarcode: Sendable, Hashable {
     /// The AIM symbology identifier (`ZXing_Barcode_symbologyIdentifier`): `]Q1`, `]C1` (GS1-128),
     /// `]E3` (EAN/UPC with add-on); `nil` when zxing-cpp gives none.
     public var symbologyIdentifier: String?
+    /// An EAN-13, UPC-A or UPC-E code's add-on (2 or 5 digits), read with it (`ZXingHints.eanAddOn`):
+    /// `data` is then the main code's digits, a space and these, as zxing-cpp's HRI gives them.
+    public var addOn: [UInt8]?
 
     public init(symbology: Symbology, data: [UInt8], text: String? = nil, orientation: SymbolOrientation,
-                corners: [(x: Int, y: Int)], symbologyIdentifier: String? = nil) {
+                corners: [(x: Int, y: Int)], symbologyIdentifier: String? = nil, addOn: [UInt8]? = nil) {
         self.symbology = symbology; self.data = data; self.text = text; self.orientation = orientation
-        self.corners = corners; self.symbologyIdentifier = symbologyIdentifier
+        self.corners = corners; self.symbologyIdentifier = symbologyIdentifier; self.addOn = addOn
     }
 
     public static func == (a: ZXingBarcode, b: ZXingBarcode) -> Bool {
         a.symbology == b.symbology && a.data == b.data && a.text == b.text && a.orientation == b.orientation
-            && a.symbologyIdentifier == b.symbologyIdentifier
+            && a.symbologyIdentifier == b.symbologyIdentifier && a.addOn == b.addOn
             && a.corners.elementsEqual(b.corners, by: { $0 == $1 })
     }
 
@@ -123,7 +126,7 @@ public final class BarcodeReader {
 
     /// New reader options (`ZXing_ReaderOptions_new`, `_setFormats`, `_setTryHarder`,
     /// `_setTryRotate`, `_setTryInvert`, `_setTryDownscale`, `_setBinarizer`, `_setReturnErrors`,
-    /// `_setTextMode` plain) for `h`.
+    /// `_setEanAddOnSymbol`, `_setTextMode` plain) for `h`.
     private static func makeOptions(_ h: ZXingHints) -> OpaquePointer {
         guard let options = ZXing_ReaderOptions_new() else {
             fatalError("ZXing_ReaderOptions_new returned NULL (out of memory)")
@@ -136,6 +139,7 @@ public final class BarcodeReader {
         ZXing_ReaderOptions_setTryInvert(options, h.tryInvert)
         ZXing_ReaderOptions_setBinarizer(options, h.binarizer == .globalHistogram ? ZXing_Binarizer_GlobalHistogram : ZXing_Binarizer_LocalAverage)
         ZXing_ReaderOptions_setReturnErrors(options, h.returnErrors)
+        ZXing_ReaderOptions_setEanAddOnSymbol(options, h.eanAddOn.zxing)
         ZXing_ReaderOptions_setTextMode(options, ZXing_TextMode_Plain)
         return options
     }
@@ -199,16 +203,41 @@ public final class BarcodeReader {
                                                     error: Self.errorName(of: barcode)))
                 continue
             }
-            let bytes = Self.bytes(of: barcode)
-            let (symbology, data) = UPCDigits.symbolDigits(reported, bytes, requested: configuration.symbologies)
+            let bytes = Self.bytes(of: barcode), identifier = Self.symbologyIdentifier(of: barcode)
+            let (main, addOn) = UPCDigits.addOnSplit(bytes, symbologyIdentifier: identifier)
+            var (symbology, data) = UPCDigits.symbolDigits(reported, main, requested: configuration.symbologies)
             guard configuration.symbologies.contains(symbology) else { continue }
+            if let addOn { data = EANAddOn.joined(data, addOn) }
             let text = data != bytes ? String(decoding: data, as: UTF8.self) : data.contains(0) ? nil : Self.text(of: barcode)
             found.append(ZXingBarcode(symbology: symbology, data: data, text: text,
                                       orientation: SymbolOrientation(clockwiseDegrees: Int(ZXing_Barcode_orientation(barcode))),
                                       corners: Self.corners(of: barcode, origin: crop),
-                                      symbologyIdentifier: Self.symbologyIdentifier(of: barcode)))
+                                      symbologyIdentifier: identifier, addOn: addOn))
         }
-        return (found, undecoded)
+        return (Self.withoutAddOnTwins(found), undecoded)
+    }
+
+    /// `found` without the readings of a main code, alone, where the same code was read with its
+    /// add-on: zxing-cpp's `Read` returns both when some of its scan lines cross the main code above
+    /// the add-on (whose bars are shorter) and others cross both.
+    static func withoutAddOnTwins(_ found: [ZXingBarcode]) -> [ZXingBarcode] {
+        let withAddOn = found.filter { $0.addOn != nil }
+        guard !withAddOn.isEmpty else { return found }
+        return found.filter { code in
+            code.addOn != nil || !withAddOn.contains { other in
+                other.symbology == code.symbology && other.data.starts(with: code.data + [UInt8(ascii: " ")])
+                    && (code.corners.isEmpty || other.corners.isEmpty || Self.near(code.corners, other.corners))
+            }
+        }
+    }
+
+    /// Whether the centre of `a` lies within the box of `b` widened by 15 % of its longer side
+    /// (`MachineReadableCodeObject.overlaps`' margin).
+    private static func near(_ a: [(x: Int, y: Int)], _ b: [(x: Int, y: Int)]) -> Bool {
+        let cx = a.map(\.x).reduce(0, +) / a.count, cy = a.map(\.y).reduce(0, +) / a.count
+        let x0 = b.map(\.x).min()!, x1 = b.map(\.x).max()!, y0 = b.map(\.y).min()!, y1 = b.map(\.y).max()!
+        let margin = max(8, max(x1 - x0, y1 - y0) * 15 / 100)
+        return cx >= x0 - margin && cx <= x1 + margin && cy >= y0 - margin && cy <= y1 + margin
     }
 
     /// `ZXing_Barcode_bytes`, copied and freed.

@@ -25,6 +25,14 @@ enum UPCDigits {
         }
     }
 
+    /// The main code's digits and its add-on of a code zxing-cpp read with an add-on (symbology
+    /// identifier `]E3`): zxing-cpp gives them as one run of digits, the main code's 13 (UPC-A and
+    /// UPC-E in their EAN-13 form) then the add-on's 2 or 5; `(bytes, nil)` for any other code.
+    static func addOnSplit(_ bytes: [UInt8], symbologyIdentifier: String?) -> (main: [UInt8], addOn: [UInt8]?) {
+        guard symbologyIdentifier == "]E3", bytes.count == 15 || bytes.count == 18 else { return (bytes, nil) }
+        return (Array(bytes[..<13]), Array(bytes[13...]))
+    }
+
     /// The 8-digit UPC-E of a 12-digit UPC-A (number system N, manufacturer M1-M5, product
     /// P1-P5, check C), by the zero-suppression rules; `nil` when it has no UPC-E form.
     static func compressed(_ a: [UInt8]) -> [UInt8]? {

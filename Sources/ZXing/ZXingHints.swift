@@ -5,7 +5,8 @@ import Media
 ///
 /// `symbologies` outside `BarcodeReader.readable` are ignored. The switches are
 /// `ZXing_ReaderOptions_setTryHarder`, `_setTryRotate`, `_setTryInvert` and `_setTryDownscale`
-/// (syncscan's `zxing.*` keys set three), `_setBinarizer` and `_setReturnErrors`, passed as they are.
+/// (syncscan's `zxing.*` keys set three), `_setBinarizer`, `_setReturnErrors` and `_setEanAddOnSymbol`
+/// (`ean.addon`), passed as they are.
 public struct ZXingHints: Sendable, Hashable {
     /// How zxing-cpp turns grey into black and white (`ZXing_Binarizer`).
     public enum Binarizer: Sendable, Hashable {
@@ -29,10 +30,12 @@ public struct ZXingHints: Sendable, Hashable {
     /// Also count codes zxing-cpp detected but could not decode (`_setReturnErrors`): what
     /// `BarcodeReader.readCounting` reports as `undecoded`; they are never returned as codes.
     public var returnErrors: Bool
+    /// EAN/UPC add-ons (`_setEanAddOnSymbol`): read, required or ignored.
+    public var eanAddOn: EANAddOn
 
     public init(symbologies: Set<Symbology> = Symbology.defaults, tryHarder: Bool = true,
                 tryRotate: Bool = true, tryDownscale: Bool = true, tryInvert: Bool = true,
-                binarizer: Binarizer = .localAverage, returnErrors: Bool = false) {
+                binarizer: Binarizer = .localAverage, returnErrors: Bool = false, eanAddOn: EANAddOn = .read) {
         self.symbologies = symbologies
         self.tryHarder = tryHarder
         self.tryRotate = tryRotate
@@ -40,6 +43,7 @@ public struct ZXingHints: Sendable, Hashable {
         self.tryInvert = tryInvert
         self.binarizer = binarizer
         self.returnErrors = returnErrors
+        self.eanAddOn = eanAddOn
     }
 
     /// The zxing-cpp formats of the readable symbologies, in a stable order; empty means read
@@ -90,5 +94,16 @@ extension Symbology {
             ?? Symbology.allCases.first(where: { $0.zxingFormats.contains { ZXing_BarcodeFormatSymbology($0) == base } })
         else { return nil }
         self = match
+    }
+}
+
+extension EANAddOn {
+    /// zxing-cpp's `ZXing_EanAddOnSymbol`.
+    var zxing: ZXing_EanAddOnSymbol {
+        switch self {
+        case .read: ZXing_EanAddOnSymbol_Read
+        case .require: ZXing_EanAddOnSymbol_Require
+        case .ignore: ZXing_EanAddOnSymbol_Ignore
+        }
     }
 }

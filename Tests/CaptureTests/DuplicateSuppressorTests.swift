@@ -37,6 +37,23 @@ private func code(_ text: String, at seconds: Double) -> MachineReadableCodeObje
         #expect(s.filter([code("A", at: 0.1), code("A", at: 0.1)], at: MediaTime(seconds: 0.1)).isEmpty)
     }
 
+    /// An EAN/UPC code is its main code: read without its add-on after it was read with one, it is
+    /// the same code; read with its add-on at last, or with another (a periodical's next issue), it is new.
+    @Test func anEANCodeWithAndWithoutItsAddOnIsOneCodeAndAnotherAddOnIsNew() {
+        func ean(_ main: String, _ addOn: String?, at t: Double) -> MachineReadableCodeObject {
+            var c = code(addOn.map { main + " " + $0 } ?? main, at: t)
+            (c.symbology, c.addOn) = (.ean13, addOn.map { Array($0.utf8) })
+            return c
+        }
+        var s = DuplicateSuppressor(window: MediaTime(seconds: 1))
+        let sightings: [(String?, Double)] = [("51299", 0), (nil, 0.1), ("51299", 0.2), (nil, 0.3), ("51300", 0.4), ("51300", 0.5)]
+        let reported = sightings.filter { !s.filter([ean("9780735200449", $0.0, at: $0.1)], at: MediaTime(seconds: $0.1)).isEmpty }
+        #expect(reported.map(\.1) == [0, 0.4])
+        var t = DuplicateSuppressor(window: MediaTime(seconds: 1))
+        let late = [(nil, 0.0), (nil, 0.1), ("51299", 0.2), (nil, 0.3)] as [(String?, Double)]
+        #expect(late.filter { !t.filter([ean("9780735200449", $0.0, at: $0.1)], at: MediaTime(seconds: $0.1)).isEmpty }.map(\.1) == [0, 0.2])
+    }
+
     @Test func aZeroWindowReportsEverySighting() {
         var s = DuplicateSuppressor(window: .zero)
         for t in [0.0, 0.1, 0.2] { #expect(s.filter([code("A", at: t)], at: MediaTime(seconds: t)).count == 1) }

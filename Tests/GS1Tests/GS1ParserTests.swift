@@ -47,6 +47,17 @@ func faultsNameTheAIAndTheFault(parts: [String], message: String) {
     #expect(error.description == message || (message.contains("7003") && error.description.contains("(7003)")))
 }
 
+/// Found by FuzzGS1 (`scripts/fuzz.sh`, seed 1): one digit left after an element read past the
+/// slice's end (a trap, "Index out of bounds") instead of naming the fault.
+@Test func anElementStringEndingWithinAnAIIsAFaultNotATrap() {
+    for (input, message) in [("170310245", "no AI after (17): the element string ends within an AI's digits (5)"),
+                             ("5", "no AI: the element string ends within an AI's digits (5)"),
+                             ("10A\u{1D}9", "no AI after (10): the element string ends within an AI's digits (9)")] {
+        guard case .failure(let error) = GS1.parse(elementString: Array(input.utf8)) else { Issue.record("\(input) parsed as valid"); continue }
+        #expect(error.description == message)
+    }
+}
+
 @Test func dayZeroIsTheMonthsEndWhereTheFormatAllowsIt() throws {
     #expect(try parsed(["17251200"]).get().value(of: "17") == "251200")
     #expect(throws: GS1Error.self) { try parsed(["7006251200"]).get() }

@@ -71,7 +71,7 @@ public struct ItemTracker: Sendable {
     struct Item: Sendable {
         let id: UInt64
         let symbology: Symbology
-        let data: [UInt8]
+        let data: [UInt8], mainData: [UInt8]
         let text: String?
         var place: Place
         /// Pixels per second, smoothed over the readings.
@@ -171,7 +171,7 @@ public struct ItemTracker: Sendable {
         let places = codes.map { place(of: $0.corners, bounds: $0.bounds, width: width, height: height) }
         var pairs: [(distance: Double, code: Int, item: UInt64)] = []
         for (i, code) in codes.enumerated() {
-            for id in byKey[Key(symbology: code.symbology, data: code.data)] ?? [] {
+            for id in byKey[Key(symbology: code.symbology, data: code.mainData)] ?? [] {
                 guard let item = items[id] else { continue }
                 let distance = Self.distance(item.predicted(at: pts), places[i].center)
                 if distance <= item.gate(for: places[i]) { pairs.append((distance, i, id)) }
@@ -201,26 +201,26 @@ public struct ItemTracker: Sendable {
         // The frame's readings by payload, those claimed first: a second reading of one code (two
         // passes, two scan directions) is the same item, not a new one.
         var readingsByKey: [Key: [Int]] = [:]
-        for i in codes.indices where claimed[i] { readingsByKey[Key(symbology: codes[i].symbology, data: codes[i].data), default: []].append(i) }
+        for i in codes.indices where claimed[i] { readingsByKey[Key(symbology: codes[i].symbology, data: codes[i].mainData), default: []].append(i) }
         for (i, code) in codes.enumerated() where !claimed[i] {
-            let key = Key(symbology: code.symbology, data: code.data)
+            let key = Key(symbology: code.symbology, data: code.mainData)
             if let twin = readingsByKey[key]?.first(where: { codes[$0].overlaps(code) }) {
                 if awaits(i), let id = itemOf[twin] {
                     if items[id]?.confirmed == true { result.readingCheck.confirmed += 1 } else { items[id]?.awaiting += 1 }
                 }
                 continue
             }
-            if awaits(i), contradicted(places[i], symbology: code.symbology, data: code.data, readIn: sequenceNumber, at: pts) {
+            if awaits(i), contradicted(places[i], symbology: code.symbology, data: code.mainData, readIn: sequenceNumber, at: pts) {
                 result.readingCheck.misread += 1
                 continue
             }
             readingsByKey[key, default: []].append(i)
             let id = nextID
             nextID += 1
-            items[id] = Item(id: id, symbology: code.symbology, data: code.data, text: code.text, place: places[i],
+            items[id] = Item(id: id, symbology: code.symbology, data: code.data, mainData: code.mainData, text: code.text, place: places[i],
                              first: frame, lastSeen: frame, firstScan: scanned, lastScan: scanned, lastUpdate: pts,
                              confirmed: !awaits(i), awaiting: awaits(i) ? 1 : 0, lastRead: sequenceNumber)
-            byKey[Key(symbology: code.symbology, data: code.data), default: []].append(id)
+            byKey[Key(symbology: code.symbology, data: code.mainData), default: []].append(id)
             seen.insert(id)
             claimed[i] = true
             itemOf[i] = id
@@ -234,7 +234,7 @@ public struct ItemTracker: Sendable {
         // A tentative item where this frame read another payload of a reported one was misread.
         if tentativeCount > 0 {
             let misread = items.values.filter { !$0.confirmed && $0.first.sequenceNumber != sequenceNumber
-                && contradicted($0.place, symbology: $0.symbology, data: $0.data, readIn: sequenceNumber, at: pts, predictedFrom: $0) }.map(\.id)
+                && contradicted($0.place, symbology: $0.symbology, data: $0.mainData, readIn: sequenceNumber, at: pts, predictedFrom: $0) }.map(\.id)
             for id in misread.sorted() {
                 result.readingCheck.misread += items[id]?.awaiting ?? 0
                 _ = remove(id)
@@ -308,7 +308,7 @@ public struct ItemTracker: Sendable {
     private mutating func contest(_ id: UInt64, at pts: MediaTime) {
         guard let new = items[id] else { return }
         let rivals = items.values.filter { other in
-            other.id != id && !other.confirmed && other.data != new.data && Self.comparable(other.symbology, new.symbology)
+            other.id != id && !other.confirmed && other.mainData != new.mainData && Self.comparable(other.symbology, new.symbology)
                 && (other.place.covers(new.place.center, centeredAt: other.predicted(at: pts))
                     || new.place.covers(other.predicted(at: pts), centeredAt: new.place.center))
         }.map(\.id)
@@ -328,7 +328,7 @@ public struct ItemTracker: Sendable {
     private mutating func remove(_ id: UInt64) -> RemovedItem {
         let item = items.removeValue(forKey: id)!
         if !item.confirmed { tentativeCount -= 1 }
-        let key = Key(symbology: item.symbology, data: item.data)
+        let key = Key(symbology: item.symbology, data: item.mainData)
         byKey[key]?.removeAll { $0 == id }
         if byKey[key]?.isEmpty == true { byKey[key] = nil }
         return item.removed
@@ -352,7 +352,7 @@ public struct ItemTracker: Sendable {
     private func contradicted(_ place: Place, symbology: Symbology, data: [UInt8], readIn seq: UInt64, at pts: MediaTime,
                               predictedFrom tentative: Item? = nil) -> Bool {
         let center = tentative?.predicted(at: pts) ?? place.center
-        for other in items.values where other.confirmed && other.lastRead == seq && !(other.symbology == symbology && other.data == data)
+        for other in items.values where other.confirmed && other.lastRead == seq && !(other.symbology == symbology && other.mainData == data)
             && Self.comparable(other.symbology, symbology) {
             let otherCenter = other.predicted(at: pts)
             if other.place.covers(center, centeredAt: otherCenter) || place.covers(otherCenter, centeredAt: center) { return true }

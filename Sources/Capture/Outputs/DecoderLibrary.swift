@@ -103,10 +103,12 @@ public struct DecodedCode: Sendable, Hashable {
     public var corners: [PixelPoint]
     /// The AIM symbology identifier (ISO/IEC 15424), e.g. `]Q1`, `]C1`; `nil` when the symbology has none.
     public var symbologyIdentifier: String?
+    /// An EAN/UPC code's add-on digits, read with it: `data` ends with a space and them (`EANAddOn`).
+    public var addOn: [UInt8]?
     public init(symbology: Symbology, data: [UInt8], text: String?, quality: Int?, orientation: SymbolOrientation, corners: [PixelPoint],
-                symbologyIdentifier: String? = nil) {
+                symbologyIdentifier: String? = nil, addOn: [UInt8]? = nil) {
         (self.symbology, self.data, self.text, self.quality, self.orientation, self.corners) = (symbology, data, text, quality, orientation, corners)
-        self.symbologyIdentifier = symbologyIdentifier
+        (self.symbologyIdentifier, self.addOn) = (symbologyIdentifier, addOn)
     }
 }
 

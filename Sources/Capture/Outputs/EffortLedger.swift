@@ -117,10 +117,11 @@ struct EffortLedger: Sendable {
     }
 }
 
-/// What makes two code objects the same code.
+/// What makes two code objects the same code: the symbology and the payload without an add-on
+/// (`MachineReadableCodeObject.mainData`).
 struct CodeIdentity: Hashable, Sendable {
     let symbology: Symbology
     let data: [UInt8]
 
-    init(_ code: MachineReadableCodeObject) { (symbology, data) = (code.symbology, code.data) }
+    init(_ code: MachineReadableCodeObject) { (symbology, data) = (code.symbology, code.mainData) }
 }

@@ -248,7 +248,7 @@ public struct LinearReadingCheck {
     static func trusted(_ code: MachineReadableCodeObject, among codes: [MachineReadableCodeObject]) -> Bool {
         guard let quality = code.quality, quality >= trustedQuality else { return false }
         return !codes.contains { other in
-            other.data != code.data && ItemTracker.comparable(other.symbology, code.symbology) && other.overlaps(code)
+            other.mainData != code.mainData && ItemTracker.comparable(other.symbology, code.symbology) && other.overlaps(code)
                 && 3 * (other.quality ?? quality) > quality
         }
     }

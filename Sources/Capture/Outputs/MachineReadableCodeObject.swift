@@ -32,13 +32,17 @@ public struct MachineReadableCodeObject: Sendable, Hashable {
     /// The AIM symbology identifier the library reported or derived (`]Q1`, `]C1`, `]E3`): what the
     /// code is beyond its symbology (GS1, an add-on); `nil` for a symbology without one (SQ).
     public var symbologyIdentifier: String?
+    /// An EAN/UPC code's add-on digits (`EANAddOn`), read with it: `data` and `text` end with a
+    /// space and them (`9780735200449 51299`); `nil` for a code read without one.
+    public var addOn: [UInt8]?
 
     /// - Parameter engine: the library that read it; `nil`: the pass's.
     public init(symbology: Symbology, data: [UInt8], text: String?, quality: Int?, orientation: SymbolOrientation,
                 corners: [PixelPoint], frame: FrameInfo, engine: DecoderLibraryID? = nil, pass: DecoderPass,
-                symbologyIdentifier: String? = nil) {
+                symbologyIdentifier: String? = nil, addOn: [UInt8]? = nil) {
         self.symbology = symbology
         self.symbologyIdentifier = symbologyIdentifier
+        self.addOn = addOn
         self.engine = engine ?? pass.library
         self.pass = pass
         self.data = data
@@ -50,6 +54,14 @@ public struct MachineReadableCodeObject: Sendable, Hashable {
         let xs = corners.map(\.x), ys = corners.map(\.y)
         let x0 = xs.min() ?? 0, y0 = ys.min() ?? 0
         self.bounds = PixelRect(x: x0, y: y0, width: (xs.max() ?? 0) - x0, height: (ys.max() ?? 0) - y0)
+    }
+
+    /// The payload without its add-on (`data` when it has none): what tells readings of one code
+    /// apart, so that a code read with its add-on in one frame or pass and without it in another
+    /// is one code to the reading check, the items and duplicate suppression.
+    public var mainData: [UInt8] {
+        guard let addOn, data.count > addOn.count else { return data }
+        return Array(data.dropLast(addOn.count + 1))
     }
 
     /// Whether `other` is a reading of this code rather than another code: either one's centre
@@ -69,7 +81,7 @@ public struct MachineReadableCodeObject: Sendable, Hashable {
     /// A library's reading, stamped with the frame it was read in and the pass that read it.
     public init(_ code: DecodedCode, frame: FrameInfo, pass: DecoderPass) {
         self.init(symbology: code.symbology, data: code.data, text: code.text, quality: code.quality, orientation: code.orientation,
-                  corners: code.corners, frame: frame, pass: pass, symbologyIdentifier: code.symbologyIdentifier)
+                  corners: code.corners, frame: frame, pass: pass, symbologyIdentifier: code.symbologyIdentifier, addOn: code.addOn)
     }
 }
 

@@ -211,7 +211,8 @@ public final class MetadataOutput: @unchecked Sendable {
 
         /// Scans `frame` with the passes `effort` picks, cheapest first, and returns the codes
         /// found, one per symbology and payload: a code several passes read is the reading of
-        /// the preferred library (`DecoderEngine.preferred(for:)`), by its cheapest pass.
+        /// the preferred library (`DecoderEngine.preferred(for:)`), by its cheapest pass, and a
+        /// reading with an EAN/UPC add-on stands over one without (`MachineReadableCodeObject.mainData`).
         /// An engine with a reading check (`DecoderEngine.readingCheck`) has it applied first.
         ///
         /// `fast` runs the base passes (`ScanEffort.basePasses`); `max`, and `auto` on a file,
@@ -297,12 +298,15 @@ public final class MetadataOutput: @unchecked Sendable {
             }
             // One reading per code: readings of one payload at one place (several passes, both
             // libraries) are one code; the same payload elsewhere in the frame is another label.
+            // A reading with an EAN/UPC add-on stands over one of the same code without.
             var kept: [CodeIdentity: [Int]] = [:]
             for code in codes {
                 let identity = CodeIdentity(code)
                 if let index = kept[identity]?.first(where: { report.codes[$0].overlaps(code) }) {
                     let preferred = settings.engine.preferred(for: code.symbology)
-                    if let preferred, code.engine == preferred && report.codes[index].engine != preferred { report.codes[index] = code }
+                    if (code.addOn != nil) != (report.codes[index].addOn != nil) {
+                        if code.addOn != nil { report.codes[index] = code }
+                    } else if let preferred, code.engine == preferred && report.codes[index].engine != preferred { report.codes[index] = code }
                 } else {
                     kept[identity, default: []].append(report.codes.count)
                     report.codes.append(code)

@@ -12,7 +12,8 @@ public struct JSONLineEncoder: Sendable {
     public init() {}
 
     /// `{"type":"code",…}` followed by a newline. Field order is fixed (see README, "Output"):
-    /// `symbology_id` when the library gave one, `gs1` or `gs1_error` when the code is GS1 (docs/gs1.md).
+    /// `symbology_id` when the library gave one, `addon` when an EAN/UPC code was read with its
+    /// add-on (its digits; `text` ends with them), `gs1` or `gs1_error` when the code is GS1 (docs/gs1.md).
     /// - Parameters:
     ///   - item: the item the reading began, written after `type`; `nil`: none.
     ///   - fields: string fields handlers attached (`snapshot`), written after `frame`.
@@ -30,6 +31,10 @@ public struct JSONLineEncoder: Sendable {
         out.raw(",\"pass\":")
         out.string(code.pass.rawValue)
         out.payload(text: code.text, data: code.data)
+        if let addOn = code.addOn {
+            out.raw(",\"addon\":")
+            out.string(String(decoding: addOn, as: UTF8.self))
+        }
         out.gs1(code)
         out.raw(code.quality.map { ",\"quality\":\($0),\"orientation\":" } ?? ",\"orientation\":")
         out.string(code.orientation.rawValue)
