@@ -31,6 +31,8 @@ public final class MetadataOutput: @unchecked Sendable {
         /// Readings an engine's reading check cannot confirm within their frame are passed on
         /// (`ScanReport.unconfirmed`) for the items to confirm, rather than dropped or held here.
         public var confirmsByItem: Bool
+        /// Which frames are scanned: all, or those that changed (`presentation`; the capture session decides).
+        public var trigger = TriggerSettings()
         public init(engine: DecoderEngine, scanner: ScannerSettings = ScannerSettings(),
                     zxing: ZXingSettings = ZXingSettings(), effort: ScanEffort = .auto, onlyPasses: Set<DecoderPass>? = nil,
                     rectOfInterest: NormalizedRect = .full, reportsUndecoded: Bool = false, confirmsByItem: Bool = false) {

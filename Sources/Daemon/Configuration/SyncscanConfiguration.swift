@@ -96,6 +96,8 @@ public struct SyncscanConfiguration: Sendable, Hashable {
     /// The part of the frame scanned, normalized 0–1 from the top-left corner.
     public var rectOfInterest = NormalizedRect.full
     public var duplicateSuppression = DuplicateSuppression()
+    /// Which frames are scanned: every one, or those in which something changed (`trigger.mode: presentation`).
+    public var trigger = TriggerSettings()
     /// Seconds between statistics log lines; 0 turns them off.
     public var statsIntervalSeconds = 60.0
     /// Seconds a scan of one frame may take before it counts as stuck (`scan_timeout_seconds`):
@@ -138,9 +140,11 @@ public struct SyncscanConfiguration: Sendable, Hashable {
     public var metadataSettings: MetadataOutput.Settings {
         // Codes detected and not decoded: a live view outlines them, and they keep an item
         // alive at its place through frames that do not read it.
-        MetadataOutput.Settings(engine: engine, scanner: scanner, zxing: zxing, effort: effort, onlyPasses: passes,
-                                rectOfInterest: rectOfInterest, reportsUndecoded: http != nil || duplicateSuppression.mode == .items,
-                                confirmsByItem: duplicateSuppression.mode == .items)
+        var settings = MetadataOutput.Settings(engine: engine, scanner: scanner, zxing: zxing, effort: effort, onlyPasses: passes,
+                                               rectOfInterest: rectOfInterest, reportsUndecoded: http != nil || duplicateSuppression.mode == .items,
+                                               confirmsByItem: duplicateSuppression.mode == .items)
+        settings.trigger = trigger
+        return settings
     }
 
     /// The video data output's late-frame policy.
