@@ -8,13 +8,15 @@ import Media
 /// eightfold, and an MJPEG frame gives it from its DC coefficients without a full decode. It is
 /// compared with the reference, the picture of the last frame scanned, after taking out what
 /// changed globally: a least-squares fit `current ≈ gain × reference + offset` over the blocks
-/// of the rect of interest that are not clipped (near black or white in either picture),
+/// of the rect of interest that cannot hold clipped pixels (within `4 × changeLevel` of black
+/// or white in either picture),
 /// refitted once without the blocks that differ by more than twice `changeLevel` (so a moving
 /// object does not bend the fit), absorbs mains flicker and
 /// auto-exposure steps, which scale the whole picture. A block whose residual (against the
 /// prediction clipped to 0–255) exceeds `changeLevel` grey levels has changed, with room near
-/// white and black for pixels an exposure step clipped (a highlight saturates: its block's mean
-/// falls short of the prediction); the frame has changed when `changeBlocks` blocks have.
+/// white and black for pixels clipped in either picture (a highlight an exposure step saturates
+/// has a mean short of the prediction; one saturated in the reference says only that it was at
+/// least that bright); the frame has changed when `changeBlocks` blocks have.
 ///
 /// Compared with the last frame *scanned*, not the previous one, a slow drift is seen once it
 /// adds up, and every idle frame is within the threshold of a frame that was scanned (so its
@@ -76,14 +78,15 @@ public struct ChangeDetector: Sendable {
     static func changedBlocks(_ current: EighthScalePicture, against reference: EighthScalePicture,
                               in blocks: (x: Range<Int>, y: Range<Int>), level: Double) -> Int {
         let width = current.width
+        let (top, bottom) = (255 - 4 * level, 4 * level)
         var fit = (gain: 1.0, offset: 0.0)
         for round in 0..<2 {
             var (n, sx, sy, sxx, sxy) = (0.0, 0.0, 0.0, 0.0, 0.0)
             for y in blocks.y {
                 for x in blocks.x {
                     let r = Double(reference.pixels[y * width + x]), c = Double(current.pixels[y * width + x])
-                    // Clipped blocks say nothing of the gain (an exposure step saturates a highlight).
-                    if r < 8 || r > 247 || c < 8 || c > 247 { continue }
+                    // Blocks that may hold clipped pixels bend the gain (an exposure step saturates a highlight).
+                    if r < bottom || r > top || c < bottom || c > top { continue }
                     if round == 1 && abs(c - Self.predicted(r, fit)) > 2 * level { continue }
                     (n, sx, sy, sxx, sxy) = (n + 1, sx + r, sy + c, sxx + r * r, sxy + r * c)
                 }
@@ -93,15 +96,18 @@ public struct ChangeDetector: Sendable {
             let gain = variance > 1 ? min(4, max(0.25, covariance / variance)) : 1
             fit = (gain, sy / n - gain * sx / n)
         }
-        // Near white (black), a block's pixels may clip: its mean then falls short of (exceeds) the
-        // prediction by up to what the prediction reaches into the top (bottom) `4 × level` levels.
-        let (top, bottom) = (255 - 4 * level, 4 * level)
+        // Near white (black), a block's pixels may clip: in this frame its mean then falls short of
+        // (exceeds) the prediction by up to what the prediction reaches into the top (bottom)
+        // `4 × level` levels; in the reference, the prediction is as much too low (high).
         var changed = 0
         for y in blocks.y {
             for x in blocks.x {
-                let unclipped = fit.gain * Double(reference.pixels[y * width + x]) + fit.offset
+                let r = Double(reference.pixels[y * width + x])
+                let unclipped = fit.gain * r + fit.offset
                 let difference = Double(current.pixels[y * width + x]) - min(255, max(0, unclipped))
-                if difference > level + max(0, bottom - unclipped) || -difference > level + max(0, unclipped - top) { changed += 1 }
+                let up = level + max(0, bottom - unclipped) + fit.gain * max(0, r - top)
+                let down = level + max(0, unclipped - top) + fit.gain * max(0, bottom - r)
+                if difference > up || -difference > down { changed += 1 }
             }
         }
         return changed
