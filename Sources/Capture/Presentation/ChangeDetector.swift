@@ -79,38 +79,56 @@ public struct ChangeDetector: Sendable {
                               in blocks: (x: Range<Int>, y: Range<Int>), level: Double) -> Int {
         let width = current.width
         let (top, bottom) = (255 - 4 * level, 4 * level)
-        var fit = (gain: 1.0, offset: 0.0)
-        for round in 0..<2 {
-            var (n, sx, sy, sxx, sxy) = (0.0, 0.0, 0.0, 0.0, 0.0)
-            for y in blocks.y {
-                for x in blocks.x {
-                    let r = Double(reference.pixels[y * width + x]), c = Double(current.pixels[y * width + x])
-                    // Blocks that may hold clipped pixels bend the gain (an exposure step saturates a highlight).
-                    if r < bottom || r > top || c < bottom || c > top { continue }
-                    if round == 1 && abs(c - Self.predicted(r, fit)) > 2 * level { continue }
-                    (n, sx, sy, sxx, sxy) = (n + 1, sx + r, sy + c, sxx + r * r, sxy + r * c)
+        // Blocks that may hold clipped pixels bend the gain (an exposure step saturates a highlight).
+        let (usableLow, usableHigh) = (Int(bottom.rounded(.up)), Int(top.rounded(.down)))
+        return reference.pixels.withUnsafeBufferPointer { ref in
+            current.pixels.withUnsafeBufferPointer { cur in
+                // Per reference level (a block is a byte), the current levels a block may take:
+                // integer bounds, so the passes over the blocks are table look-ups.
+                var lowest = [Int](repeating: 0, count: 256), highest = [Int](repeating: 255, count: 256)
+                var fit = (gain: 1.0, offset: 0.0)
+                for round in 0..<2 {
+                    if round == 1 {
+                        for r in 0..<256 {
+                            let p = Self.predicted(Double(r), fit)
+                            (lowest[r], highest[r]) = (Int((p - 2 * level).rounded(.up)), Int((p + 2 * level).rounded(.down)))
+                        }
+                    }
+                    var (n, sx, sy, sxx, sxy) = (0, 0, 0, 0, 0)
+                    for y in blocks.y {
+                        let row = y * width
+                        for x in blocks.x {
+                            let r = Int(ref[row + x]), c = Int(cur[row + x])
+                            if r < usableLow || r > usableHigh || c < usableLow || c > usableHigh || c < lowest[r] || c > highest[r] { continue }
+                            (n, sx, sy, sxx, sxy) = (n + 1, sx + r, sy + c, sxx + r * r, sxy + r * c)
+                        }
+                    }
+                    guard n > 0 else { break }
+                    let count = Double(n), mx = Double(sx) / count, my = Double(sy) / count
+                    let variance = Double(sxx) / count - mx * mx, covariance = Double(sxy) / count - mx * my
+                    let gain = variance > 1 ? min(4, max(0.25, covariance / variance)) : 1
+                    fit = (gain, my - gain * mx)
                 }
+                // Near white (black), a block's pixels may clip: in this frame its mean then falls
+                // short of (exceeds) the prediction by up to what the prediction reaches into the top
+                // (bottom) `4 × level` levels; in the reference, the prediction is as much too low (high).
+                for r in 0..<256 {
+                    let unclipped = fit.gain * Double(r) + fit.offset, p = min(255, max(0, unclipped))
+                    let up = level + max(0, bottom - unclipped) + fit.gain * max(0, Double(r) - top)
+                    let down = level + max(0, unclipped - top) + fit.gain * max(0, bottom - Double(r))
+                    (lowest[r], highest[r]) = (Int((p - down).rounded(.up)), Int((p + up).rounded(.down)))
+                }
+                var changed = 0
+                for y in blocks.y {
+                    let row = y * width
+                    for x in blocks.x {
+                        let r = Int(ref[row + x]), c = Int(cur[row + x])
+                        if c < lowest[r] || c > highest[r] { changed += 1 }
+                    }
+                }
+                return changed
             }
-            guard n > 0 else { break }
-            let variance = sxx / n - (sx / n) * (sx / n), covariance = sxy / n - (sx / n) * (sy / n)
-            let gain = variance > 1 ? min(4, max(0.25, covariance / variance)) : 1
-            fit = (gain, sy / n - gain * sx / n)
         }
-        // Near white (black), a block's pixels may clip: in this frame its mean then falls short of
-        // (exceeds) the prediction by up to what the prediction reaches into the top (bottom)
-        // `4 × level` levels; in the reference, the prediction is as much too low (high).
-        var changed = 0
-        for y in blocks.y {
-            for x in blocks.x {
-                let r = Double(reference.pixels[y * width + x])
-                let unclipped = fit.gain * r + fit.offset
-                let difference = Double(current.pixels[y * width + x]) - min(255, max(0, unclipped))
-                let up = level + max(0, bottom - unclipped) + fit.gain * max(0, r - top)
-                let down = level + max(0, unclipped - top) + fit.gain * max(0, bottom - r)
-                if difference > up || -difference > down { changed += 1 }
-            }
-        }
-        return changed
     }
 
     /// The fit's prediction for a reference block, clipped as pixels are.

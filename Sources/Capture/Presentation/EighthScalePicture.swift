@@ -50,28 +50,29 @@ public struct EighthScalePicture: Sendable {
     static func blockMeans(of bytes: UnsafeRawBufferPointer, width: Int, height: Int, bytesPerLine: Int,
                            luma: (offset: Int, step: Int), into out: UnsafeMutableBufferPointer<UInt8>) {
         let columns = (width + 7) / 8
-        var sums = [UInt32](repeating: 0, count: columns)
         let wholeWords = luma.step == 1 ? width / 8 : 0
-        for blockRow in 0..<((height + 7) / 8) {
-            for i in sums.indices { sums[i] = 0 }
-            let rows = blockRow * 8..<min(height, blockRow * 8 + 8)
-            for y in rows {
-                let row = bytes.baseAddress! + y * bytesPerLine + luma.offset
-                // Eight samples a load: pairs of bytes summed in 16-bit lanes, then the four lanes.
-                for c in 0..<wholeWords {
-                    let word = row.loadUnaligned(fromByteOffset: c * 8, as: UInt64.self)
-                    let pairs = (word & 0x00FF_00FF_00FF_00FF) &+ ((word >> 8) & 0x00FF_00FF_00FF_00FF)
-                    sums[c] &+= UInt32(truncatingIfNeeded: (pairs &* 0x0001_0001_0001_0001) >> 48)
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: columns) { sums in
+            for blockRow in 0..<((height + 7) / 8) {
+                sums.initialize(repeating: 0)
+                let rows = blockRow * 8..<min(height, blockRow * 8 + 8)
+                for y in rows {
+                    let row = bytes.baseAddress! + y * bytesPerLine + luma.offset
+                    // Eight samples a load: pairs of bytes summed in 16-bit lanes, then the four lanes.
+                    for c in 0..<wholeWords {
+                        let word = row.loadUnaligned(fromByteOffset: c * 8, as: UInt64.self)
+                        let pairs = (word & 0x00FF_00FF_00FF_00FF) &+ ((word >> 8) & 0x00FF_00FF_00FF_00FF)
+                        sums[c] &+= UInt32(truncatingIfNeeded: (pairs &* 0x0001_0001_0001_0001) >> 48)
+                    }
+                    var x = wholeWords * 8
+                    while x < width {
+                        sums[x / 8] &+= UInt32(row.load(fromByteOffset: x * luma.step, as: UInt8.self))
+                        x += 1
+                    }
                 }
-                var x = wholeWords * 8
-                while x < width {
-                    sums[x / 8] &+= UInt32(row.load(fromByteOffset: x * luma.step, as: UInt8.self))
-                    x += 1
+                for c in 0..<columns {
+                    let count = UInt32(rows.count * (min(width, c * 8 + 8) - c * 8))
+                    out[blockRow * columns + c] = UInt8(truncatingIfNeeded: (sums[c] + count / 2) / count)
                 }
-            }
-            for c in 0..<columns {
-                let count = UInt32(rows.count * (min(width, c * 8 + 8) - c * 8))
-                out[blockRow * columns + c] = UInt8(truncatingIfNeeded: (sums[c] + count / 2) / count)
             }
         }
     }
