@@ -199,7 +199,7 @@ let package = Package(
         .testTarget(name: "V4L2Tests", dependencies: ["V4L2", "SystemCalls", "TestSupport", "Capture", "Decoders", "JPEG"]),
         .testTarget(name: "GStreamerTests", dependencies: ["GStreamer", "Media", "SystemCalls", "TestSupport", "ZBar"]),
         .testTarget(name: "Y4MTests", dependencies: ["Y4M", "Capture", "Decoders", "SystemCalls", "TestSupport"]),
-        .testTarget(name: "CaptureTests", dependencies: ["Capture", "Decoders", "SystemCalls", "TestSupport"]),
+        .testTarget(name: "CaptureTests", dependencies: ["Capture", "Decoders", "JPEG", "SystemCalls", "TestSupport"]),
         .testTarget(name: "OutboxTests", dependencies: [
             "Outbox", "SystemCalls", "TestSupport", .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),

@@ -10,6 +10,9 @@ public enum DroppedReason: String, Sendable, Hashable, CaseIterable {
     /// It arrived but its data could not be turned into pixels: a compressed frame (MJPEG) that is
     /// empty, truncated, damaged or not a JPEG, or one libv4l2 failed to convert.
     case undecodable
+    /// It arrived and was left unscanned on purpose: `trigger.mode: presentation` saw nothing
+    /// change since the last frame scanned (the codes there are taken as still there).
+    case idle
 }
 
 /// What a source hands the pipeline: a frame to consider, or notice of one it lost itself.

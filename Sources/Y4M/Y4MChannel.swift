@@ -97,6 +97,20 @@ final class Y4MChannel: @unchecked Sendable {
         }
     }
 
+    /// Asks a pipe or FIFO input to hold `bytes` at once (`system_setPipeSize`, `fcntl(F_SETPIPE_SZ)`),
+    /// else the system's largest pipe (`/proc/sys/fs/pipe-max-size`, 1 MiB by default) when asking
+    /// for more is refused: a frame the writer writes whole is then read in a read or two, not one
+    /// per 64 KiB (the default capacity). The capacity set, or why not; `nil` for other inputs.
+    func holdInPipe(bytes: Int) -> Result<Int, Errno>? {
+        guard kind == .fifo, !isClosed else { return nil }
+        let result = system_setPipeSize(input, bytes: bytes)
+        guard case .failure(.notPermitted) = result, bytes > Self.defaultPipeMaximum else { return result }
+        return system_setPipeSize(input, bytes: Self.defaultPipeMaximum)
+    }
+
+    /// Linux's default `/proc/sys/fs/pipe-max-size`.
+    static let defaultPipeMaximum = 1 << 20
+
     /// Closes the input (unless it is standard input); the wake signal's descriptor goes with
     /// the channel. Idempotent.
     func close() {

@@ -109,6 +109,15 @@ public final class Y4MSource: FrameSource, @unchecked Sendable {
             return
         }
 
+        // A frame and its FRAME line in the pipe at once: the writer's frame wakes this reader once.
+        switch channel.holdInPipe(bytes: header.frameByteCount + Y4MReader.maximumFrameLineLength) {
+        case .success(let capacity)?:
+            logger.debug("y4m pipe capacity set", metadata: ["source": "\(uri)", "bytes": "\(capacity)"])
+        case .failure(let error)?:
+            logger.debug("y4m pipe capacity left as it is", metadata: ["source": "\(uri)", "error": "\(error)"])
+        case nil:
+            break
+        }
         let pool = Y4MBufferPool(byteCount: header.frameByteCount)
         let (isLive, stillRunning) = state.withLock { state in
             state.reader = reader

@@ -1,7 +1,9 @@
 // pipeline-bench: syncscan's whole pipeline on camera MJPEG frames at a camera's pace, for bench/pipeline.py.
 //
-//   pipeline-bench run FPS SECONDS THREADS FILE...
+//   pipeline-bench run FPS SECONDS THREADS [--presentation] FILE...
 //
+// --presentation: trigger.mode presentation (only frames that changed are scanned; the rest are
+// counted idle, never decoded in full).
 // A live source hands the JPEG files (cycled) as MJPEG frames, one every 1/FPS s, each carrying
 // JPEGLumaDecoder as the V4L2 source's MJPEG frames do; the real CaptureSession decodes each on a
 // scanning thread (THREADS of them) into its grey plane, MetadataOutput scans it with the daemon's
@@ -142,12 +144,17 @@ func jpegSize(_ jpeg: [UInt8]) -> (width: Int, height: Int)? {
 let arguments = CommandLine.arguments
 guard arguments.count >= 6, arguments[1] == "run", let fps = Int(arguments[2]), fps > 0, let seconds = Int(arguments[3]),
       let threads = Int(arguments[4]) else { tool.fail("usage: pipeline-bench run FPS SECONDS THREADS FILE...") }
-let files = arguments[5...].map(tool.readFile)
-guard let (width, height) = jpegSize(files[0]) else { tool.fail("\(arguments[5]): no JPEG frame size") }
+let presentation = arguments[5] == "--presentation"
+let paths = arguments[(presentation ? 6 : 5)...]
+guard !paths.isEmpty else { tool.fail("usage: pipeline-bench run FPS SECONDS THREADS [--presentation] FILE...") }
+let files = paths.map(tool.readFile)
+guard let (width, height) = jpegSize(files[0]) else { tool.fail("\(paths.first!): no JPEG frame size") }
 let source = PacedMJPEGSource(files: files, width: width, height: height, fps: fps, frames: fps * seconds)
 // The daemon's defaults (SyncscanConfiguration): engine zxing, effort auto, QR codes.
 let observed = Observed(period: .nanoseconds(1_000_000_000 / fps))
-let metadata = MetadataOutput(settings: MetadataOutput.Settings(engine: .zxing), scanningThreads: threads,
+var settings = MetadataOutput.Settings(engine: .zxing)
+if presentation { settings.trigger = TriggerSettings(mode: .presentation) }
+let metadata = MetadataOutput(settings: settings, scanningThreads: threads,
                               scanTimeObserver: { observed.scan($0) })
 var logger = Logger(label: "pipeline-bench")
 logger.logLevel = .error
@@ -164,7 +171,7 @@ let cpu = after.cpu - before.cpu
 let s = synchronizer.statistics
 let byPass = s.codesByPass.map { "\($0.key.rawValue):\($0.value)" }.sorted().joined(separator: ",")
 let cut = s.passesCut.map { "\($0.key.rawValue):\($0.value)" }.sorted().joined(separator: ",")
-print("frames=\(s.frames) scanned=\(s.scanned) lateData=\(s.dropped[.lateData] ?? 0) undecodable=\(s.dropped[.undecodable] ?? 0) "
+print("frames=\(s.frames) scanned=\(s.scanned) idle=\(s.dropped[.idle] ?? 0) lateData=\(s.dropped[.lateData] ?? 0) undecodable=\(s.dropped[.undecodable] ?? 0) "
       + "dropped=\(s.droppedTotal) codes=\(s.codes) by_pass=\(byPass.isEmpty ? "-" : byPass) cut=\(cut.isEmpty ? "-" : cut) "
       + "size=\(width)x\(height) cpu_ms_per_frame=\(cpu * 1000 / Double(max(1, s.frames))) "
       + "preempted=\(after.preempted - before.preempted) \(observed.summary) load=\(loadBefore),\(loadAverage())")

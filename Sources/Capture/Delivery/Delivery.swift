@@ -17,6 +17,8 @@ public final class Delivery: @unchecked Sendable {
         /// Items a change of reporting removed, for the next `deliver`.
         var pendingRemovals: [RemovedItem] = []
         var emitted = 0
+        /// The last scanned frame's findings, replayed for the `idle` frames after it.
+        var lastScanned: SynchronizedMetadataObjectData?
 
         init(reporting: CodeReporting) {
             self.reporting = reporting
@@ -68,10 +70,20 @@ public final class Delivery: @unchecked Sendable {
         }
     }
 
+    /// Reports what `collection`'s frame read. An `idle` frame (`trigger.mode: presentation`: nothing
+    /// changed since the last frame scanned) counts as that frame seen again: its readings (not
+    /// those awaiting confirmation: a replay is no second reading) and detections at its frame's
+    /// time, so a code held still stays one item and one that left before the scene stilled
+    /// leaves after its grace.
     public func deliver(_ collection: SynchronizedDataCollection) throws {
-        if let metadata = collection.metadata {
+        let replay = collection.metadata == nil && collection.video.droppedReason == .idle
+        if let metadata = collection.metadata ?? (replay ? state.withLock({ $0.lastScanned }) : nil) {
             let frame = collection.video.frame
+            let metadata = replay ? SynchronizedMetadataObjectData(presentationTime: collection.video.presentationTime ?? metadata.presentationTime,
+                                                                   metadataObjects: metadata.metadataObjects, undecoded: metadata.undecoded)
+                : metadata
             let (fresh, removed, updated) = state.withLock { state in
+                if !replay { state.lastScanned = metadata }
                 var removed = state.pendingRemovals
                 state.pendingRemovals = []
                 switch state.reporting {

@@ -34,6 +34,8 @@ public final class MetadataOutput: @unchecked Sendable {
         /// Each library's own settings, by library, passed through unread to its reader
         /// (`DecoderRequest.options`): a library with settings of its own needs no field here.
         public var libraryOptions: [DecoderLibraryID: OpaqueSettings] = [:]
+        /// Which frames are scanned: all, or those that changed (`presentation`; the capture session decides).
+        public var trigger = TriggerSettings()
         public init(engine: DecoderEngine, scanner: ScannerSettings = ScannerSettings(),
                     zxing: ZXingSettings = ZXingSettings(), effort: ScanEffort = .auto, onlyPasses: Set<DecoderPass>? = nil,
                     rectOfInterest: NormalizedRect = .full, reportsUndecoded: Bool = false, confirmsByItem: Bool = false) {

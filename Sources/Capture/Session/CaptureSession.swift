@@ -11,7 +11,9 @@ import SystemCalls
 /// The source thread is the only one that assigns sequence numbers: a gap becomes
 /// `discontinuity` entries, a jump backwards (a reopened device) is rebased so numbers keep
 /// increasing; and the only one that assigns presentation times (`PresentationClock`: zero at
-/// the first frame, strictly increasing across clock wraps and resets).
+/// the first frame, strictly increasing across clock wraps and resets). In `trigger.mode:
+/// presentation` it also decides which frames are scanned (`ChangeDetector`, on an eighth-scale
+/// picture): a frame with no change is `idle`, released at once, never queued or decoded.
 public final class CaptureSession: @unchecked Sendable {
     public let input: any FrameSource
     public let videoDataOutput: VideoDataOutput
@@ -132,6 +134,16 @@ public final class CaptureSession: @unchecked Sendable {
             }
             return time
         }
+        var detector = ChangeDetector()
+        /// Whether `frame` is left unscanned as `idle` (`trigger.mode: presentation`, nothing changed).
+        func isIdle(_ frame: borrowing VideoFrame) -> Bool {
+            let settings = metadataOutput.settings
+            guard settings.trigger.mode == .presentation else {
+                detector.reset()
+                return false
+            }
+            return detector.isIdle(frame, settings: settings.trigger, rect: settings.rectOfInterest)
+        }
         var sourceError: (any Error)?
         var opened = 0
         let limit = frameLimit ?? Int.max
@@ -180,8 +192,18 @@ public final class CaptureSession: @unchecked Sendable {
                 }
                 frame.presentationTime = presentationTime(frame.presentationTime, seq: frame.sequenceNumber)
                 let info = frame.info
+                if isIdle(frame) {
+                    // Released here, unscanned: its buffer goes back to the source at once.
+                    synchronizer.open(info.sequenceNumber, with: SynchronizedDataCollection(
+                        video: SynchronizedVideoData(sequenceNumber: info.sequenceNumber, presentationTime: info.presentationTime,
+                                                     frame: info, droppedReason: .idle),
+                        metadata: nil))
+                    continue reading
+                }
                 synchronizer.open(info.sequenceNumber)
-                if !queue.offer(frame, wait: waitWhenFull) {
+                if queue.offer(frame, wait: waitWhenFull) {
+                    detector.scanned()
+                } else {
                     synchronizer.fill(SynchronizedDataCollection(
                         video: SynchronizedVideoData(sequenceNumber: info.sequenceNumber, presentationTime: info.presentationTime,
                                                      frame: info, droppedReason: overflowReason),

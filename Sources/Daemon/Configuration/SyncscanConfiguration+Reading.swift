@@ -53,6 +53,7 @@ extension SyncscanConfiguration {
         components.decoderSections.forEach { $0.read(keys, &componentSettings) }
         readRectOfInterest(keys.scoped(to: "rect_of_interest"))
         duplicateSuppression = DuplicateSuppression(reading: keys.scoped(to: "duplicate_suppression"))
+        trigger = TriggerSettings(reading: keys.scoped(to: "trigger"))
         if let v = keys.double("stats_interval_seconds", in: 0...86_400, " (0 turns statistics off)") { statsIntervalSeconds = v }
         if let v = keys.double("scan_timeout_seconds", in: 1...3_600) { scanTimeoutSeconds = v }
         if let v = keys.double("shutdown_timeout_seconds", in: 0...3_600, " (0: no limit)") { shutdownTimeoutSeconds = v }

@@ -93,6 +93,8 @@ public struct SyncscanConfiguration: Sendable, Hashable {
     /// The part of the frame scanned, normalized 0–1 from the top-left corner.
     public var rectOfInterest = NormalizedRect.full
     public var duplicateSuppression = DuplicateSuppression()
+    /// Which frames are scanned: every one, or those in which something changed (`trigger.mode: presentation`).
+    public var trigger = TriggerSettings()
     /// Seconds between statistics log lines; 0 turns them off.
     public var statsIntervalSeconds = 60.0
     /// Seconds a scan of one frame may take before it counts as stuck (`scan_timeout_seconds`):

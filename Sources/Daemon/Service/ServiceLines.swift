@@ -110,9 +110,11 @@ enum ServiceLines {
         return undecodable > 0 ? " undecodable=\(undecodable)" : ""
     }
 
-    /// `lateData=N outOfBuffers=N discontinuity=N undecodable=N`.
+    /// `lateData=N outOfBuffers=N discontinuity=N undecodable=N`, then ` idle=N` once a frame was
+    /// idle (`trigger.mode: presentation`).
     static func droppedBreakdown(_ s: CaptureStatistics) -> String {
-        DroppedReason.allCases.map { "\($0.rawValue)=\(s.dropped[$0, default: 0])" }.joined(separator: " ")
+        DroppedReason.allCases.filter { $0 != .idle || s.dropped[$0, default: 0] > 0 }
+            .map { "\($0.rawValue)=\(s.dropped[$0, default: 0])" }.joined(separator: " ")
     }
 
     /// ` name=value …` for each handler's counters shown in lines, then its `summary` fields.

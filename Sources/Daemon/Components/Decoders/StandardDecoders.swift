@@ -48,6 +48,7 @@ extension SyncscanConfiguration {
         for decoder in components.decoders {
             if let section = decoder.settings, let options = componentSettings.opaque(section.name) { settings.libraryOptions[decoder.library.id] = options }
         }
+        settings.trigger = trigger
         return settings
     }
 }

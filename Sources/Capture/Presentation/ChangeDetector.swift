@@ -1,0 +1,138 @@
+import Media
+
+/// Decides, in `trigger.mode: presentation`, whether a frame is scanned: whether its
+/// eighth-scale luma picture changed since the last frame scanned by more than the scene's own
+/// flutter (AVFoundation has no such thing; fixed-mount readers call it presentation mode).
+///
+/// The picture (`EighthScalePicture`) holds each 8×8 block's mean: sensor noise averages down
+/// eightfold, and an MJPEG frame gives it from its DC coefficients without a full decode. It is
+/// compared with the reference, the picture of the last frame scanned, after taking out what
+/// changed globally: a least-squares fit `current ≈ gain × reference + offset` over the blocks
+/// of the rect of interest that cannot hold clipped pixels (within `4 × changeLevel` of black
+/// or white in either picture),
+/// refitted once without the blocks that differ by more than twice `changeLevel` (so a moving
+/// object does not bend the fit), absorbs mains flicker and
+/// auto-exposure steps, which scale the whole picture. A block whose residual (against the
+/// prediction clipped to 0–255) exceeds `changeLevel` grey levels has changed, with room near
+/// white and black for pixels clipped in either picture (a highlight an exposure step saturates
+/// has a mean short of the prediction; one saturated in the reference says only that it was at
+/// least that bright); the frame has changed when `changeBlocks` blocks have.
+///
+/// Compared with the last frame *scanned*, not the previous one, a slow drift is seen once it
+/// adds up, and every idle frame is within the threshold of a frame that was scanned (so its
+/// codes may be taken as still there). After a change, the next `settleFrames` frames are scanned
+/// too: a hand that brings a code and stops leaves a still, sharp picture that a blurred frame of
+/// the motion may not have read. A picture that cannot be made (a JPEG that does not decode, a
+/// format without one) counts as changed: the scan decides what the frame is.
+///
+/// Used by one thread (the session's source thread); its two pictures are reused frame to frame.
+public struct ChangeDetector: Sendable {
+    /// Frames scanned after a changed one even when they did not change.
+    public static let settleFrames = 2
+
+    private var reference = EighthScalePicture()
+    private var current = EighthScalePicture()
+    private var hasReference = false
+    private var settleLeft = 0
+    /// Whether `current` holds a picture to keep as the reference if the frame is scanned.
+    private var candidate = false
+    /// Whether the frame judged last changed (else it is scanned to settle, or had no reference).
+    private var changed = false
+
+    public init() {}
+
+    /// Whether `frame` is idle (not to be scanned) under `settings`, looking at `rect` of it.
+    /// When it is not, call `scanned()` once it is handed to a scanner.
+    public mutating func isIdle(_ frame: borrowing VideoFrame, settings: TriggerSettings, rect: NormalizedRect = .full) -> Bool {
+        candidate = current.make(from: frame)
+        changed = false
+        guard candidate, hasReference, reference.width == current.width, reference.height == current.height else {
+            changed = candidate  // a first picture: all of it is new
+            return false
+        }
+        changed = Self.changedBlocks(current, against: reference, in: current.blocks(covering: rect), level: settings.changeLevel)
+            >= settings.changeBlocks
+        return !changed && settleLeft == 0
+    }
+
+    /// The frame judged last was handed to a scanner: its picture becomes the reference, and a
+    /// changed frame starts `settleFrames` more.
+    public mutating func scanned() {
+        guard candidate else {
+            (hasReference, settleLeft) = (false, 0)
+            return
+        }
+        swap(&reference, &current)
+        settleLeft = changed ? Self.settleFrames : max(0, settleLeft - 1)
+        hasReference = true
+        candidate = false
+    }
+
+    /// Forgets the reference: the next frame is scanned (the mode was switched, the source reopened).
+    public mutating func reset() {
+        (hasReference, settleLeft, candidate, changed) = (false, 0, false, false)
+    }
+
+    /// Blocks of `current` in `blocks` whose mean moved by more than `level` beyond the global
+    /// gain and offset fitted against `reference` (the type's summary says how).
+    static func changedBlocks(_ current: EighthScalePicture, against reference: EighthScalePicture,
+                              in blocks: (x: Range<Int>, y: Range<Int>), level: Double) -> Int {
+        let width = current.width
+        let (top, bottom) = (255 - 4 * level, 4 * level)
+        // Blocks that may hold clipped pixels bend the gain (an exposure step saturates a highlight).
+        let (usableLow, usableHigh) = (Int(bottom.rounded(.up)), Int(top.rounded(.down)))
+        return reference.pixels.withUnsafeBufferPointer { ref in
+            current.pixels.withUnsafeBufferPointer { cur in
+                // Per reference level (a block is a byte), the current levels a block may take:
+                // integer bounds, so the passes over the blocks are table look-ups.
+                var lowest = [Int](repeating: 0, count: 256), highest = [Int](repeating: 255, count: 256)
+                var fit = (gain: 1.0, offset: 0.0)
+                for round in 0..<2 {
+                    if round == 1 {
+                        for r in 0..<256 {
+                            let p = Self.predicted(Double(r), fit)
+                            (lowest[r], highest[r]) = (Int((p - 2 * level).rounded(.up)), Int((p + 2 * level).rounded(.down)))
+                        }
+                    }
+                    var (n, sx, sy, sxx, sxy) = (0, 0, 0, 0, 0)
+                    for y in blocks.y {
+                        let row = y * width
+                        for x in blocks.x {
+                            let r = Int(ref[row + x]), c = Int(cur[row + x])
+                            if r < usableLow || r > usableHigh || c < usableLow || c > usableHigh || c < lowest[r] || c > highest[r] { continue }
+                            (n, sx, sy, sxx, sxy) = (n + 1, sx + r, sy + c, sxx + r * r, sxy + r * c)
+                        }
+                    }
+                    guard n > 0 else { break }
+                    let count = Double(n), mx = Double(sx) / count, my = Double(sy) / count
+                    let variance = Double(sxx) / count - mx * mx, covariance = Double(sxy) / count - mx * my
+                    let gain = variance > 1 ? min(4, max(0.25, covariance / variance)) : 1
+                    fit = (gain, my - gain * mx)
+                }
+                // Near white (black), a block's pixels may clip: in this frame its mean then falls
+                // short of (exceeds) the prediction by up to what the prediction reaches into the top
+                // (bottom) `4 × level` levels; in the reference, the prediction is as much too low (high).
+                for r in 0..<256 {
+                    let unclipped = fit.gain * Double(r) + fit.offset, p = min(255, max(0, unclipped))
+                    let up = level + max(0, bottom - unclipped) + fit.gain * max(0, Double(r) - top)
+                    let down = level + max(0, unclipped - top) + fit.gain * max(0, bottom - Double(r))
+                    (lowest[r], highest[r]) = (Int((p - down).rounded(.up)), Int((p + up).rounded(.down)))
+                }
+                var changed = 0
+                for y in blocks.y {
+                    let row = y * width
+                    for x in blocks.x {
+                        let r = Int(ref[row + x]), c = Int(cur[row + x])
+                        if c < lowest[r] || c > highest[r] { changed += 1 }
+                    }
+                }
+                return changed
+            }
+        }
+    }
+
+    /// The fit's prediction for a reference block, clipped as pixels are.
+    private static func predicted(_ reference: Double, _ fit: (gain: Double, offset: Double)) -> Double {
+        min(255, max(0, fit.gain * reference + fit.offset))
+    }
+}

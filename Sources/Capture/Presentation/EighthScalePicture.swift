@@ -1,0 +1,79 @@
+import Media
+
+/// A frame's luma at an eighth of its size each way: each pixel the mean of an 8×8 block
+/// (`EighthScale.size`; the blocks of the last row and column may be smaller), what
+/// `ChangeDetector` compares.
+///
+/// From an uncompressed frame it is summed from the luma samples in place (`PixelFormat.lumaLayout`),
+/// eight at a time for 8-bit planar luma; from a compressed one (MJPEG) the frame's decoder makes
+/// it (`CompressedFrameDecoder.decodeLumaEighth`: TurboJPEG's 1/8 scale, the blocks' DC
+/// coefficients), never the full picture. Its storage is kept from frame to frame.
+public struct EighthScalePicture: Sendable {
+    public private(set) var width = 0
+    public private(set) var height = 0
+    /// `width` × `height` block means, row by row.
+    public private(set) var pixels: [UInt8] = []
+
+    public init() {}
+
+    /// Makes the picture of `frame`; `false` when it cannot be made (a compressed frame that does
+    /// not decode, or whose decoder has no eighth-scale decode).
+    public mutating func make(from frame: borrowing VideoFrame) -> Bool {
+        let (w, h) = EighthScale.size(width: frame.width, height: frame.height)
+        guard w > 0, h > 0 else { return false }
+        (width, height) = (w, h)
+        if pixels.count != w * h { pixels = [UInt8](repeating: 0, count: w * h) }
+        let (frameWidth, frameHeight, stride, format) = (frame.width, frame.height, frame.bytesPerLine, frame.format)
+        let decoder = frame.decoder
+        return frame.buffer.withUnsafeBytes { bytes in
+            pixels.withUnsafeMutableBytes { out in
+                if format.isCompressed {
+                    return decoder?.decodeLumaEighth(bytes, width: frameWidth, height: frameHeight, into: out) ?? false
+                }
+                guard stride > 0, bytes.count >= stride * (frameHeight - 1) + format.lumaLayout.offset + format.lumaLayout.step * frameWidth
+                else { return false }
+                Self.blockMeans(of: bytes, width: frameWidth, height: frameHeight, bytesPerLine: stride, luma: format.lumaLayout,
+                                into: out.bindMemory(to: UInt8.self))
+                return true
+            }
+        }
+    }
+
+    /// The blocks covering `rect` of the frame (at least one each way).
+    public func blocks(covering rect: NormalizedRect) -> (x: Range<Int>, y: Range<Int>) {
+        let r = rect.pixels(width: width, height: height)
+        let x0 = min(max(0, r.x), width - 1), y0 = min(max(0, r.y), height - 1)
+        return (x0..<max(x0 + 1, min(width, r.x + r.width)), y0..<max(y0 + 1, min(height, r.y + r.height)))
+    }
+
+    /// Each 8×8 block's mean luma, rounded, into `out` (`EighthScale.size` of the frame).
+    static func blockMeans(of bytes: UnsafeRawBufferPointer, width: Int, height: Int, bytesPerLine: Int,
+                           luma: (offset: Int, step: Int), into out: UnsafeMutableBufferPointer<UInt8>) {
+        let columns = (width + 7) / 8
+        let wholeWords = luma.step == 1 ? width / 8 : 0
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: columns) { sums in
+            for blockRow in 0..<((height + 7) / 8) {
+                sums.initialize(repeating: 0)
+                let rows = blockRow * 8..<min(height, blockRow * 8 + 8)
+                for y in rows {
+                    let row = bytes.baseAddress! + y * bytesPerLine + luma.offset
+                    // Eight samples a load: pairs of bytes summed in 16-bit lanes, then the four lanes.
+                    for c in 0..<wholeWords {
+                        let word = row.loadUnaligned(fromByteOffset: c * 8, as: UInt64.self)
+                        let pairs = (word & 0x00FF_00FF_00FF_00FF) &+ ((word >> 8) & 0x00FF_00FF_00FF_00FF)
+                        sums[c] &+= UInt32(truncatingIfNeeded: (pairs &* 0x0001_0001_0001_0001) >> 48)
+                    }
+                    var x = wholeWords * 8
+                    while x < width {
+                        sums[x / 8] &+= UInt32(row.load(fromByteOffset: x * luma.step, as: UInt8.self))
+                        x += 1
+                    }
+                }
+                for c in 0..<columns {
+                    let count = UInt32(rows.count * (min(width, c * 8 + 8) - c * 8))
+                    out[blockRow * columns + c] = UInt8(truncatingIfNeeded: (sums[c] + count / 2) / count)
+                }
+            }
+        }
+    }
+}

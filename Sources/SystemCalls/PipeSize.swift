@@ -1,0 +1,13 @@
+import CSystemCalls
+import SystemPackage
+
+/// Asks the kernel for `descriptor`'s pipe to hold at least `bytes` (`fcntl(F_SETPIPE_SZ)`):
+/// the capacity it set, or the errno (`EPERM` above `/proc/sys/fs/pipe-max-size` for a process
+/// without `CAP_SYS_RESOURCE`, `EBADF`/`EINVAL` for a descriptor that is no pipe). EINTR is retried.
+///
+/// A reader of large records through a pipe (a Y4M frame) does fewer, larger reads when the pipe
+/// holds a whole record: a writer that writes one in a single call wakes it once, not once per
+/// default 64 KiB.
+public func system_setPipeSize(_ descriptor: FileDescriptor, bytes: Int) -> Result<Int, Errno> {
+    valueOrErrno { csystemcalls_set_pipe_size(descriptor.rawValue, Int32(clamping: bytes)) }.map(Int.init)
+}

@@ -1,0 +1,159 @@
+import Foundation
+import JPEG
+import Logging
+import Media
+import SystemCalls
+import TestSupport
+import Testing
+@testable import Capture
+
+private let width = 640, height = 360
+
+/// A textured 640x360 scene (levels 40–220, so an exposure step clips a third of it), times
+/// `gain` (mains flicker, an exposure step), with `code` as a QR code held at a fixed place,
+/// and sensor noise of ±6 grey levels that differs frame to frame (`seed`).
+private func scene(gain: Double = 1, seed: UInt64, code: String? = nil) throws -> GreyFrame {
+    var frame = GreyFrame(width: width, height: height)
+    for y in 0..<height {
+        for x in 0..<width {
+            let level = 40 + (x * 120) / width + ((x / 40 + y / 30) % 3) * 30
+            frame[x, y] = UInt8(level)
+        }
+    }
+    // A printed card under ordinary light: ink and paper well inside the sensor's range.
+    if let code { frame.draw(try ModuleMatrix.qrCode(code), x: 380, y: 100, moduleSize: 4, dark: 20, light: 225) }
+    for y in 0..<height {
+        for x in 0..<width { frame[x, y] = UInt8(clamping: Int((Double(frame[x, y]) * gain).rounded())) }
+    }
+    return frame.withNoise(amplitude: 6, seed: seed)
+}
+
+/// How a frame reaches the detector: as GREY pixels (a pipe) or as a camera's MJPEG frame.
+enum PresentedFormat: String, CaseIterable, Sendable { case grey, mjpeg }
+
+private let decoder = JPEGLumaDecoder()
+
+/// `frame` as a `format` video frame; the pixels (or the JPEG) live as long as `body` runs.
+private func withVideoFrame<R>(_ frame: GreyFrame, as format: PresentedFormat, seq: UInt64,
+                               _ body: (VideoFrame) throws -> R) throws -> R {
+    let bytes: [UInt8]
+    switch format {
+    case .grey: bytes = frame.packedPixels
+    case .mjpeg:
+        let (yuyv, stride) = frame.bytes(as: .yuyv)
+        bytes = try yuyv.withUnsafeBytes { try JPEGEncoder().encode($0, format: .yuyv, width: width, height: height, bytesPerLine: stride, quality: 88) }
+    }
+    return try bytes.withUnsafeBytes { raw in
+        let video = VideoFrame(sequenceNumber: seq, presentationTime: MediaTime(nanoseconds: Int64(seq) * 33_333_333),
+                               width: width, height: height, bytesPerLine: format == .grey ? width : 0,
+                               format: format == .grey ? .grey : .mjpeg, buffer: PixelBuffer(bytes: raw) {},
+                               decoder: format == .mjpeg ? decoder : nil)
+        return try body(video)
+    }
+}
+
+/// The detector's verdict on each of `frames`, after `reference` was scanned.
+private func verdicts(after reference: GreyFrame, _ frames: [GreyFrame], as format: PresentedFormat) throws -> [Bool] {
+    var detector = ChangeDetector()
+    let settings = TriggerSettings(mode: .presentation)
+    let first = try withVideoFrame(reference, as: format, seq: 0) { detector.isIdle($0, settings: settings) }
+    #expect(!first, "the first frame has nothing to compare with: it is scanned")
+    detector.scanned()
+    // Past the frames a change settles for.
+    for i in 0..<ChangeDetector.settleFrames {
+        let settling = try withVideoFrame(reference, as: format, seq: UInt64(1 + i)) { detector.isIdle($0, settings: settings) }
+        #expect(!settling, "a changed frame is followed by \(ChangeDetector.settleFrames) frames scanned to settle")
+        detector.scanned()
+    }
+    return try frames.enumerated().map { i, frame in
+        let idle = try withVideoFrame(frame, as: format, seq: UInt64(10 + i)) { detector.isIdle($0, settings: settings) }
+        if !idle { detector.scanned() }
+        return idle
+    }
+}
+
+@Suite(.offThePool) struct PresentationModeTests {
+    @Test("sensor noise, mains flicker and an exposure step do not wake the scanner", arguments: PresentedFormat.allCases)
+    func noiseFlickerAndExposureDoNotWake(format: PresentedFormat) throws {
+        let reference = try scene(seed: 1)
+        // 100 Hz flicker seen at 30 fps: a ±8 % brightness oscillation; then an exposure step of +35 %.
+        let flicker = try (0..<12).map { try scene(gain: 1 + 0.08 * sin(Double($0) * 2.1), seed: UInt64(2 + $0)) }
+        let step = try (0..<6).map { try scene(gain: 1.35, seed: UInt64(20 + $0)) }
+        let noise = try (0..<6).map { try scene(seed: UInt64(30 + $0)) }
+        let idle = try verdicts(after: reference, noise + flicker + step, as: format)
+        #expect(idle.allSatisfy { $0 }, "frames that woke it: \(idle.indices.filter { !idle[$0] })")
+    }
+
+    @Test("a code presented wakes the scanner; the frames after it settle, then it idles", arguments: PresentedFormat.allCases)
+    func aCodePresentedWakes(format: PresentedFormat) throws {
+        let reference = try scene(seed: 1)
+        let shown = try (0..<6).map { try scene(gain: 1.04, seed: UInt64(40 + $0), code: "presented") }
+        let idle = try verdicts(after: reference, shown, as: format)
+        // The code's frame changed, the next two are scanned to settle, then nothing changes.
+        #expect(idle == [false, false, false, true, true, true])
+    }
+
+    @Test("the picture is each 8x8 block's mean, also for a frame whose size is no multiple of 8")
+    func blockMeans() throws {
+        var frame = GreyFrame(width: 21, height: 10, background: 10)
+        for y in 0..<10 { for x in 16..<21 { frame[x, y] = 250 } }
+        frame[0, 0] = 74  // one sample 64 above the rest: the block's mean rises by 1
+        var picture = EighthScalePicture()
+        let made = try withVideoFrame(frame, as: .grey, seq: 0) { video in
+            var video = video
+            (video.width, video.height, video.bytesPerLine) = (21, 10, 21)
+            return picture.make(from: video)
+        }
+        #expect(made)
+        #expect(picture.width == 3 && picture.height == 2)
+        #expect(picture.pixels == [11, 10, 250, 10, 10, 250])
+    }
+
+    @Test("idle frames are counted with reason idle, a code presented is read, and held still it stays one item")
+    func heldCodeStaysOneItem() async throws {
+        // 20 frames of an empty scene (noise, flicker), 45 with a code held still, 25 without it.
+        let frames = try (0..<90).map { i in
+            try scene(gain: 1 + 0.06 * sin(Double(i) * 2.1), seed: UInt64(100 + i), code: (20..<65).contains(i) ? "held still" : nil)
+        }
+        let source = ScriptedFrameSource(steps: frames.enumerated().map { .frame(UInt64($0.offset), pixels: $0.element.packedPixels) },
+                                         isLive: false, width: width, height: height)
+        var settings = MetadataOutput.Settings(engine: .zbar)
+        settings.trigger = TriggerSettings(mode: .presentation)
+        let handler = ItemRecorder()
+        let pipeline = CapturePipeline(input: source, videoDataOutput: VideoDataOutput(), metadataOutput: MetadataOutput(settings: settings),
+                                       handler: handler, reporting: .items(ItemTracker.Settings()), logger: Logger(label: "test"))
+        let statistics = try await pipeline.run()
+
+        let reasons = handler.reasons
+        #expect(reasons.count == 90)
+        let idle = reasons.indices.filter { reasons[$0] == .idle }
+        #expect(statistics.dropped[.idle] == idle.count && statistics.scanned + idle.count == 90)
+        #expect(idle.count >= 70, "scanned: \(reasons.indices.filter { reasons[$0] == nil })")
+        // The code's arrival and its leaving woke it.
+        #expect(reasons[20] == nil && reasons[65] == nil)
+        #expect(handler.added.map(\.text) == ["held still"], "one item, added when the code came")
+        #expect(handler.added.first?.seq == 20)
+        let removed = handler.removed
+        #expect(removed.count == 1)
+        // Idle frames kept it alive to the last frame it was held in; it left after its grace.
+        #expect(removed.first?.last.sequenceNumber == 64)
+    }
+}
+
+/// Records the codes added, the items removed and every frame's ledger reason.
+private final class ItemRecorder: ResultsHandler, @unchecked Sendable {
+    private let seen = LockedValue<(added: [(text: String?, seq: UInt64)], removed: [RemovedItem], reasons: [DroppedReason?])>(([], [], []))
+
+    func handle(_ code: inout DeliveredCode) throws {
+        let entry = (code.code.text, code.code.frame.sequenceNumber)
+        seen.withLock { $0.added.append(entry) }
+    }
+
+    func itemRemoved(_ item: RemovedItem) throws { seen.withLock { $0.removed.append(item) } }
+    func frameCompleted(_ collection: SynchronizedDataCollection) throws { seen.withLock { $0.reasons.append(collection.video.droppedReason) } }
+    func finish() throws {}
+
+    var added: [(text: String?, seq: UInt64)] { seen.withLock { $0.added } }
+    var removed: [RemovedItem] { seen.withLock { $0.removed } }
+    var reasons: [DroppedReason?] { seen.withLock { $0.reasons } }
+}
