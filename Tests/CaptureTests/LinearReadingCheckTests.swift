@@ -126,7 +126,7 @@ private let linear: Set<Symbology> = [.ean13, .upca, .upce, .code39, .code128, .
         #expect(outnumbered.codes.map(\.text) == ["5901234123457"] && outnumbered.counts == ReadingCheckCounts(confirmed: 1, dropped: 1))
     }
 
-    @Test("with items, an unconfirmed reading is passed on, counted held, for the item tracker to confirm")
+    @Test("with items, an unconfirmed reading goes on to the item tracker, counted held, for it to confirm")
     func unconfirmedIsPassedOnToItems() throws {
         let frame = try linearFrame("EANX", "590123412345")
         let wrong = misread(try zbarReading(of: frame), as: "5901234123464")

@@ -138,9 +138,10 @@ import ZBar
     /// (redacted), GStreamer's reason and what to check, and no password given is shown.
     @Test func aWrongPathARefusedPortAndWrongCredentialsAreClearErrorsWithoutThePassword() throws {
         let server = try RTSPTestServer(frames: [try GreyFrame.withQRCode("frame-0").frame], credentials: "viewer:hunter2")
+        let refused = try RefusingPort()
         let cases: [(url: String, reason: String, advice: String)] = [
             (server.url(credentials: "viewer:hunter2", path: "nothing"), "Not found", "check the path in the URI"),
-            ("rtsp://viewer:hunter2@127.0.0.1:\(try MosquittoBroker.freePort())/test", "Could not open resource",
+            ("rtsp://viewer:hunter2@127.0.0.1:\(refused.port)/test", "Could not open resource",
              "cannot connect: check the address and port"),
             (server.url(credentials: "viewer:letmein"), "Unauthorized", "the server refused the credentials: check the user name and password"),
         ]

@@ -188,7 +188,7 @@ private func retained(_ topic: String, becomes value: String, broker: MosquittoB
     }
 
     @Test func aBrokerNobodyListensOnIsLoggedOnceRetriedAndStdoutIsComplete() throws {
-        let port = try MosquittoBroker.freePort()
+        let refusing = try RefusingPort(), port = refusing.port
         let run = try LiveSyncscan(["--duplicate-window", "0", "--log-level", "debug", "--mqtt-url", "mqtt://127.0.0.1:\(port)"])
         let logged = try expectLoggedOnceAndRetried(run)
         #expect(logged.first?.contains("Connection refused") == true && logged.first?.contains("mqtt://127.0.0.1:\(port)") == true,

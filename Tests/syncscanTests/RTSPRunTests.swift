@@ -105,7 +105,7 @@ import Testing
     /// no password given is in the stdout, stderr, `/status` or MQTT messages of any run.
     @Test func wrongCredentialsAreAClearErrorAndRightOnesReadEveryCode() throws {
         let server = try RTSPTestServer(frames: try Self.frames(), credentials: "viewer:hunter2")
-        let refused = try MosquittoBroker.freePort()
+        let refusing = try RefusingPort(), refused = refusing.port
         let failures: [(url: String, shown: String, says: String)] = [
             (server.url(credentials: "viewer:letmein"), "rtsp://viewer:***@127.0.0.1:\(server.port)/test",
              "Unauthorized; the server refused the credentials: check the user name and password in the URI"),
