@@ -296,3 +296,24 @@ private func runChecked(frames count: UInt64, _ scene: (UInt64) -> [MachineReada
         #expect(removedAt == 19, "removed after the 0.3 s grace, not the moving one: its predicted place is out of the frame")
     }
 }
+
+@Suite struct ItemMotionTests {
+    @Test func aBurstOfFramesWithCrowdedTimestampsAndAWaveBackStayOneItem() {
+        var tracker = ItemTracker()
+        // A live pipe's first frames arrive together (1 ms apart) while the label moves 30 px a
+        // frame; then frames come 33 ms apart, the label turning back after frame 10; frame 6
+        // only detects it (zxing-cpp's undecoded code), without a reading.
+        var added: [UInt64] = []
+        var pts = MediaTime.zero
+        for seq in UInt64(0)..<20 {
+            pts = pts + MediaTime(nanoseconds: seq < 4 ? 1_000_000 : frameInterval)
+            let x = seq <= 10 ? 200 + 30 * Int(seq) : 500 - 30 * Int(seq - 10)
+            let codes = seq == 6 ? [] : [reading("WAVE", x: x, y: 300, seq: seq)]
+            let result = tracker.track(codes, undecoded: seq == 6 ? [sighting(x: x, y: 300)] : [], sequenceNumber: seq, pts: pts,
+                                       width: 1280, height: 720)
+            added += result.added.map(\.item)
+            #expect(result.removed.isEmpty, "frame \(seq)")
+        }
+        #expect(added == [1])
+    }
+}

@@ -90,6 +90,8 @@ public struct ItemTracker: Sendable {
         var awaiting = 0
         /// The last frame that read it (`lastSeen` may be a detection's).
         var lastRead: UInt64
+        /// The timestamp of the frame `place` was read in.
+        var placeTime: MediaTime
         /// A tentative item where another tentative one of a payload it could be confused with
         /// was read: only a reading its own frame confirmed confirms it (zbar's repeated
         /// misreading of one label must not confirm itself).
@@ -102,10 +104,17 @@ public struct ItemTracker: Sendable {
             return framesRead > 2 && speed >= max(100, place.size)
         }
 
-        /// Where it should be at `pts`, from where it was last seen and how it moved.
+        /// Where it should be at `pts`, from where it was last read and how it moved.
         func predicted(at pts: MediaTime) -> (x: Double, y: Double) {
-            let dt = (pts - lastSeen.presentationTime).seconds
+            let dt = (pts - placeTime).seconds
             return (place.center.x + velocity.x * dt, place.center.y + velocity.y * dt)
+        }
+
+        /// How far a reading at `other` is from this item: from where it is predicted, or from
+        /// where it was last read, whichever is nearer (a code waved back, or a burst of frames
+        /// whose timestamps crowd together, is not lost to a prediction that overshot).
+        func distance(to other: Place, at pts: MediaTime) -> Double {
+            min(ItemTracker.distance(predicted(at: pts), other.center), ItemTracker.distance(place.center, other.center))
         }
 
         /// How far a reading at `place` may be from the predicted place and still be this item.
@@ -173,7 +182,7 @@ public struct ItemTracker: Sendable {
         for (i, code) in codes.enumerated() {
             for id in byKey[Key(symbology: code.symbology, data: code.mainData)] ?? [] {
                 guard let item = items[id] else { continue }
-                let distance = Self.distance(item.predicted(at: pts), places[i].center)
+                let distance = item.distance(to: places[i], at: pts)
                 if distance <= item.gate(for: places[i]) { pairs.append((distance, i, id)) }
             }
         }
@@ -219,7 +228,7 @@ public struct ItemTracker: Sendable {
             nextID += 1
             items[id] = Item(id: id, symbology: code.symbology, data: code.data, mainData: code.mainData, text: code.text, place: places[i],
                              first: frame, lastSeen: frame, firstScan: scanned, lastScan: scanned, lastUpdate: pts,
-                             confirmed: !awaits(i), awaiting: awaits(i) ? 1 : 0, lastRead: sequenceNumber)
+                             confirmed: !awaits(i), awaiting: awaits(i) ? 1 : 0, lastRead: sequenceNumber, placeTime: pts)
             byKey[Key(symbology: code.symbology, data: code.mainData), default: []].append(id)
             seen.insert(id)
             claimed[i] = true
@@ -246,7 +255,7 @@ public struct ItemTracker: Sendable {
             let place = place(of: detection.corners, bounds: detection.bounds, width: width, height: height)
             var nearest: (id: UInt64, distance: Double)?
             for (id, item) in items where !seen.contains(id) && item.symbology == detection.symbology {
-                let distance = Self.distance(item.predicted(at: pts), place.center)
+                let distance = item.distance(to: place, at: pts)
                 if distance <= item.gate(for: place) && distance < (nearest?.distance ?? .infinity) { nearest = (id, distance) }
             }
             if let nearest {
@@ -284,12 +293,15 @@ public struct ItemTracker: Sendable {
 
     private mutating func read(_ id: UInt64, at place: Place, frame: ItemFrame) -> ItemUpdate? {
         guard var item = items[id] else { return nil }
-        let dt = (frame.presentationTime - item.lastSeen.presentationTime).seconds
-        if dt > 0 {
+        // Over the time between the two readings (not a detection's since); frames whose
+        // timestamps crowd together (a live pipe's burst) say nothing of the speed.
+        let dt = (frame.presentationTime - item.placeTime).seconds
+        if dt >= Self.minimumVelocityInterval {
             let v = ((place.center.x - item.place.center.x) / dt, (place.center.y - item.place.center.y) / dt)
             item.velocity = item.framesRead == 1 ? v : (0.5 * item.velocity.x + 0.5 * v.0, 0.5 * item.velocity.y + 0.5 * v.1)
         }
         item.place = place
+        item.placeTime = frame.presentationTime
         item.lastSeen = frame
         item.lastScan = scanned
         item.lastRead = frame.sequenceNumber
@@ -379,7 +391,9 @@ public struct ItemTracker: Sendable {
         return place
     }
 
-    private static func distance(_ a: (x: Double, y: Double), _ b: (x: Double, y: Double)) -> Double {
+    /// The least time between two readings (seconds) that their displacement gives a speed from.
+    static let minimumVelocityInterval = 0.005
+    static func distance(_ a: (x: Double, y: Double), _ b: (x: Double, y: Double)) -> Double {
         ((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y)).squareRoot()
     }
 
