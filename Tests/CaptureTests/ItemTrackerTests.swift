@@ -317,3 +317,21 @@ private func runChecked(frames count: UInt64, _ scene: (UInt64) -> [MachineReada
         #expect(added == [1])
     }
 }
+
+@Suite struct DroppedFramesTests {
+    @Test func framesDroppedUnscannedDoNotUseUpAnItemsGrace() {
+        var tracker = ItemTracker()
+        func track(_ seq: UInt64, _ codes: [MachineReadableCodeObject]) -> ItemTracker.FrameResult {
+            tracker.track(codes, undecoded: [], sequenceNumber: seq, pts: MediaTime(nanoseconds: Int64(seq) * frameInterval), width: 1280, height: 720)
+        }
+        // A code held still, read in frames 0-9; frames 10-45 (1.2 s) dropped late by a stalled machine; read again in frame 46.
+        for seq in UInt64(0)..<10 { #expect(track(seq, [reading("HELD", x: 400, y: 300, seq: seq)]).removed.isEmpty) }
+        for seq in UInt64(10)..<46 { tracker.unscanned(pts: MediaTime(nanoseconds: Int64(seq) * frameInterval)) }
+        let back = track(46, [reading("HELD", x: 400, y: 300, seq: 46)])
+        #expect(back.removed.isEmpty && back.added.isEmpty, "the same item")
+        // Scanned frames without it still end it after the grace.
+        var removedAt: UInt64?
+        for seq in UInt64(47)..<70 where removedAt == nil { if !track(seq, []).removed.isEmpty { removedAt = seq } }
+        #expect(removedAt == 56)
+    }
+}

@@ -113,6 +113,9 @@ public final class Delivery: @unchecked Sendable {
             }
             for update in updated { try handler.itemUpdated(update) }
         }
+        if collection.metadata == nil, !replay, let pts = collection.video.presentationTime {
+            state.withLock { state in if case .items = state.reporting { state.tracker.unscanned(pts: pts) } }
+        }
         try handler.frameCompleted(collection)
         frameDelivered()
     }

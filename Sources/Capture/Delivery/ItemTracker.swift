@@ -92,6 +92,8 @@ public struct ItemTracker: Sendable {
         var lastRead: UInt64
         /// The timestamp of the frame `place` was read in.
         var placeTime: MediaTime
+        /// `ItemTracker.blind` when it was last seen.
+        var blindAtLastSeen: MediaTime
         /// A tentative item where another tentative one of a payload it could be confused with
         /// was read: only a reading its own frame confirmed confirms it (zbar's repeated
         /// misreading of one label must not confirm itself).
@@ -144,7 +146,7 @@ public struct ItemTracker: Sendable {
     }
 
     public var settings: Settings
-    private var items: [UInt64: Item] = [:]
+    var items: [UInt64: Item] = [:]  // internal: ItemTracker+Confirmation.swift
     private var byKey: [Key: [UInt64]] = [:]
     private var nextID: UInt64 = 1
     private var scanned = 0
@@ -156,9 +158,19 @@ public struct ItemTracker: Sendable {
 
     public init(settings: Settings = Settings()) { self.settings = settings }
 
+    /// Frame time between frames the pipeline dropped unscanned (late, out of buffers), summed.
+    private var blind = MediaTime.zero
+
+    /// A frame at `pts` was dropped unscanned: the time since the frame before it does not count
+    /// towards any item's grace (a stalled machine's dropped second is not a code gone).
+    public mutating func unscanned(pts: MediaTime) {
+        if let lastPTS, pts >= lastPTS { blind = blind + (pts - lastPTS) }
+        lastPTS = max(lastPTS ?? pts, pts)
+    }
+
     /// Items alive now (reported ones: not the tentative).
     public var aliveCount: Int { items.count - tentativeCount }
-    private var tentativeCount = 0
+    var tentativeCount = 0
 
     /// Follows the items through one scanned frame: its readings, the readings its frame could
     /// not confirm, and the codes detected in it and not decoded, all stamped with the frame's
@@ -228,7 +240,8 @@ public struct ItemTracker: Sendable {
             nextID += 1
             items[id] = Item(id: id, symbology: code.symbology, data: code.data, mainData: code.mainData, text: code.text, place: places[i],
                              first: frame, lastSeen: frame, firstScan: scanned, lastScan: scanned, lastUpdate: pts,
-                             confirmed: !awaits(i), awaiting: awaits(i) ? 1 : 0, lastRead: sequenceNumber, placeTime: pts)
+                             confirmed: !awaits(i), awaiting: awaits(i) ? 1 : 0, lastRead: sequenceNumber, placeTime: pts,
+                             blindAtLastSeen: blind)
             byKey[Key(symbology: code.symbology, data: code.mainData), default: []].append(id)
             seen.insert(id)
             claimed[i] = true
@@ -261,6 +274,7 @@ public struct ItemTracker: Sendable {
             if let nearest {
                 seen.insert(nearest.id)
                 items[nearest.id]?.lastSeen = frame
+                items[nearest.id]?.blindAtLastSeen = blind
                 items[nearest.id]?.lastScan = scanned
             }
         }
@@ -271,7 +285,10 @@ public struct ItemTracker: Sendable {
             let p = item.predicted(at: pts)
             return p.x >= 0 && p.y >= 0 && p.x <= Double(width) && p.y <= Double(height) ? settings.movingGrace : settings.grace
         }
-        let gone = items.compactMap { id, item in !seen.contains(id) && pts - item.lastSeen.presentationTime > grace(of: item) ? id : nil }
+        // Frame time the pipeline dropped unscanned since is no evidence that it left.
+        let gone = items.compactMap { id, item in
+            !seen.contains(id) && pts - item.lastSeen.presentationTime - (blind - item.blindAtLastSeen) > grace(of: item) ? id : nil
+        }
         for id in gone.sorted() {
             guard let item = items[id] else { continue }
             if item.confirmed { result.removed.append(remove(id)) } else {
@@ -303,6 +320,7 @@ public struct ItemTracker: Sendable {
         item.place = place
         item.placeTime = frame.presentationTime
         item.lastSeen = frame
+        item.blindAtLastSeen = blind
         item.lastScan = scanned
         item.lastRead = frame.sequenceNumber
         item.framesRead += 1
@@ -313,28 +331,6 @@ public struct ItemTracker: Sendable {
         }
         items[id] = item
         return update
-    }
-
-    /// Marks the new tentative item `id`, and every other tentative one of a payload it could be
-    /// confused with where it lies (`Place.covers` either way, as predicted at `pts`), contested.
-    private mutating func contest(_ id: UInt64, at pts: MediaTime) {
-        guard let new = items[id] else { return }
-        let rivals = items.values.filter { other in
-            other.id != id && !other.confirmed && other.mainData != new.mainData && Self.comparable(other.symbology, new.symbology)
-                && (other.place.covers(new.place.center, centeredAt: other.predicted(at: pts))
-                    || new.place.covers(other.predicted(at: pts), centeredAt: new.place.center))
-        }.map(\.id)
-        guard !rivals.isEmpty else { return }
-        for rival in rivals { items[rival]?.contested = true }
-        items[id]?.contested = true
-    }
-
-    private mutating func confirm(_ id: UInt64, counts: inout ReadingCheckCounts) {
-        guard let item = items[id], !item.confirmed else { return }
-        counts.confirmed += item.awaiting
-        items[id]?.confirmed = true
-        items[id]?.awaiting = 0
-        tentativeCount -= 1
     }
 
     private mutating func remove(_ id: UInt64) -> RemovedItem {
@@ -354,30 +350,6 @@ public struct ItemTracker: Sendable {
         byKey.removeAll()
         tentativeCount = 0
         return all.filter(\.confirmed).map(\.removed)
-    }
-
-    /// Whether frame `seq` read a reported item of another payload, of a symbology `symbology`
-    /// could be misread as, where a reading at `place` lies (`Place.covers` either way; the
-    /// tentative item where it is predicted at `pts`): the reading, unconfirmed in its own frame,
-    /// is then a misread of that item. An item read there only before it is not: the label may
-    /// have been replaced.
-    private func contradicted(_ place: Place, symbology: Symbology, data: [UInt8], readIn seq: UInt64, at pts: MediaTime,
-                              predictedFrom tentative: Item? = nil) -> Bool {
-        let center = tentative?.predicted(at: pts) ?? place.center
-        for other in items.values where other.confirmed && other.lastRead == seq && !(other.symbology == symbology && other.mainData == data)
-            && Self.comparable(other.symbology, symbology) {
-            let otherCenter = other.predicted(at: pts)
-            if other.place.covers(center, centeredAt: otherCenter) || place.covers(otherCenter, centeredAt: center) { return true }
-        }
-        return false
-    }
-
-    /// Whether a reading of `a` could be a misreading of a code of `b`: the same 1-D symbology,
-    /// or two of the EAN/UPC family (zbar reads a UPC-E inside an EAN-13, a UPC-A as EAN-13).
-    static func comparable(_ a: Symbology, _ b: Symbology) -> Bool {
-        guard !a.isTwoDimensional, !b.isTwoDimensional else { return false }
-        let family: Set<Symbology> = [.ean13, .ean8, .upca, .upce, .isbn13]
-        return a == b || family.contains(a) && family.contains(b)
     }
 
     /// The place of an outline, counted when it lies partly outside the frame (its centre is then

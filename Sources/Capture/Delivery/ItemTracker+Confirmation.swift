@@ -1,0 +1,51 @@
+import Media
+
+/// Tentative items: confirmed, contested or contradicted (see `ItemTracker`).
+extension ItemTracker {
+    /// Marks the new tentative item `id`, and every other tentative one of a payload it could be
+    /// confused with where it lies (`Place.covers` either way, as predicted at `pts`), contested.
+    mutating func contest(_ id: UInt64, at pts: MediaTime) {
+        guard let new = items[id] else { return }
+        let rivals = items.values.filter { other in
+            other.id != id && !other.confirmed && other.mainData != new.mainData && Self.comparable(other.symbology, new.symbology)
+                && (other.place.covers(new.place.center, centeredAt: other.predicted(at: pts))
+                    || new.place.covers(other.predicted(at: pts), centeredAt: new.place.center))
+        }.map(\.id)
+        guard !rivals.isEmpty else { return }
+        for rival in rivals { items[rival]?.contested = true }
+        items[id]?.contested = true
+    }
+
+    mutating func confirm(_ id: UInt64, counts: inout ReadingCheckCounts) {
+        guard let item = items[id], !item.confirmed else { return }
+        counts.confirmed += item.awaiting
+        items[id]?.confirmed = true
+        items[id]?.awaiting = 0
+        tentativeCount -= 1
+    }
+
+    /// Whether frame `seq` read a reported item of another payload, of a symbology `symbology`
+    /// could be misread as, where a reading at `place` lies (`Place.covers` either way; the
+    /// tentative item where it is predicted at `pts`): the reading, unconfirmed in its own frame,
+    /// is then a misread of that item. An item read there only before it is not: the label may
+    /// have been replaced.
+    func contradicted(_ place: Place, symbology: Symbology, data: [UInt8], readIn seq: UInt64, at pts: MediaTime,
+                              predictedFrom tentative: Item? = nil) -> Bool {
+        let center = tentative?.predicted(at: pts) ?? place.center
+        for other in items.values where other.confirmed && other.lastRead == seq && !(other.symbology == symbology && other.mainData == data)
+            && Self.comparable(other.symbology, symbology) {
+            let otherCenter = other.predicted(at: pts)
+            if other.place.covers(center, centeredAt: otherCenter) || place.covers(otherCenter, centeredAt: center) { return true }
+        }
+        return false
+    }
+
+    /// Whether a reading of `a` could be a misreading of a code of `b`: the same 1-D symbology,
+    /// or two of the EAN/UPC family (zbar reads a UPC-E inside an EAN-13, a UPC-A as EAN-13).
+    static func comparable(_ a: Symbology, _ b: Symbology) -> Bool {
+        guard !a.isTwoDimensional, !b.isTwoDimensional else { return false }
+        let family: Set<Symbology> = [.ean13, .ean8, .upca, .upce, .isbn13]
+        return a == b || family.contains(a) && family.contains(b)
+    }
+
+}
