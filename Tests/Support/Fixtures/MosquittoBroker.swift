@@ -77,21 +77,10 @@ public final class MosquittoBroker: @unchecked Sendable {
         log.split(separator: "\n").map(String.init).filter { $0.contains("Client \(clientPrefix)") && $0.hasSuffix("closed its connection.") }
     }
 
-    /// A TCP port on 127.0.0.1 that nothing listens on now (bound to port 0, read back, closed).
+    /// A TCP port on 127.0.0.1 that nothing listens on now (bound to port 0, read back, closed):
+    /// for a server to bind; a test that wants a refused connection keeps a `RefusingPort` instead.
     public static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw FixtureError.toolFailed("socket failed: errno \(errno)") }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound else { throw FixtureError.toolFailed("bind to a free port failed: errno \(errno)") }
-        return Int(UInt16(bigEndian: address.sin_port))
+        try RefusingPort().port
     }
 
     /// Whether something accepts TCP connections on 127.0.0.1:`port`.
