@@ -25,14 +25,8 @@ extension ResultsHandlerDescriptor {
 
     /// The first line of `mqtt.password_file`; `nil` (logged) when it cannot be read.
     static func readPassword(_ settings: MQTTSettings, logger: Logger) -> String? {
-        guard let path = settings.passwordFile else { return nil }
-        do {
-            return try SecretFile.firstLine(of: path)
-        } catch {
-            logger.error("mqtt.password_file cannot be read; connecting without a password (the broker will likely refuse)",
-                         metadata: ["file": "\(path)", "error": "\(error)"])
-            return nil
-        }
+        secretFileLine(settings.passwordFile, key: "mqtt.password_file",
+                       without: "connecting without a password (the broker will likely refuse)", logger: logger)
     }
 }
 

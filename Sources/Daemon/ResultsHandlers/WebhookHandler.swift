@@ -46,14 +46,9 @@ extension ResultsHandlerDescriptor {
 
     /// The first line of `webhook.token_file`, trimmed; `nil` (logged, the token never) when it cannot be read.
     static func readToken(_ settings: WebhookSettings, logger: Logger) -> String? {
-        guard let path = settings.tokenFile else { return nil }
-        do {
-            return try SecretFile.firstLine(of: path).trimmingCharacters(in: .whitespaces)
-        } catch {
-            logger.error("webhook.token_file cannot be read; posting without Authorization (the receiver will likely refuse)",
-                         metadata: ["file": "\(path)", "error": "\(error)"])
-            return nil
-        }
+        secretFileLine(settings.tokenFile, key: "webhook.token_file",
+                       without: "posting without Authorization (the receiver will likely refuse)", logger: logger)?
+            .trimmingCharacters(in: .whitespaces)
     }
 }
 
