@@ -4,7 +4,7 @@ import SystemCalls
 /// GStreamer's calls as `Result`s: each failure an `IOError` naming the call, GStreamer's own
 /// message and what to do. Only this module imports CGStreamer.
 enum GStreamerCalls {
-    /// `gst_init_check`, then `streamDecoderPlugins` loaded, once per process; later calls
+    /// `gst_init_check`, then `pipelinePlugins` loaded, once per process; later calls
     /// return the first outcome.
     ///
     /// Every use of GStreamer comes through here first, so the plugins are loaded before any
@@ -18,22 +18,31 @@ enum GStreamerCalls {
             return .failure(IOError(code: .notSupported, call: "gst_init_check",
                                     message: "\(take(message)); check the GStreamer installation (libgstreamer1.0-0)"))
         }
-        for plugin in streamDecoderPlugins { _ = syncscan_gst_load_plugin(plugin) }
+        for plugin in pipelinePlugins { _ = syncscan_gst_load_plugin(plugin) }
         return .success(())
     }()
 
-    /// The plugins whose elements decodebin plugs into a stream once its data arrives: RTP
-    /// depayloaders, the video parsers, libav's decoders, JPEG, multipart (MJPEG over HTTP) and
-    /// the type finders.
+    /// Every plugin whose elements a syncscan pipeline creates: the pipeline's own (core,
+    /// `decodebin`, `videoconvert`, `appsink`, the RTSP, HTTP and file sources), what `rtspsrc`
+    /// creates on its own threads (RTP session, UDP), and what decodebin plugs once a stream's
+    /// data arrives: RTP depayloaders, the video parsers, libav's decoders, JPEG, multipart
+    /// (MJPEG over HTTP), the MP4, Matroska and AVI demuxers and the type finders.
     ///
-    /// Loaded by `initialize()` (`gst_plugin_load_by_name`; one not installed is skipped).
-    /// Otherwise decodebin loads a plugin only when it first needs one of its elements, after a
-    /// network stream's first packets have come, and loading libav took 58–84 ms on a 2-core
-    /// machine: the frames that come meanwhile are decoded back to back once it has (from the
-    /// test server's RTSP H.264: frames 0–5 within 30 ms, against 0–2 with the plugins loaded
-    /// first), and with two scanners busy with the first two, the next frame of such a burst
-    /// is `lateData`.
-    static let streamDecoderPlugins = ["rtp", "videoparsersbad", "libav", "jpeg", "multipart", "typefindfunctions"]
+    /// Loaded by `initialize()` (`gst_plugin_load_by_name`; one not installed is skipped), for
+    /// two reasons. Loading a plugin lazily on a streaming thread races with other threads
+    /// creating their first objects of a class: GStreamer's plugin-loading mutex and GLib's
+    /// class-initialization lock are then taken in opposite orders, and a process with two
+    /// pipelines starting at once (the unit tests' RTSP and file sources) hung for good with
+    /// `typefind:sink` waiting for the one and `rtspsrc`'s tasks for the other. And decodebin
+    /// loads a plugin only when it first needs one of its elements, after a network stream's
+    /// first packets have come; loading libav took 58–84 ms on a 2-core machine, and the frames
+    /// that come meanwhile are decoded back to back once it has (from the test server's RTSP
+    /// H.264: frames 0–5 within 30 ms, against 0–2 with the plugins loaded first), so with two
+    /// scanners busy with the first two, the next frame of such a burst is `lateData`.
+    static let pipelinePlugins = [
+        "coreelements", "playback", "app", "videoconvertscale", "rtsp", "rtpmanager", "udp", "soup",
+        "rtp", "videoparsersbad", "libav", "jpeg", "multipart", "isomp4", "matroska", "avi", "typefindfunctions",
+    ]
 
     /// Whether the installed plugin `name` is loaded (`gst_registry_find_plugin`, `gst_plugin_is_loaded`).
     static func pluginIsLoaded(_ name: String) -> Bool { syncscan_gst_plugin_is_loaded(name) != 0 }

@@ -208,12 +208,12 @@ func readAll(_ source: GStreamerSource) throws -> [(event: SourceEvent, codes: [
     }
 }
 
-/// The decoder plugins are loaded with GStreamer itself, before any pipeline.
-@Suite struct StreamDecoderPluginTests {
-    @Test func initializingGStreamerLoadsEveryStreamDecoderPlugin() throws {
+/// Every plugin a pipeline uses is loaded with GStreamer itself, before any pipeline.
+@Suite struct PipelinePluginTests {
+    @Test func initializingGStreamerLoadsEveryPluginAPipelineUses() throws {
         try GStreamerCalls.initialize().get()
         // This machine has them all (scripts/setup.sh installs -good, -bad and -libav).
-        let notLoaded = GStreamerCalls.streamDecoderPlugins.filter { !GStreamerCalls.pluginIsLoaded($0) }
+        let notLoaded = GStreamerCalls.pipelinePlugins.filter { !GStreamerCalls.pluginIsLoaded($0) }
         #expect(notLoaded.isEmpty, "\(notLoaded)")
         #expect(!GStreamerCalls.pluginIsLoaded("nosuchplugin"))
     }

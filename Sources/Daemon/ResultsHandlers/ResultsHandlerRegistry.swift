@@ -44,9 +44,12 @@ public enum ResultsHandlerRegistry {
         public var snapshotDirectory: (any SnapshotDirectory)?
         /// The program's version (MQTT's Home Assistant device).
         public var softwareVersion: String
+        /// What a handler that takes trigger commands (MQTT's `PREFIX/trigger`) presses.
+        public var triggers: TriggerSwitch
 
         public init(source: String, sourceName: String? = nil, logger: Logger, snapshotDirectory: (any SnapshotDirectory)? = nil,
-                    softwareVersion: String = "unknown") {
+                    softwareVersion: String = "unknown", triggers: TriggerSwitch = TriggerSwitch()) {
+            self.triggers = triggers
             self.source = source
             self.sourceName = sourceName
             self.logger = logger

@@ -78,6 +78,8 @@ public final class ScanService: Service, @unchecked Sendable {
     /// The configured results handlers beside stdout (snapshots, MQTT, …), shared by every
     /// session: one snapshot directory, one broker connection for the whole run.
     public let configuredHandlers: ResultsHandlerRegistry.Handlers
+    /// What every trigger of a triggered reader presses (SIGUSR1, MQTT, HTTP, a key).
+    public let triggers = TriggerSwitch()
     /// The configured handlers, then an embedding program's own (`additionalHandlers`).
     let handlers: [any ResultsHandler]
     let state: LockedValue<State>
@@ -109,7 +111,7 @@ public final class ScanService: Service, @unchecked Sendable {
         let sourceURI = parsed?.description ?? SourceURI.redactingCredentials(options.source)
         configuredHandlers = ResultsHandlerRegistry.make(options.configuration, context: .init(
             source: sourceURI, sourceName: parsed?.name, logger: logger, snapshotDirectory: snapshotDirectory,
-            softwareVersion: options.softwareVersion))
+            softwareVersion: options.softwareVersion, triggers: triggers))
         handlers = configuredHandlers.all + additionalHandlers
         state = LockedValue(State(options: options, metrics: ServiceMetrics(source: sourceURI)))
         (runEnds, runEnd) = AsyncStream.makeStream(of: RunEnd.self)

@@ -1,0 +1,32 @@
+import Capture
+import Foundation
+import Testing
+
+@Suite struct TriggerSwitchTests {
+    @Test func pullsAreTakenOnceOldestFirst() {
+        let triggers = TriggerSwitch()
+        triggers.press(origin: "sigusr1")
+        triggers.release(origin: "key")
+        #expect(triggers.takePulls().map { "\($0.kind.rawValue) \($0.origin)" } == ["press sigusr1", "release key"])
+        #expect(triggers.takePulls().isEmpty)
+        #expect(triggers.counts == .init(pulls: 2, dropped: 0))
+    }
+
+    /// A storm keeps the newest `capacity` pulls and counts the rest; recording never blocks.
+    @Test func aStormKeepsTheNewestPullsAndCountsTheDropped() {
+        let triggers = TriggerSwitch(capacity: 8)
+        for n in 0..<1_000 { triggers.press(origin: "mqtt-\(n)") }
+        let taken = triggers.takePulls()
+        #expect(taken.map(\.origin) == (992..<1_000).map { "mqtt-\($0)" })
+        #expect(triggers.counts == .init(pulls: 1_000, dropped: 992))
+    }
+
+    @Test func pullsFromManyThreadsAreAllCounted() async {
+        let triggers = TriggerSwitch(capacity: 4_000)
+        await withTaskGroup(of: Void.self) { group in
+            for thread in 0..<4 { group.addTask { for _ in 0..<1_000 { triggers.press(origin: "t\(thread)") } } }
+        }
+        #expect(triggers.takePulls().count == 4_000)
+        #expect(triggers.counts.pulls == 4_000 && triggers.counts.dropped == 0)
+    }
+}
