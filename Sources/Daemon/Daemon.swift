@@ -163,14 +163,18 @@ struct ReloadOnHangup: Service {
     let logger: Logger
 
     func run() async throws {
-        for await _ in await UnixSignalsSequence(trapping: .sighup).cancelOnGracefulShutdown() {
-            do {
-                let options = try await reload()
-                scan.reload(options)
-                for component in services { component.reload(options.configuration) }
-            } catch {
-                logger.error("configuration reload failed; keeping the running configuration", metadata: ["error": "\(error)"])
-            }
+        for await _ in await UnixSignalsSequence(trapping: .sighup).cancelOnGracefulShutdown() { await reloadOnce() }
+    }
+
+    /// One SIGHUP's reload: the configuration read again (files it names, `match.list`, too) and
+    /// applied; when it cannot be read the running one is kept, and the error logged.
+    func reloadOnce() async {
+        do {
+            let options = try await reload()
+            scan.reload(options)
+            for component in services { component.reload(options.configuration) }
+        } catch {
+            logger.error("configuration reload failed; keeping the running configuration", metadata: ["error": "\(error)"])
         }
     }
 }

@@ -96,7 +96,7 @@ public final class LiveViewResultsHandler: ResultsHandler, FramePixelsSampler, @
             let read = code.code
             sampling.withLock { $0.items.add(read, item: item) }
         }
-        hub.publishCode(lineEncoder.encode(code.code, item: code.item, source: source, time: .now(), fields: code.fields))
+        hub.publishCode(lineEncoder.encode(code, source: source, time: .now()))
     }
 
     public func itemUpdated(_ update: ItemUpdate) throws {

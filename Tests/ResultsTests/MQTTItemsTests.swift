@@ -104,3 +104,33 @@ private func handOver(item seq: UInt64, to handler: MQTTResultsHandler) throws {
     try handler.handle(&code)
     try handler.itemRemoved(removedItem(seq, text: "item \(seq)"))
 }
+
+@Suite(.offThePool) struct MQTTMismatchTests {
+    /// A code that did not match `match.*` goes to `<prefix>/mismatch` too, after its `codes`
+    /// message, with the same object (its `"match":false` and id); a matching code and one with no
+    /// match configured only to `codes`.
+    @Test func aMismatchingCodeIsPublishedAgainOnTheMismatchTopic() throws {
+        let broker = try MosquittoBroker()
+        let subscriber = try MosquittoSubscriber(broker: broker, topic: "scan/#")
+        var settings = MQTTSettings(url: try MQTTBrokerURL(parsing: broker.url))
+        settings.topicPrefix = "scan"
+        let handler = MQTTResultsHandler(settings: settings, source: "/dev/video0", hostname: "test", password: nil, softwareVersion: "0",
+                                         logger: LogRecorder().logger, overflow: .wait)
+        handler.start()
+        for (seq, match) in [(UInt64(1), Bool?.some(true)), (2, false), (3, nil)] {
+            let frame = GreyFrame(width: 16, height: 16).videoFrame(sequenceNumber: seq, presentationTime: MediaTime(nanoseconds: Int64(seq) * 100_000_000))
+            var code = DeliveredCode(code: MachineReadableCodeObject(symbology: .qrcode, data: Array("SN-\(seq)".utf8), text: "SN-\(seq)",
+                                                                     quality: 1, orientation: .up, corners: [], frame: frame.info, pass: .zbar))
+            code.match = match
+            try handler.handle(&code)
+        }
+        let messages = subscriber.wait { $0.count { $0.topic == "scan/codes" } == 3 && $0.contains { $0.topic == "scan/mismatch" } }
+        try handler.finish()
+        let codes = messages.filter { $0.topic == "scan/codes" }.map(\.payload)
+        let mismatches = messages.filter { $0.topic == "scan/mismatch" }.map(\.payload)
+        #expect(codes.count == 3 && codes[0].contains(#""match":true"#) && codes[1].contains(#""match":false"#) && !codes[2].contains("match"),
+                "\(codes)")
+        #expect(mismatches == [codes[1]], "the code's own message, id and all: \(mismatches)")
+        #expect(counter(handler, "mqtt_published") == 3 && counter(handler, "mqtt_items_dropped") == 0)
+    }
+}

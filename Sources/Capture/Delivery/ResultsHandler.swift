@@ -86,14 +86,18 @@ public struct ResultsCounter: Sendable, Hashable {
     public var value: Int
     /// Shown in the stats and summary lines and `<prefix>/stats`; false: metrics only.
     public var inLines: Bool
+    /// Also shown in STATUS= (a count an operator watches: `reads_mismatch`).
+    public var inStatus: Bool
 
-    public init(name: String, metric: String? = nil, help: String, kind: Kind = .counter, value: Int, inLines: Bool = true) {
+    public init(name: String, metric: String? = nil, help: String, kind: Kind = .counter, value: Int, inLines: Bool = true,
+                inStatus: Bool = false) {
         self.name = name
         self.metric = metric ?? name
         self.help = help
         self.kind = kind
         self.value = value
         self.inLines = inLines
+        self.inStatus = inStatus
     }
 }
 
@@ -162,6 +166,9 @@ public struct DeliveredCode: Sendable {
     public var fields: [(name: String, value: String)] = []
     /// The item this reading began (`ItemTracker`); `nil` when codes are not reported as items.
     public var item: UInt64?
+    /// Whether the code's text matched `match.*` (set by the match handler, first in the chain);
+    /// `nil` when no match is configured: the line has no `match` field.
+    public var match: Bool?
 
     public init(code: MachineReadableCodeObject, pixels: FramePixels? = nil) {
         self.code = code

@@ -28,7 +28,8 @@ public struct Components: Sendable, Hashable {
             .zxing,
         ],
         handlers: [
-            .snapshots,  // first, so the lines and messages after it name the code's snapshot
+            .match,  // first, so every line and message of a code carries its `match`
+            .snapshots,  // before the others, so the lines and messages after it name the code's snapshot
             .mqtt,
             .webhook,
             .liveView,

@@ -30,6 +30,8 @@ public struct ResultsHandlerDescriptor: Sendable {
     let applyInPlace: (@Sendable ((any ResultsHandler)?, SyncscanConfiguration, Logger) -> Void)?
     let services: @Sendable (any ResultsHandler, SyncscanConfiguration, ComponentServiceContext) -> [ComponentService]
     let isOn: @Sendable (SyncscanConfiguration) -> Bool
+    /// Whether `/status` lists it (a handler made whether or not its settings turn it on: `match`).
+    let isDescribed: @Sendable (SyncscanConfiguration) -> Bool
     let describe: @Sendable (SyncscanConfiguration) -> [(name: String, value: String)]
 
     /// - Parameters:
@@ -39,6 +41,8 @@ public struct ResultsHandlerDescriptor: Sendable {
     ///   - services: the services it runs beside the scan (the live view's HTTP server), each with
     ///     what a reload hands it.
     ///   - describe: its fields in `/status` (never a secret).
+    ///   - isDescribed: whether `/status` lists it with its settings now (one whose `read` never
+    ///     returns `nil` says when it is off).
     ///   - versionLine: its library's line in `--version`, if it has one.
     public init<Settings: Sendable & Hashable, Handler: ResultsHandler>(
         name: String, settings key: SettingsKey<Settings?>, read: @escaping @Sendable (ConfigurationKeyReader) -> Settings?,
@@ -46,6 +50,7 @@ public struct ResultsHandlerDescriptor: Sendable {
         make: @escaping @Sendable (Settings, ResultsHandlerRegistry.Context) -> Handler,
         services: (@Sendable (Handler, Settings, ComponentServiceContext) -> [ComponentService])? = nil,
         describe: @escaping @Sendable (Settings) -> [(name: String, value: String)] = { _ in [] },
+        isDescribed: @escaping @Sendable (Settings) -> Bool = { _ in true },
         versionLine: @escaping @Sendable () -> String? = { nil }
     ) {
         self.name = name
@@ -65,6 +70,7 @@ public struct ResultsHandlerDescriptor: Sendable {
             return services(handler as! Handler, settings, context)
         }
         isOn = { $0[key] != nil }
+        self.isDescribed = { configuration in configuration[key].map(isDescribed) ?? true }
         self.describe = { configuration in configuration[key].map(describe) ?? [] }
     }
 }

@@ -28,7 +28,8 @@ public enum ResultsHandlerRegistry {
 
         /// What the handlers turned on say of themselves in `/status`.
         func descriptions(_ configuration: SyncscanConfiguration) -> [ComponentDescription] {
-            made.map { ComponentDescription(kind: "handler", name: $0.descriptor.name, fields: $0.descriptor.describe(configuration)) }
+            made.filter { $0.descriptor.isDescribed(configuration) }
+                .map { ComponentDescription(kind: "handler", name: $0.descriptor.name, fields: $0.descriptor.describe(configuration)) }
         }
     }
 

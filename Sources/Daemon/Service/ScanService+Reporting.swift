@@ -105,7 +105,7 @@ extension ScanService {
 
     /// What the service is doing now: `opening` between sessions, `stuck` while a scan has not
     /// returned within `scan_timeout_seconds`, `waiting` while a lost camera is waited for, else
-    /// `scanning` with the counts of every session so far.
+    /// `scanning` with the counts of every session so far and the handlers' counters STATUS= shows.
     public func status() -> ServiceStatus {
         let (running, totals, source, timeout) = state.withLock {
             ($0.current, $0.totals, $0.options.sourceShown, $0.options.configuration.scanTimeoutSeconds)
@@ -120,7 +120,7 @@ extension ScanService {
         }
         var statistics = totals
         statistics.add(running.pipeline.statistics)
-        return .scanning(source: input.uri, statistics: statistics)
+        return .scanning(source: input.uri, statistics: statistics, handlerCounters: handlers.flatMap(\.counters).filter(\.inStatus))
     }
 
     /// Logs each scan newly past `scan_timeout_seconds`, tells `events` whether one is stuck,

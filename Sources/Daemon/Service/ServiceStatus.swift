@@ -9,8 +9,9 @@ import Media
 public enum ServiceStatus: Sendable, Equatable {
     /// Between sessions: the source is being opened.
     case opening(source: String)
-    /// A session streams: counts over every session so far.
-    case scanning(source: String, statistics: CaptureStatistics)
+    /// A session streams: counts over every session so far, and the results handlers' counters
+    /// STATUS= shows (`ResultsCounter.inStatus`: `reads_mismatch`).
+    case scanning(source: String, statistics: CaptureStatistics, handlerCounters: [ResultsCounter] = [])
     /// A lost camera is waited for (its reconnect backoff runs until `device.missing_timeout`).
     case waiting(source: String, goneSeconds: Int64)
     /// A scan has not returned within `scan_timeout_seconds`.
@@ -27,15 +28,17 @@ public enum ServiceStatus: Sendable, Equatable {
     }
 
     /// The STATUS= line: `scanning SOURCE: frames=N codes=N dropped=N` then the drop, pass and
-    /// reading-check fields (`ServiceLines`), `waiting for SOURCE (gone N s)`, `opening SOURCE`, or
+    /// reading-check fields (`ServiceLines`) and ` name=value` for each handler counter STATUS=
+    /// shows, `waiting for SOURCE (gone N s)`, `opening SOURCE`, or
     /// `scan stuck: frame SEQ for N s (pass PASS)`.
     public var line: String {
         switch self {
         case .opening(let source):
             "opening \(source)"
-        case .scanning(let source, let s):
+        case .scanning(let source, let s, let counters):
             "scanning \(source): frames=\(s.frames) codes=\(s.codes) dropped=\(s.droppedTotal)"
                 + ServiceLines.statusDropFields(s) + ServiceLines.statusPassFields(s) + ServiceLines.readingCheckFields(s.readingCheck)
+                + counters.filter(\.inStatus).map { " \($0.name)=\($0.value)" }.joined()
         case .waiting(let source, let gone):
             "waiting for \(source) (gone \(gone) s)"
         case .stuck(let sequenceNumber, let seconds, let pass):

@@ -18,7 +18,7 @@ struct IdentifiedCodeEncoder {
         let index = lastFrame.map { $0.sequence == frame ? $0.index + 1 : 0 } ?? 0
         lastFrame = (frame, index)
         let id = "\(prefix)-\(frame)-\(index)"
-        var payload = encoder.encode(code.code, item: code.item, source: source, time: time, fields: code.fields + [(name: "id", value: id)])
+        var payload = encoder.encode(code, source: source, time: time, extra: [(name: "id", value: id)])
         payload.removeLast()
         return (id, payload)
     }

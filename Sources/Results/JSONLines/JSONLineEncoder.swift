@@ -11,14 +11,21 @@ import Media
 public struct JSONLineEncoder: Sendable {
     public init() {}
 
+    /// A delivered code's line: its code, item, `match` and the fields handlers attached, then `extra`.
+    public func encode(_ delivered: DeliveredCode, source: String, time: WallClockTime,
+                       extra: [(name: String, value: String)] = []) -> [UInt8] {
+        encode(delivered.code, item: delivered.item, source: source, time: time, match: delivered.match, fields: delivered.fields + extra)
+    }
+
     /// `{"type":"code",…}` followed by a newline. Field order is fixed (see README, "Output"):
     /// `symbology_id` when the library gave one, `addon` when an EAN/UPC code was read with its
     /// add-on (its digits; `text` ends with them), `gs1` or `gs1_error` when the code is GS1 (docs/gs1.md).
     /// - Parameters:
     ///   - item: the item the reading began, written after `type`; `nil`: none.
-    ///   - fields: string fields handlers attached (`snapshot`), written after `frame`.
+    ///   - match: `match.*`'s verdict, written after `frame`; `nil`: none configured, no field.
+    ///   - fields: string fields handlers attached (`snapshot`), written after `frame` and `match`.
     public func encode(_ code: MachineReadableCodeObject, item: UInt64? = nil, source: String, time: WallClockTime,
-                       fields: [(name: String, value: String)] = []) -> [UInt8] {
+                       match: Bool? = nil, fields: [(name: String, value: String)] = []) -> [UInt8] {
         var out = JSONBuffer()
         out.raw(item.map { "{\"type\":\"code\",\"item\":\($0),\"symbology\":" } ?? "{\"type\":\"code\",\"symbology\":")
         out.string(code.symbology.rawValue)
@@ -43,6 +50,7 @@ public struct JSONLineEncoder: Sendable {
         out.raw(",\"bounds\":{\"x\":\(b.x),\"y\":\(b.y),\"width\":\(b.width),\"height\":\(b.height)}")
         out.raw(",\"frame\":")
         out.frame(code.frame)
+        if let match { out.raw(match ? ",\"match\":true" : ",\"match\":false") }
         for field in fields {
             out.raw(",")
             out.string(field.name)

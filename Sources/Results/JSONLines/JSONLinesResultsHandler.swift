@@ -22,7 +22,7 @@ public final class JSONLinesResultsHandler: ResultsHandler, @unchecked Sendable 
     }
 
     public func handle(_ code: inout DeliveredCode) throws {
-        try writer.write(encoder.encode(code.code, item: code.item, source: source, time: clock(), fields: code.fields))
+        try writer.write(encoder.encode(code, source: source, time: clock()))
     }
 
     public func itemRemoved(_ item: RemovedItem) throws {

@@ -18,7 +18,10 @@ import SystemPackage
 /// with Home Assistant discovery on, an item's first reading and its leaving are also `added` and
 /// `removed` events on `<prefix>/item_events` (`MQTTItemMessages`). Items' messages go through the
 /// same queue, in order with the codes, but are not codes: never spooled (the spool holds codes,
-/// its count is `mqtt_spooled`), and counted apart when dropped (`mqtt_items_dropped`).
+/// its count is `mqtt_spooled`), and counted apart when dropped (`mqtt_items_dropped`). A code that
+/// did not match `match.*` (`DeliveredCode.match` false) is also published on `<prefix>/mismatch`,
+/// its `codes` object again, after it and in order, as items' messages are (not spooled, counted
+/// with them when dropped): the code itself is on `codes`, spooled as every code.
 /// The broker connection lives on the handler's own thread (`syncscan-mqtt`). `handle` only
 /// hands a message to that thread and wakes it (a `WakeSignal` its poll watches beside the
 /// broker's socket), so a code is published at once; the thread keeps up to `queueMessages` in memory, in order,
@@ -135,7 +138,7 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
                            help: "Codes dropped before the MQTT broker took them: past the memory queue and the spool.",
                            value: counts.dropped),
             ResultsCounter(name: "mqtt_items_dropped",
-                           help: "Items' messages (<prefix>/items, <prefix>/item_events) dropped before the MQTT broker took them; they are not spooled.",
+                           help: "Items' messages (<prefix>/items, <prefix>/item_events) and mismatches' (<prefix>/mismatch) dropped before the MQTT broker took them; they are not spooled.",
                            value: counts.itemsDropped),
             ResultsCounter(name: "mqtt_connected", help: "1 while connected to the MQTT broker, else 0.", kind: .gauge,
                            value: connected ? 1 : 0, inLines: false),
@@ -167,10 +170,12 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
         wakeThread()
     }
 
-    /// Queues the code on `<prefix>/codes`, and with item events its item's `added` event.
+    /// Queues the code on `<prefix>/codes`; a code that did not match `match.*` again on
+    /// `<prefix>/mismatch` (the same object, its id too); with item events its item's `added` event.
     public func handle(_ code: inout DeliveredCode) throws {
         let (id, payload) = codeEncoder.encode(code, source: source, time: clock())
         var messages = [OutboxMessage(key: topicPrefix + "/codes", payload: payload, kind: .code, qos: settings.qos)]
+        if code.match == false { messages.append(itemMessage("mismatch", payload)) }
         if publishesItemEvents, let item = code.item {
             messages.append(itemMessage("item_events", MQTTItemMessages.added(code.code, item: item, id: id)))
         }
@@ -185,7 +190,7 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
         enqueue(messages)
     }
 
-    /// An item's message on `<prefix>/<topic>`, at the configured QoS, not retained.
+    /// An item's (or a mismatch's) message on `<prefix>/<topic>`, at the configured QoS, not retained.
     private func itemMessage(_ topic: String, _ payload: [UInt8]) -> OutboxMessage {
         OutboxMessage(key: topicPrefix + "/" + topic, payload: payload, kind: .item, qos: settings.qos)
     }
