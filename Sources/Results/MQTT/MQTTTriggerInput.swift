@@ -65,7 +65,8 @@ struct MQTTTriggerInput {
     /// Why a kind of message is no command, and what to send instead.
     static func reason(_ kind: String) -> String {
         switch kind {
-        case "retained": return "it is retained (it would press at every reconnect): publish triggers without retain, and clear it with an empty retained message"
+        case "retained":
+            return "it is retained (it would press at every reconnect): publish triggers without retain, and clear it with an empty retained message"
         case "too long": return "its payload is over \(maxPayloadBytes) bytes: send press, 1, on or nothing to press; release, 0 or off to release"
         default: return "its payload is not a command: send press, 1, on or nothing to press; release, 0 or off to release"
         }
