@@ -43,6 +43,11 @@ static inline int cmosq_publish(struct mosquitto *mosq, int *mid, const char *to
     return mosquitto_publish(mosq, mid, topic, length, payload, qos, retain);
 }
 
+/* SUBSCRIBE to one topic filter; its SUBACK comes to the subscribe callback with the same mid. */
+static inline int cmosq_subscribe(struct mosquitto *mosq, int *mid, const char *topic, int qos) {
+    return mosquitto_subscribe(mosq, mid, topic, qos);
+}
+
 static inline int cmosq_loop(struct mosquitto *mosq, int timeout_ms) { return mosquitto_loop(mosq, timeout_ms, 1); }
 
 /* The connection's socket (-1 when there is none), and whether libmosquitto has bytes to send on it:
@@ -55,6 +60,16 @@ static inline void cmosq_set_callbacks(struct mosquitto *mosq, cmosq_status_call
     mosquitto_connect_callback_set(mosq, on_connect);
     mosquitto_disconnect_callback_set(mosq, on_disconnect);
     mosquitto_publish_callback_set(mosq, on_publish);
+}
+
+typedef void (*cmosq_message_callback)(struct mosquitto *, void *, const struct mosquitto_message *);
+typedef void (*cmosq_subscribe_callback)(struct mosquitto *, void *, int, int, const int *);
+
+/* A message from a subscription (after its QoS flow completed), and a SUBACK. */
+static inline void cmosq_set_subscription_callbacks(struct mosquitto *mosq, cmosq_message_callback on_message,
+                                                    cmosq_subscribe_callback on_subscribe) {
+    mosquitto_message_callback_set(mosq, on_message);
+    mosquitto_subscribe_callback_set(mosq, on_subscribe);
 }
 
 static inline const char *cmosq_strerror(int code) { return mosquitto_strerror(code); }

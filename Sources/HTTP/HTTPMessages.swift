@@ -1,4 +1,5 @@
-/// One HTTP request as the handler sees it: the method, the path and the Basic credentials.
+/// One HTTP request as the handler sees it: the method, the path, the Basic credentials, and the
+/// `Host` and `Origin` headers (a browser's cross-site request names another origin than the host).
 public struct HTTPRequest: Sendable, Hashable {
     /// `GET`, `HEAD`, … as the client sent it.
     public var method: String
@@ -6,9 +7,23 @@ public struct HTTPRequest: Sendable, Hashable {
     public var path: String
     /// The user name and password of an `Authorization: Basic` header, if the request had one.
     public var basicCredentials: BasicCredentials?
+    /// The `Host` header, if the request had one.
+    public var host: String?
+    /// The `Origin` header (`http://127.0.0.1:8080`, or `null`), if the request had one: browsers
+    /// send it with every cross-site POST, command-line clients never unless told.
+    public var origin: String?
 
-    public init(method: String, path: String, basicCredentials: BasicCredentials? = nil) {
+    public init(method: String, path: String, basicCredentials: BasicCredentials? = nil, host: String? = nil, origin: String? = nil) {
         (self.method, self.path, self.basicCredentials) = (method, path, basicCredentials)
+        (self.host, self.origin) = (host, origin)
+    }
+
+    /// Whether the request came from a page of another site than this server: an `Origin` that is
+    /// not `http://` or `https://` followed by the `Host` (any case). A request without `Origin` is not.
+    public var isCrossSite: Bool {
+        guard let origin = origin?.lowercased() else { return false }
+        guard let host = host?.lowercased() else { return true }
+        return origin != "http://" + host && origin != "https://" + host
     }
 }
 

@@ -152,7 +152,8 @@ public final class HTTPServer: @unchecked Sendable {
             return queue(.text("503 too many connections (http.max_connections)", status: 503, headers: [("Retry-After", "5")]),
                          on: connection, admission: admission)
         }
-        let response = handler(HTTPRequest(method: method, path: path, basicCredentials: Self.credentials(connection)))
+        let response = handler(HTTPRequest(method: method, path: path, basicCredentials: Self.credentials(connection),
+                                           host: Self.header("Host", of: connection), origin: Self.header("Origin", of: connection)))
         return queue(response, on: connection, admission: admission)
     }
 
@@ -187,6 +188,11 @@ public final class HTTPServer: @unchecked Sendable {
         guard let user = MHD_basic_auth_get_username_password(connection, &password) else { return nil }
         defer { MHD_free(user); if let password { MHD_free(password) } }
         return BasicCredentials(user: String(cString: user), password: password.map { String(cString: $0) } ?? "")
+    }
+
+    /// A request header's value (`MHD_lookup_connection_value` with `MHD_HEADER_KIND`), if it has one.
+    private static func header(_ name: String, of connection: OpaquePointer) -> String? {
+        MHD_lookup_connection_value(connection, .HEADER_KIND, name).map { String(cString: $0) }
     }
 
     /// The client's numeric address (`cmhd_client_address`: `MHD_get_connection_info`).

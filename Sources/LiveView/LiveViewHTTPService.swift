@@ -1,3 +1,4 @@
+import Capture
 import ConfigurationKeys
 import Foundation
 import HTTP
@@ -19,7 +20,8 @@ import SystemPackage
 /// `http.password_file` is set: `/` (the page), `/stream.mjpeg`, `/snapshot.jpg`, `/events`
 /// (Server-Sent Events: each code line as on stdout, `event: sightings` with what recent frames held,
 /// `event: status` every second), `/metrics` (Prometheus text, the metrics textfile's registry),
-/// `/status` (JSON) and `/healthz` (`ok`: the server answers). The two streams have slots of their
+/// `/status` (JSON) and `/healthz` (`ok`: the server answers); and POST only (others 405),
+/// `/trigger` and `/trigger/release`, which press and release the scan's trigger (`LiveViewRouter.trigger`). The two streams have slots of their
 /// own (`http.max_streams`), so viewers in every one leave `/metrics`, `/status` and `/healthz` answered.
 public final class LiveViewHTTPService: Service {
     let initialSettings: HTTPSettings
@@ -29,12 +31,15 @@ public final class LiveViewHTTPService: Service {
     let logger: Logger
     /// A listening socket systemd passed (`syncscan-http@.socket`), served instead of binding `http.listen`.
     let inheritedSocket: FileDescriptor?
+    /// What `POST /trigger` presses (the scan's switch); `nil`: no trigger endpoints (404).
+    let triggers: TriggerSwitch?
     /// A reload's settings not yet applied (`.some(nil)`: `http.listen` was removed).
     private let reloaded = LockedValue<HTTPSettings??>(nil)
 
     public init(settings: HTTPSettings, liveView: LiveViewResultsHandler, scan: any ScanReporting, logger: Logger,
-                inheritedSocket: FileDescriptor? = nil) {
+                inheritedSocket: FileDescriptor? = nil, triggers: TriggerSwitch? = nil) {
         (initialSettings, self.liveView, self.scan, self.logger) = (settings, liveView, scan, logger)
+        self.triggers = triggers
         status = LiveViewStatus(scan: scan)
         self.inheritedSocket = inheritedSocket
     }
@@ -83,7 +88,7 @@ public final class LiveViewHTTPService: Service {
                                     + "without its password: make the file readable by the service")
             }
         }
-        let router = LiveViewRouter(hub: liveView.hub, scan: scan, status: status, password: password)
+        let router = LiveViewRouter(hub: liveView.hub, scan: scan, status: status, password: password, triggers: triggers)
         let server = Self.server(settings, router: router, listenDescriptor: inheritedSocket, tls: try Self.tlsCredentials(settings),
                                  logger: logger)
         do { try server.start() } catch { throw LiveViewError(message: "\(error)") }
@@ -159,6 +164,7 @@ struct LiveViewRouter: Sendable {
     let scan: any ScanReporting
     let status: LiveViewStatus
     let password: String?
+    var triggers: TriggerSwitch? = nil
 
     static let paths: Set<String> = ["/", "/stream.mjpeg", "/snapshot.jpg", "/events", "/metrics", "/status", "/healthz"]
 
@@ -167,6 +173,7 @@ struct LiveViewRouter: Sendable {
             return HTTPResponse(status: 401, headers: [("Content-Type", "text/plain; charset=utf-8")],
                                 body: .bytes(Array("401 a password is needed (HTTP Basic; any user name)\n".utf8)), basicRealm: "syncscan")
         }
+        if triggers != nil && Self.triggerPaths.contains(request.path) { return trigger(request) }
         guard Self.paths.contains(request.path) else { return .text("404 not found: \(request.path)", status: 404) }
         guard request.method == "GET" || request.method == "HEAD" else {
             return .text("405 method not allowed: \(request.method)", status: 405, headers: [("Allow", "GET, HEAD")])

@@ -7,9 +7,11 @@ import SystemPackage
 /// `mosquitto_new` to `mosquitto_destroy` in `deinit`.
 ///
 /// Not thread-safe: one thread makes it, publishes and drives its network I/O with `loop`
-/// (no libmosquitto thread), which can also wake for the owner's own descriptor. The connect, disconnect and publish-acknowledged callbacks run
-/// inside `loop` on that thread and come back from it as `Event`s; the pointer libmosquitto
-/// passes them never leaves this type. A lost connection is not reconnected: make a new one
+/// (no libmosquitto thread), which can also wake for the owner's own descriptor. The connect,
+/// disconnect, publish-acknowledged, subscribe-acknowledged and message callbacks run inside
+/// `loop` on that thread and come back from it as `Event`s; the pointers libmosquitto passes them
+/// never leave this type. A subscription lasts as long as the connection (clean session):
+/// subscribe again after every `.connected`. A lost connection is not reconnected: make a new one
 /// (its unacknowledged messages are the caller's to publish again).
 public final class MQTTConnection {
     /// Where and how to connect.
@@ -50,6 +52,27 @@ public final class MQTTConnection {
         case disconnected(MQTTError?)
         /// The broker acknowledged message `mid` (PUBACK for QoS 1, PUBCOMP for 2; sent for QoS 0).
         case published(mid: Int32)
+        /// The broker answered SUBSCRIBE `mid` (SUBACK): the QoS granted to each filter, 128 for a refused one.
+        case subscribed(mid: Int32, grantedQoS: [Int])
+        /// A message of a subscription arrived (its QoS flow done: PUBACK sent for QoS 1).
+        case message(Received)
+    }
+
+    /// A message a subscription brought: its topic and its payload's first `Received.payloadLimit` bytes.
+    public struct Received: Sendable, Hashable {
+        /// Bytes of a payload kept; a longer one keeps its length in `length`.
+        public static let payloadLimit = 256
+        public var topic: String
+        /// The payload's first bytes, at most `payloadLimit`.
+        public var payload: [UInt8]
+        /// The payload's whole length.
+        public var length: Int
+        /// Whether the broker delivered it as the topic's retained message (sent at subscribing).
+        public var retained: Bool
+
+        public init(topic: String, payload: [UInt8], length: Int? = nil, retained: Bool = false) {
+            (self.topic, self.payload, self.length, self.retained) = (topic, payload, length ?? payload.count, retained)
+        }
     }
 
     /// Collects the callbacks' events; libmosquitto holds it as `obj` (unretained: the connection keeps it alive).
@@ -99,6 +122,17 @@ public final class MQTTConnection {
         }, { _, obj, mid in
             MQTTConnection.inbox(obj).events.append(.published(mid: mid))
         })
+        cmosq_set_subscription_callbacks(handle, { _, obj, message in
+            guard let message = message?.pointee else { return }
+            let length = Int(max(0, message.payloadlen))
+            let kept = min(length, Received.payloadLimit)
+            let payload = message.payload.map { Array(UnsafeRawBufferPointer(start: $0, count: kept)) } ?? []
+            MQTTConnection.inbox(obj).events.append(.message(Received(
+                topic: message.topic.map { String(cString: $0) } ?? "", payload: payload, length: length, retained: message.retain)))
+        }, { _, obj, mid, count, granted in
+            let qos = granted.map { Array(UnsafeBufferPointer(start: $0, count: Int(max(0, count)))).map(Int.init) } ?? []
+            MQTTConnection.inbox(obj).events.append(.subscribed(mid: mid, grantedQoS: qos))
+        })
     }
 
     private let inboxStorage: EventInbox
@@ -119,6 +153,14 @@ public final class MQTTConnection {
             cmosq_publish(handle, &mid, message.topic, Int32($0.count), $0.baseAddress, Int32(message.qos), message.retain)
         }
         return rc == 0 ? .success(mid) : .failure(Self.error("mosquitto_publish", rc))
+    }
+
+    /// Subscribes to `topic` at `qos` (`mosquitto_subscribe`); its message id, which a later
+    /// `.subscribed` event answers. Lasts until the connection ends.
+    public func subscribe(_ topic: String, qos: Int) -> Result<Int32, MQTTError> {
+        var mid: Int32 = 0
+        let rc = cmosq_subscribe(handle, &mid, topic, Int32(qos))
+        return rc == 0 ? .success(mid) : .failure(Self.error("mosquitto_subscribe", rc))
     }
 
     /// Waits until the socket can be read, or written while libmosquitto has bytes to send, or

@@ -30,6 +30,7 @@ import Testing
           queue_messages: 50
           spool_directory: /var/spool/syncscan
           spool_max_bytes: 1048576
+          trigger: true
           homeassistant:
             discovery: true
             prefix: ha-test
@@ -49,6 +50,7 @@ import Testing
         #expect(mqtt.spoolMaxBytes == 1 << 20)
         #expect(mqtt.homeAssistantDiscovery == true)
         #expect(mqtt.homeAssistantPrefix == "ha-test")
+        #expect(mqtt.trigger)
         #expect(!c.output.stdout)
     }
 
@@ -72,6 +74,7 @@ import Testing
         let plain = try #require(try await SyncscanConfiguration.load(file: nil, environment: [:], overrides: url).mqtt)
         #expect(plain.homeAssistantDiscovery == nil, "not set: nothing under the discovery prefix")
         #expect(plain.homeAssistantPrefix == "homeassistant")
+        #expect(!plain.trigger, "no trigger topic unless asked: anyone who may publish there starts reads")
         let on = try await SyncscanConfiguration.load(file: nil, environment: ["SYNCSCAN_MQTT_HOMEASSISTANT_DISCOVERY": "true"], overrides: url)
         #expect(on.mqtt?.homeAssistantDiscovery == true)
         let off = try await SyncscanConfiguration.load(file: nil, environment: ["SYNCSCAN_MQTT_HOMEASSISTANT_DISCOVERY": "false"], overrides: url)
@@ -101,6 +104,7 @@ import Testing
           homeassistant:
             discovery: maybe
             prefix: ha/
+          trigger: sometimes
         """)
         let lines = await expectConfigurationError(file: file.path)
         // Sorted by line.
@@ -114,6 +118,7 @@ import Testing
             "\(file.path):8: mqtt.spool_max_bytes: 100 is out of range: must be from 4096 to 1099511627776",
             "\(file.path):10: mqtt.homeassistant.discovery: expected true or false, found \"maybe\"",
             "\(file.path):11: mqtt.homeassistant.prefix: \"ha/\" is not a discovery prefix: no leading or trailing /, no + or # wildcards (Home Assistant's default is homeassistant)",
+            "\(file.path):12: mqtt.trigger: expected true or false, found \"sometimes\"",
         ])
     }
 

@@ -49,4 +49,39 @@ import Testing
         #expect(ContinuousClock.now - start < hangTimeout / 2)
         #expect(events.isEmpty && failure == nil)
     }
+
+    /// A subscription's SUBACK grants the QoS asked for; a message on its topic comes back as a
+    /// `.message` with its topic and payload, a long payload cut to `payloadLimit` with its whole
+    /// length, and a retained one marked so when a new subscription gets it.
+    @Test func aSubscriptionsMessagesComeBackAsEventsWithTheirPayload() throws {
+        let broker = try MosquittoBroker()
+        let connection = try MQTTConnection.connect(MQTTConnection.Options(host: "127.0.0.1", port: broker.port)).get()
+        let deadline = ContinuousClock.now + hangTimeout
+        var events: [MQTTConnection.Event] = []
+        func loop(until done: () -> Bool) throws {
+            while !done() && ContinuousClock.now < deadline {
+                let (new, failure) = connection.loop(timeout: .milliseconds(50))
+                try #require(failure == nil, "\(failure!)")
+                events += new
+            }
+        }
+        try loop { events.contains(.connected) }
+        let retained = try ExternalTool.run("mosquitto_pub", ["-h", "127.0.0.1", "-p", "\(broker.port)", "-t", "t/kept", "-m", "old", "-r"])
+        try #require(retained.status == 0, "\(retained.describe())")
+        let mid = try connection.subscribe("t/#", qos: 1).get()
+        try loop { events.contains(.subscribed(mid: mid, grantedQoS: [1])) }
+        #expect(events.contains(.subscribed(mid: mid, grantedQoS: [1])), "\(events)")
+        let long = String(repeating: "x", count: 1000)
+        for (topic, payload) in [("t/a", "press"), ("t/b", long)] {
+            let sent = try ExternalTool.run("mosquitto_pub", ["-h", "127.0.0.1", "-p", "\(broker.port)", "-q", "1", "-t", topic, "-m", payload])
+            try #require(sent.status == 0, "\(sent.describe())")
+        }
+        let messages = { events.compactMap { if case .message(let m) = $0 { m } else { nil } } }
+        try loop { messages().count >= 3 }
+        #expect(messages() == [
+            MQTTConnection.Received(topic: "t/kept", payload: Array("old".utf8), retained: true),
+            MQTTConnection.Received(topic: "t/a", payload: Array("press".utf8)),
+            MQTTConnection.Received(topic: "t/b", payload: Array(long.utf8.prefix(MQTTConnection.Received.payloadLimit)), length: 1000),
+        ])
+    }
 }

@@ -52,7 +52,8 @@ private let objectIDs = ["tag": ["scanner"], "sensor": ["last_code", "frames_per
             daemon.feed(Array(video[(headerEnd + i * frameSize)..<(headerEnd + (i + 1) * frameSize)]))
             pause(.milliseconds(100))
         }
-        let configs = discovery.wait { Set($0.map(\.topic)).count >= 5 }
+        // The scan's five configs; the read results' and the trigger's button emptied (continuous, no mqtt.trigger).
+        let configs = discovery.wait { Set($0.map(\.topic)).count >= 15 }.filter { !$0.payload.isEmpty }
         daemon.closeStdin()
         #expect(daemon.wait() == 0, "stderr: \(daemon.stderr)")
 
@@ -156,7 +157,8 @@ private let objectIDs = ["tag": ["scanner"], "sensor": ["last_code", "frames_per
         if setting == nil {
             #expect(messages.isEmpty, "\(messages)")
         } else {
-            #expect(messages.count == 5 && messages.allSatisfy { $0.payload.isEmpty && $0.topic.hasSuffix("/config") }, "\(messages)")
+            // The scan's 5 configs, the read results' 9 and the trigger's button.
+            #expect(messages.count == 15 && messages.allSatisfy { $0.payload.isEmpty && $0.topic.hasSuffix("/config") }, "\(messages)")
         }
         let left = try MosquittoSubscriber.retained(on: "homeassistant/#", broker: broker)
         #expect(left == nil, "no retained config: \(left ?? "")")

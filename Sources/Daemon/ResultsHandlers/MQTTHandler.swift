@@ -5,16 +5,17 @@ import MQTT
 import Results
 
 extension ResultsHandlerDescriptor {
-    /// Every code, the status and the counters to an MQTT broker (`mqtt.*`), a sink; read at start.
+    /// Every code, the status and the counters to an MQTT broker (`mqtt.*`), a sink; with
+    /// `mqtt.trigger` its `<prefix>/trigger` presses the scan's trigger; read at start.
     public static let mqtt = ResultsHandlerDescriptor(
         name: "mqtt", settings: .mqtt, read: MQTTSettings.init(reading:),
         reload: .atStart(why: "MQTT settings are read at start"), sink: "mqtt.url",
         make: { settings, context in
             MQTTResultsHandler(settings: settings, source: context.source, sourceName: context.sourceName, hostname: shortHostname(),
                                password: readPassword(settings, logger: context.logger), softwareVersion: context.softwareVersion,
-                               logger: context.logger)
+                               logger: context.logger, triggers: context.triggers, readResults: context.readWindows)
         },
-        describe: { [("qos", "\($0.qos)")] },
+        describe: { [("qos", "\($0.qos)"), ("trigger", "\($0.trigger)")] },
         versionLine: { "libmosquitto \(MosquittoLibrary.version) (\(MosquittoLibrary.versionOrigin))" })
 
     /// This machine's host name up to its first dot, for MQTT's default topic prefix.

@@ -47,10 +47,14 @@ public enum ResultsHandlerRegistry {
         public var softwareVersion: String
         /// What a handler that takes trigger commands (MQTT's `PREFIX/trigger`) presses.
         public var triggers: TriggerSwitch
+        /// Whether the scan opens read windows (`trigger.mode: triggered`): handlers that describe
+        /// what they publish describe the read results too (MQTT's Home Assistant entities).
+        public var readWindows: Bool
 
         public init(source: String, sourceName: String? = nil, logger: Logger, snapshotDirectory: (any SnapshotDirectory)? = nil,
-                    softwareVersion: String = "unknown", triggers: TriggerSwitch = TriggerSwitch()) {
+                    softwareVersion: String = "unknown", triggers: TriggerSwitch = TriggerSwitch(), readWindows: Bool = false) {
             self.triggers = triggers
+            self.readWindows = readWindows
             self.source = source
             self.sourceName = sourceName
             self.logger = logger

@@ -111,7 +111,9 @@ public final class ScanService: Service, @unchecked Sendable {
         let sourceURI = parsed?.description ?? SourceURI.redactingCredentials(options.source)
         configuredHandlers = ResultsHandlerRegistry.make(options.configuration, context: .init(
             source: sourceURI, sourceName: parsed?.name, logger: logger, snapshotDirectory: snapshotDirectory,
-            softwareVersion: options.softwareVersion, triggers: triggers))
+            softwareVersion: options.softwareVersion, triggers: triggers,
+            // By name: read windows (#44's `triggered` mode) come with their own branch.
+            readWindows: options.configuration.trigger.mode.rawValue == "triggered"))
         handlers = configuredHandlers.all + additionalHandlers
         state = LockedValue(State(options: options, metrics: ServiceMetrics(source: sourceURI)))
         (runEnds, runEnd) = AsyncStream.makeStream(of: RunEnd.self)

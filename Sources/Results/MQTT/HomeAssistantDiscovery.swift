@@ -1,7 +1,9 @@
 import MQTT
 
 /// The Home Assistant MQTT discovery configs of one source: a device with a `tag` scanner, three
-/// sensors and an `event` entity for items, each a retained JSON document on
+/// sensors and an `event` entity for items; in `trigger.mode: triggered` the read results'
+/// counters, a "No read" binary sensor and the last no-read's picture (`readResultConfigs`); and
+/// with `mqtt.trigger` a button that presses the trigger. Each a retained JSON document on
 /// `<discovery prefix>/<component>/<node id>/<object id>/config`.
 ///
 /// Home Assistant reads from the topics the MQTT handler already publishes: the tag scanner and
@@ -51,8 +53,11 @@ public struct HomeAssistantDiscovery: Sendable, Hashable {
     /// The event types of the items' event entity, the `event_type` of `<prefix>/item_events` messages.
     public static let itemEventTypes = ["added", "removed"]
 
+    /// Every config: the scan's (`scanConfigs`), the read results' (`readResultConfigs`), the trigger's button.
+    public var configs: [Config] { scanConfigs + readResultConfigs + [triggerButton] }
+
     /// The tag scanner, then the sensors: last code, frames per second, dropped frames; then the items' event.
-    public var configs: [Config] {
+    public var scanConfigs: [Config] {
         let (codes, stats) = (topicPrefix + "/codes", topicPrefix + "/stats")
         // A code without text (binary) is known by its bytes; a state is at most 255 characters.
         let codeID = "value_json.text | default(value_json.data_b64)"
@@ -85,25 +90,35 @@ public struct HomeAssistantDiscovery: Sendable, Hashable {
         ]
     }
 
-    /// What to publish on every connect (retained, QoS 1): the configs when `enabled`; when
-    /// `false`, an empty payload on each of their topics, which makes Home Assistant remove what
-    /// they made; when `nil` (discovery never mentioned), nothing.
-    public func messages(enabled: Bool?) -> [MQTTConnection.Message] {
+    /// What to publish on every connect (retained, QoS 1): the configs when `enabled` (the read
+    /// results' only with `readResults`, the trigger's button only with `trigger`, else emptied);
+    /// when `false`, an empty payload on each of their topics, which makes Home Assistant remove
+    /// what they made; when `nil` (discovery never mentioned), nothing.
+    public func messages(enabled: Bool?, trigger: Bool = false, readResults: Bool = false) -> [MQTTConnection.Message] {
         guard let enabled else { return [] }
-        return configs.map { MQTTConnection.Message(topic: $0.topic, payload: enabled ? $0.payload : [], qos: 1, retain: true) }
+        let button = triggerButton.topic
+        let results = Set(readResultConfigs.map(\.topic))
+        return configs.map { config in
+            let on = enabled && (config.topic != button || trigger) && (!results.contains(config.topic) || readResults)
+            return MQTTConnection.Message(topic: config.topic, payload: on ? config.payload : [], qos: 1, retain: true)
+        }
     }
 
     // MARK: - Documents
 
-    /// A config document's value: a string, a list of strings, or an object with its fields in order.
-    private indirect enum Value {
+    /// A config document's value: a string, a number, a truth value, a list of strings, or an object with its fields in order.
+    indirect enum Value {
         case string(String)
+        case int(Int)
+        case bool(Bool)
         case strings([String])
         case object([(String, Value)])
 
         func write(to buffer: inout JSONBuffer) {
             switch self {
             case .string(let s): buffer.string(s)
+            case .int(let n): buffer.raw(String(n))
+            case .bool(let b): buffer.raw(b ? "true" : "false")
             case .strings(let list):
                 buffer.raw("[")
                 for (i, s) in list.enumerated() { if i > 0 { buffer.raw(",") }; buffer.string(s) }
@@ -127,12 +142,12 @@ public struct HomeAssistantDiscovery: Sendable, Hashable {
                  ("model", .string("syncscan")), ("sw_version", .string(softwareVersion))])
     }
 
-    private func sensor(_ objectID: String, name: String, _ fields: [(String, Value)]) -> Config {
+    func sensor(_ objectID: String, name: String, _ fields: [(String, Value)]) -> Config {
         entity("sensor", objectID, name: name, fields)
     }
 
     /// A config with a name, a unique id and the status as availability (every schema but `tag`'s).
-    private func entity(_ component: String, _ objectID: String, name: String, _ fields: [(String, Value)]) -> Config {
+    func entity(_ component: String, _ objectID: String, name: String, _ fields: [(String, Value)]) -> Config {
         config(component, objectID, [("name", .string(name)), ("unique_id", .string("\(nodeID)_\(objectID)"))] + fields + [
             ("availability_topic", .string(topicPrefix + "/status")),
             ("payload_available", .string("online")), ("payload_not_available", .string("offline")),

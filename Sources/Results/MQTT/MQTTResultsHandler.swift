@@ -30,14 +30,16 @@ import SystemPackage
 /// `spoolMaxBytes`), and at exit the codes still in memory join them there, so the next run
 /// delivers them first; past the bounds the oldest codes are dropped and counted. After a
 /// reconnect (0.5 s doubling to 30 s) unacknowledged messages are published again, in order.
+/// With `mqtt.trigger` it subscribes to `<prefix>/trigger` (QoS 1) on every connection, and the
+/// messages there press and release the scan's trigger (`MQTTTriggerInput`) on the same thread.
 /// With `.wait` (a file source) `handle` waits for room while the broker is connected. Failures
 /// are logged once per kind with the URL and what to do; they never stop capture or stdout.
 
 public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
     public let settings: MQTTSettings
     public let topicPrefix: String
-    private let connectionOptions: MQTTConnection.Options
-    private let logger: Logger
+    let connectionOptions: MQTTConnection.Options
+    let logger: Logger
     private let source: String
     private let clock: @Sendable () -> WallClockTime
     /// Home Assistant's discovery configs, or their removals: published first on every connection.
@@ -45,13 +47,15 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
     /// Signalled by `wakeThread` (after the lock is released), drained by the thread before it takes the intake.
     private let wake: WakeSignal?
     /// What `handle` and the accessors share with the handler's thread (`MQTTHandlerShared`).
-    private let shared: LockedValue<MQTTHandlerShared>
+    let shared: LockedValue<MQTTHandlerShared>
     /// The codes' objects with their ids (`<run>-<frame seq>-<index>`); `handle` only.
     private var codeEncoder: IdentifiedCodeEncoder
     /// The run's part of message ids (`codeEncoder`'s prefix, and items' `<run>-item-<item>`).
     private let runID: String
     /// Whether items' `added` and `removed` events go to `<prefix>/item_events` (Home Assistant discovery on).
     private let publishesItemEvents: Bool
+    /// What `<prefix>/trigger` presses; `nil`: no subscription (`mqtt.trigger` off).
+    private let triggers: TriggerSwitch?
 
     /// Seconds `finish` waits for a connected broker to take what is queued before spooling or dropping it.
     public var drainTimeoutSeconds = 5.0
@@ -64,9 +68,14 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
     ///   - hostname: the default topic prefix's middle part.
     ///   - password: read from `settings.passwordFile` by the caller.
     ///   - softwareVersion: syncscan's version, for Home Assistant's device.
+    ///   - triggers: what `<prefix>/trigger` presses with `settings.trigger` (the scan's switch).
+    ///   - readResults: the scan opens read windows (`trigger.mode: triggered`): Home Assistant's
+    ///     discovery describes their results.
     public init(settings: MQTTSettings, source: String, sourceName: String? = nil, hostname: String, password: String?, softwareVersion: String, logger: Logger,
-                overflow: OverflowPolicy = .wait, clock: @escaping @Sendable () -> WallClockTime = WallClockTime.now) {
+                overflow: OverflowPolicy = .wait, triggers: TriggerSwitch? = nil, readResults: Bool = false,
+                clock: @escaping @Sendable () -> WallClockTime = WallClockTime.now) {
         self.settings = settings
+        self.triggers = settings.trigger ? triggers : nil
         self.source = source
         self.logger = logger
         self.shared = LockedValue(MQTTHandlerShared(overflow: overflow))
@@ -76,7 +85,7 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
         topicPrefix = prefix
         discoveryMessages = HomeAssistantDiscovery(discoveryPrefix: settings.homeAssistantPrefix, topicPrefix: prefix, hostname: hostname,
                                                    sourceName: name, softwareVersion: softwareVersion)
-            .messages(enabled: settings.homeAssistantDiscovery)
+            .messages(enabled: settings.homeAssistantDiscovery, trigger: self.triggers != nil, readResults: readResults)
         runID = String(UInt32.random(in: 0...UInt32.max), radix: 16)
         codeEncoder = IdentifiedCodeEncoder(prefix: runID)
         publishesItemEvents = settings.homeAssistantDiscovery == true
@@ -124,10 +133,19 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
     public var spooled: Int { shared.withLock { $0.intake.counts.spooled } }
     /// Whether the broker connection is up now.
     public var isConnected: Bool { shared.withLock { $0.connected } }
+    /// `<prefix>/trigger`: the topic whose messages press the trigger (`mqtt.trigger`).
+    public var triggerTopic: String { topicPrefix + "/trigger" }
+    /// Whether the broker granted the `<prefix>/trigger` subscription on the connection up now.
+    public var isTriggerSubscribed: Bool { shared.withLock { $0.triggerSubscribed } }
 
     public var counters: [ResultsCounter] {
         // One lock: at every moment codes emitted = published + queued + spooled + dropped.
-        let (counts, connected) = shared.withLock { ($0.intake.current, $0.connected) }
+        let (counts, connected, rejected) = shared.withLock { ($0.intake.current, $0.connected, $0.triggersRejected) }
+        let triggerCounters = triggers == nil ? [] : [
+            ResultsCounter(name: "mqtt_triggers_rejected",
+                           help: "Messages on <prefix>/trigger that were no command (an unknown or too long payload, a retained message).",
+                           value: rejected),
+        ]
         return [
             ResultsCounter(name: "mqtt_published", help: "Codes the MQTT broker acknowledged.", value: counts.delivered),
             ResultsCounter(name: "mqtt_queued", metric: "mqtt_queued_messages", help: "Codes waiting in memory for the MQTT broker.",
@@ -142,7 +160,7 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
                            value: counts.itemsDropped),
             ResultsCounter(name: "mqtt_connected", help: "1 while connected to the MQTT broker, else 0.", kind: .gauge,
                            value: connected ? 1 : 0, inLines: false),
-        ]
+        ] + triggerCounters
     }
 
     public func sourceStreaming() { markOnline() }
@@ -221,7 +239,7 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
         shared.withLock(when: { $0.intake.finished }) { _, _ in }
     }
 
-    private var bound: Int { max(1, settings.queueMessages) }
+    var bound: Int { max(1, settings.queueMessages) }
 
     /// What every new connection publishes before the queue: the discovery configs (or their
     /// removals), then a retained `online` once streaming. Not tracked: the next connection sends them again.
@@ -251,12 +269,14 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
         var nextAttempt = ContinuousClock.now
         var deadline: ContinuousClock.Instant?
         var refused = false
+        var trigger = triggers.map { MQTTTriggerInput(topic: triggerTopic, triggers: $0, logger: logger) }
+        var triggerSubscription: Int32?
 
         func lost(_ error: MQTTError?) {
             connection = nil
             outbox.connectionLost()
             let wasConnected = shared.withLock { shared in
-                defer { shared.connected = false }
+                defer { (shared.connected, shared.triggerSubscribed) = (false, false) }
                 return shared.connected
             }
             shared.broadcast()
@@ -314,12 +334,20 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
                     }
                     shared.broadcast()
                     for message in messagesOnConnect(streaming: streaming) { _ = client.publish(message) }
+                    // A clean session: the subscription is made anew on every connection.
+                    if trigger != nil { triggerSubscription = subscribeTrigger(client) }
                     log.connected()
                 case .refused(let error):
                     log.failed(error, spool: outbox.spool)
                     refused = true
                 case .published(let mid):
                     outbox.acknowledge(mid)
+                case .subscribed(let mid, let granted) where mid == triggerSubscription:
+                    triggerSubscribed(granted)
+                case .subscribed:
+                    break
+                case .message(let message):
+                    if trigger?.receive(message) == true { shared.withLock { $0.triggersRejected += 1 } }
                 case .disconnected(let error):
                     // After a refused CONNACK the broker closes the connection: the refusal was the news.
                     lost(refused ? nil : error ?? MQTTError(call: "connection", code: 7, reason: "The connection was lost."))
@@ -330,50 +358,11 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
             if let loopFailure { lost(refused ? nil : loopFailure); refused = false }
         }
         connection = nil
-        // What the broker did not take: codes to the spool (before what is there), the rest dropped.
-        let itemsDroppedBefore = outbox.itemsDropped
-        let lostAtExit = outbox.closeForExit()
-        log.spool(outbox.takeSpoolEvents())
-        if let spool = outbox.spool, spool.count > 0 {
-            logger.notice("MQTT codes the broker has not taken are spooled for the next run", metadata: [
-                "url": "\(settings.url)", "file": "\(spool.path)", "codes": "\(spool.count)"])
-        }
-        if lostAtExit > 0 {
-            logger.error("MQTT codes not delivered at exit: the broker did not take them in time and no spool kept them", metadata: [
-                "url": "\(settings.url)", "codes": "\(lostAtExit)",
-                "fix": settings.spoolDirectory == nil ? "set mqtt.spool_directory (under systemd the unit's StateDirectory= is the default)"
-                                                      : "the spool could not take them: see the spool's error above"])
-        }
-        if outbox.itemsDropped > itemsDroppedBefore {
-            logger.warning("MQTT item messages not delivered at exit: the broker did not take them in time, and they are not spooled", metadata: [
-                "url": "\(settings.url)", "messages": "\(outbox.itemsDropped - itemsDroppedBefore)"])
-        }
+        let lostAtExit = closeForExit(&outbox, log: &log)
         shared.withLock { shared in
             shared.intake.record(outbox, delivered: outbox.delivered, droppedBefore: lostAtExit)
             shared.intake.finished = true
         }
-        shared.broadcast()
-    }
-
-    /// The outbox, over the spool file (`mqtt.spool_directory`) when one is set: opened now, and
-    /// again while it fails to open (its failures are the outbox's spool events).
-    private func openOutbox() -> DurableOutbox {
-        guard let directory = settings.spoolDirectory else { return DurableOutbox(bound: bound, spool: nil) }
-        let (name, maxBytes, logger) = (SpoolFile.fileName(for: connectionOptions.clientID ?? "syncscan", owner: .mqtt), settings.spoolMaxBytes, logger)
-        return DurableOutbox(bound: bound, openingSpool: {
-            SpoolFile.open(directory: FilePath(directory), fileName: name, owner: .mqtt, maxBytes: maxBytes, logger: logger).map { spool in
-                if !spool.isEmpty {
-                    logger.notice("MQTT codes spooled by an earlier run are delivered first", metadata: [
-                        "file": "\(spool.path)", "codes": "\(spool.count)"])
-                }
-                return spool
-            }
-        })
-    }
-
-    /// Publishes the counters the accessors read, and wakes `handle` waiting for room.
-    private func publishCounts(_ outbox: DurableOutbox) {
-        shared.withLock { $0.intake.record(outbox, delivered: outbox.delivered) }
         shared.broadcast()
     }
 }

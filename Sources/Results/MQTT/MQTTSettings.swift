@@ -30,6 +30,9 @@ public struct MQTTSettings: Sendable, Hashable {
     public var homeAssistantDiscovery: Bool?
     /// Home Assistant's discovery prefix (its MQTT integration's setting).
     public var homeAssistantPrefix = "homeassistant"
+    /// `mqtt.trigger`: messages on `<prefix>/trigger` press and release the scan's trigger
+    /// (`MQTTTriggerInput`), and Home Assistant's discovery adds a button that presses it.
+    public var trigger = false
 
     public init(url: MQTTBrokerURL) { self.url = url }
 }
@@ -64,6 +67,7 @@ extension MQTTSettings: ConfigurationSection {
         let spool = keys.string("spool_directory", "a directory path, or \"\" for none") ?? keys.systemdStateDirectory
         spoolDirectory = spool?.isEmpty == false ? spool : nil
         if let v = keys.int("spool_max_bytes", in: 4096...(1 << 40)) { spoolMaxBytes = v }
+        if let v = keys.bool("trigger") { trigger = v }
         readHomeAssistant(keys.scoped(to: "homeassistant"))
         if let url, url.tls, caFile == nil {
             keys.problem("url", "mqtts:// needs \(keys.fullKey("ca_file")) (the CA certificates that verify the broker)")

@@ -1,0 +1,110 @@
+import Capture
+import Foundation
+import HTTP
+import Logging
+import Media
+import SystemCalls
+import TestSupport
+import Testing
+@testable import LiveView
+
+/// A scan with nothing to report: the trigger's endpoints need none.
+private struct IdleScan: ScanReporting {
+    func statistics() -> CaptureStatistics { CaptureStatistics() }
+    func statusJSON() -> [UInt8] { Array("{}".utf8) }
+    var currentSource: (any FrameSource)? { nil }
+    func metricsExposition() -> [UInt8] { [] }
+}
+
+/// The live view's server as the service makes it, with `password` (HTTP Basic) or none, pressing `triggers`.
+private func server(password: String?, triggers: TriggerSwitch) throws -> HTTPServer {
+    let scan = IdleScan()
+    let router = LiveViewRouter(hub: LiveViewHub(), scan: scan, status: LiveViewStatus(scan: scan), password: password, triggers: triggers)
+    let server = LiveViewHTTPService.server(HTTPSettings(listen: HTTPListenAddress(host: "127.0.0.1", port: 0)), router: router,
+                                            logger: Logger(label: "test"))
+    try server.start()
+    return server
+}
+
+private func basic(_ password: String) -> String {
+    "Authorization: Basic " + Data("any:\(password)".utf8).base64EncodedString()
+}
+
+@Suite(.offThePool) struct LiveViewTriggerTests {
+    /// With `http.password_file`: without the password (or with a wrong one) 401 and nothing
+    /// pressed; GET 405; a browser's cross-site POST 403; with it, `POST /trigger` presses and
+    /// `POST /trigger/release` releases (origin `http`), each answered 202 with the switch's counts.
+    @Test func postTriggerPressesOnlyWithThePassword() throws {
+        let triggers = TriggerSwitch()
+        let http = try server(password: "s3cret", triggers: triggers)
+        defer { http.stop() }
+        let port = try #require(http.port)
+        for headers in [[], [basic("wrong")]] {
+            let reply = try HTTPTestConnection.request("/trigger", port: port, method: "POST", headers: headers)
+            #expect(reply.status == 401, "\(reply.status) \(reply.text)")
+            #expect(reply.headers["www-authenticate"]?.hasPrefix("Basic") == true)
+            #expect(!reply.text.contains("s3cret"))
+        }
+        for method in ["GET", "HEAD", "PUT"] {
+            let reply = try HTTPTestConnection.request("/trigger", port: port, method: method, headers: [basic("s3cret")])
+            #expect(reply.status == 405 && reply.headers["allow"] == "POST", "\(method): \(reply.status) \(reply.headers)")
+        }
+        let crossSite = try HTTPTestConnection.request("/trigger", port: port, method: "POST", headers: [basic("s3cret"), "Origin: http://evil.example"])
+        #expect(crossSite.status == 403, "\(crossSite.status) \(crossSite.text)")
+        #expect(triggers.counts.pulls == 0, "nothing pressed before the password")
+
+        let press = try HTTPTestConnection.request("/trigger", port: port, method: "POST", headers: [basic("s3cret")])
+        #expect(press.status == 202 && press.headers["content-type"] == "application/json", "\(press.status) \(press.headers)")
+        let body = try #require(try JSONSerialization.jsonObject(with: Data(press.body)) as? [String: Any])
+        #expect(body["trigger"] as? String == "press" && body["pulls"] as? Int == 1 && body["dropped"] as? Int == 0, "\(body)")
+        let release = try HTTPTestConnection.request("/trigger/release", port: port, method: "POST",
+                                                     headers: [basic("s3cret"), "Origin: http://127.0.0.1:\(port)"])
+        #expect(release.status == 202 && release.text.contains("\"trigger\":\"release\""), "\(release.status) \(release.text)")
+        let pulls = triggers.takePulls()
+        #expect(pulls.map(\.kind) == [.press, .release] && pulls.allSatisfy { $0.origin == "http" })
+        // The other endpoints keep theirs: POST is not for them.
+        #expect(try HTTPTestConnection.request("/status", port: port, method: "POST", headers: [basic("s3cret")]).status == 405)
+    }
+
+    /// Without a password (a loopback server) a POST presses; a cross-site one does not.
+    @Test func withoutAPasswordAPostPressesAndACrossSiteOneDoesNot() throws {
+        let triggers = TriggerSwitch()
+        let http = try server(password: nil, triggers: triggers)
+        defer { http.stop() }
+        let port = try #require(http.port)
+        #expect(try HTTPTestConnection.request("/trigger", port: port, method: "POST", headers: ["Origin: null"]).status == 403)
+        #expect(try HTTPTestConnection.request("/trigger", port: port, method: "POST").status == 202)
+        #expect(triggers.takePulls().map(\.kind) == [.press])
+    }
+
+    /// 1,000 POSTs from four clients at once: each answered 202, the switch keeps its bound and
+    /// counts the rest as dropped, and `/healthz` is answered meanwhile.
+    @Test func aStormOfPostsIsBoundedAndTheServerStaysResponsive() throws {
+        let triggers = TriggerSwitch()
+        let http = try server(password: "s3cret", triggers: triggers)
+        defer { http.stop() }
+        let port = try #require(http.port)
+        let statuses = LockedValue([Int: Int]())
+        let health = LockedValue([Duration]())
+        let started = ContinuousClock.now
+        DispatchQueue.concurrentPerform(iterations: 5) { client in
+            for _ in 0..<(client == 4 ? 10 : 250) {
+                if client == 4 {  // a monitor beside the storm
+                    let asked = ContinuousClock.now
+                    let ok = (try? HTTPTestConnection.request("/healthz", port: port, headers: [basic("s3cret")]).status) == 200
+                    health.withLock { $0.append(ok ? ContinuousClock.now - asked : .seconds(999)) }
+                    continue
+                }
+                let status = (try? HTTPTestConnection.request("/trigger", port: port, method: "POST", headers: [basic("s3cret")]).status) ?? 0
+                statuses.withLock { $0[status, default: 0] += 1 }
+            }
+        }
+        let took = ContinuousClock.now - started
+        #expect(statuses.withLock { $0 } == [202: 1000])
+        #expect(triggers.counts == TriggerSwitch.Counts(pulls: 1000, dropped: 1000 - triggers.capacity))
+        #expect(triggers.takePulls().count == triggers.capacity)
+        let slowest = health.withLock { $0.max() } ?? .seconds(999)
+        #expect(slowest < .seconds(2), "/healthz beside the storm: \(health.withLock { $0 })")
+        print("http trigger storm: 1000 POSTs from 4 clients in \(took); /healthz at most \(slowest)")
+    }
+}
