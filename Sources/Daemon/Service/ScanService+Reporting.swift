@@ -120,7 +120,7 @@ extension ScanService {
         }
         var statistics = totals
         statistics.add(running.pipeline.statistics)
-        return .scanning(source: input.uri, statistics: statistics)
+        return .scanning(source: input.uri, statistics: statistics, reads: readResults.map { _ in readCounts.current })
     }
 
     /// Logs each scan newly past `scan_timeout_seconds`, tells `events` whether one is stuck,

@@ -9,8 +9,8 @@ import Media
 public enum ServiceStatus: Sendable, Equatable {
     /// Between sessions: the source is being opened.
     case opening(source: String)
-    /// A session streams: counts over every session so far.
-    case scanning(source: String, statistics: CaptureStatistics)
+    /// A session streams: counts over every session so far; `reads` in `trigger.mode: triggered`.
+    case scanning(source: String, statistics: CaptureStatistics, reads: ReadWindowCounts.Counts? = nil)
     /// A lost camera is waited for (its reconnect backoff runs until `device.missing_timeout`).
     case waiting(source: String, goneSeconds: Int64)
     /// A scan has not returned within `scan_timeout_seconds`.
@@ -27,15 +27,17 @@ public enum ServiceStatus: Sendable, Equatable {
     }
 
     /// The STATUS= line: `scanning SOURCE: frames=N codes=N dropped=N` then the drop, pass and
-    /// reading-check fields (`ServiceLines`), `waiting for SOURCE (gone N s)`, `opening SOURCE`, or
+    /// reading-check fields (`ServiceLines`) and in `trigger.mode: triggered` `reads_good=N
+    /// reads_no_read=N reads_multiple=N triggers_ignored=N`, `waiting for SOURCE (gone N s)`, `opening SOURCE`, or
     /// `scan stuck: frame SEQ for N s (pass PASS)`.
     public var line: String {
         switch self {
         case .opening(let source):
             "opening \(source)"
-        case .scanning(let source, let s):
+        case .scanning(let source, let s, let reads):
             "scanning \(source): frames=\(s.frames) codes=\(s.codes) dropped=\(s.droppedTotal)"
                 + ServiceLines.statusDropFields(s) + ServiceLines.statusPassFields(s) + ServiceLines.readingCheckFields(s.readingCheck)
+                + (reads.map { " reads_good=\($0.good) reads_no_read=\($0.noRead) reads_multiple=\($0.multiple) triggers_ignored=\($0.ignored)" } ?? "")
         case .waiting(let source, let gone):
             "waiting for \(source) (gone \(gone) s)"
         case .stuck(let sequenceNumber, let seconds, let pass):
