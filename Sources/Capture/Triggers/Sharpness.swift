@@ -3,7 +3,8 @@ import Media
 /// How sharp a frame looks, for picking a read window's diagnosis frame.
 public enum Sharpness {
     /// The mean squared luma gradient (horizontal and vertical neighbour differences) over every
-    /// `step`-th row and column of `frame`'s luma; 0 for a compressed frame or a tiny one.
+    /// `step`-th row of `frame`'s luma, each sample of it (a column subsampled too would miss
+    /// edges of a pattern that repeats at an even period); 0 for a compressed frame or a tiny one.
     public static func gradientEnergy(of frame: borrowing VideoFrame, step: Int = 4) -> Double {
         let (width, height, stride) = (frame.width, frame.height, frame.bytesPerLine)
         let luma = frame.format.lumaLayout
@@ -21,7 +22,7 @@ public enum Sharpness {
                     let (dx, dy) = (right - here, below - here)
                     sum &+= UInt64(dx * dx + dy * dy)
                     count += 1
-                    x += step
+                    x += 1
                 }
                 y += step
             }
