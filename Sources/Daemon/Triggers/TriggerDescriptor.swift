@@ -5,9 +5,10 @@ import UnixSignals
 
 /// A trigger of a triggered reader (`trigger.mode: triggered`): what presses and releases the
 /// service's `TriggerSwitch`, registered by one line in `Components.standard` (issue 41's trigger
-/// descriptors). It names itself and the services it runs beside the scan, given the switch;
-/// a trigger with settings reads them under `trigger.<name>.*` in the services it makes (the
-/// configuration is handed to them, at start and at each reload).
+/// descriptors). It names itself and the services it runs beside the scan, given the switch and
+/// the configuration. A trigger's keys belong under `trigger.<name>.*`; there is no settings
+/// section here yet (`.signal` has no keys): the first trigger with keys adds one, read and
+/// checked as a results handler's are.
 public struct TriggerDescriptor: Sendable {
     /// Its name: `signal`; its settings, if any, are `trigger.<name>.*`.
     public let name: String
