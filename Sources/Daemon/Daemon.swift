@@ -6,7 +6,7 @@ import SystemPackage
 import UnixSignals
 
 /// Runs the pipeline as a service group: SIGTERM/SIGINT shut it down gracefully (a second one
-/// forces the stop), SIGHUP reloads.
+/// forces the stop), SIGHUP reloads, SIGUSR1 presses the trigger (`TriggerDescriptor.signal`).
 public enum Daemon {
     /// Runs until the source ends or a shutdown signal arrives.
     /// - Parameters:
@@ -19,6 +19,8 @@ public enum Daemon {
                            reload: (@Sendable () async throws -> PipelineOptions)? = nil) async throws {
         // A closed stdout must surface as EPIPE from write(2), not kill the process.
         signal(SIGPIPE, SIG_IGN)
+        // SIGUSR1 presses the trigger (`TriggerDescriptor.signal`); until its listener runs, one is not fatal.
+        signal(SIGUSR1, SIG_IGN)
         // The scan service switches a live source's output to dropping once the source is open.
         let writer = LineWriter(fileDescriptor: .standardOutput, name: "stdout",
                                 capacity: options.configuration.output.queueLines, overflow: .wait)
@@ -26,7 +28,9 @@ public enum Daemon {
             StandardError.writeLine(line)
         }
         // The services the handlers' descriptors run beside the scan (the live view's HTTP server).
-        let services = scan.configuredHandlers.services(options.configuration, context: ComponentServiceContext(scan: scan, sockets: sockets, logger: logger))
+        let context = ComponentServiceContext(scan: scan, sockets: sockets, logger: logger)
+        let services = scan.configuredHandlers.services(options.configuration, context: context)
+            + options.configuration.components.triggers.flatMap { $0.services(options.configuration, scan.triggers, context) }
         var between: [ServiceGroupConfiguration.ServiceConfiguration] = []
         if let reload {
             between.append(.init(service: ReloadOnHangup(scan: scan, services: services, reload: reload, logger: logger),

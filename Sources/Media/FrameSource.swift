@@ -13,6 +13,9 @@ public enum DroppedReason: String, Sendable, Hashable, CaseIterable {
     /// It arrived and was left unscanned on purpose: `trigger.mode: presentation` saw nothing
     /// change since the last frame scanned (the codes there are taken as still there).
     case idle
+    /// It arrived and was left unscanned on purpose: `trigger.mode: triggered` had no read window
+    /// open (no trigger pressed, or the window already closed).
+    case untriggered
 }
 
 /// What a source hands the pipeline: a frame to consider, or notice of one it lost itself.

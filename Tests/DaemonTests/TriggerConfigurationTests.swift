@@ -1,6 +1,7 @@
 import Capture
 import ConfigurationKeys
 import Daemon
+import Media
 import Testing
 
 @Suite struct TriggerConfigurationTests {
@@ -22,5 +23,37 @@ import Testing
         #expect(lines.contains { $0.contains("trigger.mode") && $0.contains("unknown trigger mode \"motion\"") && $0.contains("continuous, presentation") }, "\(lines)")
         #expect(lines.contains { $0.contains("trigger.change_level") && $0.contains("out of range") }, "\(lines)")
         #expect(lines.contains { $0.contains("trigger.change_blocks") && $0.contains("out of range") }, "\(lines)")
+    }
+
+    @Test("trigger.window.*, trigger.expected and trigger.no_read_directory reach the triggered reads")
+    func triggeredReadKeysAreRead() async throws {
+        let defaults = try await SyncscanConfiguration.load(file: nil, environment: [:]).trigger
+        #expect(defaults.window == TriggerSettings.Window(duration: MediaTime(seconds: 1), codes: 0, untilRelease: false))
+        #expect(defaults.expected == 1 && defaults.noReadDirectory == nil)
+        let file = try TemporaryConfigFile("""
+            trigger:
+              mode: triggered
+              window:
+                duration_ms: 250
+                codes: 2
+                until_release: true
+              expected: 2
+              no_read_directory: /var/lib/syncscan/no_read
+
+            """)
+        let t = try await SyncscanConfiguration.load(file: file.path, environment: [:]).metadataSettings.trigger
+        #expect(t == TriggerSettings(mode: .triggered, window: .init(duration: MediaTime(seconds: 0.25), codes: 2, untilRelease: true),
+                                     expected: 2, noReadDirectory: "/var/lib/syncscan/no_read"))
+        let fromEnvironment = try await SyncscanConfiguration.load(file: nil, environment: ["SYNCSCAN_TRIGGER_WINDOW_DURATION_MS": "40"])
+        #expect(fromEnvironment.trigger.window.duration == MediaTime(seconds: 0.04))
+    }
+
+    @Test("out-of-range window keys are refused, naming the key")
+    func badTriggeredReadKeysAreRefused() async throws {
+        let file = try TemporaryConfigFile("trigger:\n  mode: triggered\n  window:\n    duration_ms: 0\n    codes: -1\n    until_release: often\n  expected: 0\n")
+        let lines = await expectConfigurationError(file: file.path)
+        for key in ["trigger.window.duration_ms", "trigger.window.codes", "trigger.window.until_release", "trigger.expected"] {
+            #expect(lines.contains { $0.contains(key) }, "\(key): \(lines)")
+        }
     }
 }

@@ -19,6 +19,10 @@ public final class Delivery: @unchecked Sendable {
         var emitted = 0
         /// The last scanned frame's findings, replayed for the `idle` frames after it.
         var lastScanned: SynchronizedMetadataObjectData?
+        /// The read window open now (`trigger.mode: triggered`).
+        var window: ReadWindowTally?
+        /// The last window closed by its codes: its frames still on their way are `untriggered`.
+        var closedByCodes: UInt64?
 
         init(reporting: CodeReporting) {
             self.reporting = reporting
@@ -33,19 +37,39 @@ public final class Delivery: @unchecked Sendable {
             statistics.outlinesOutsideFrame = tracker.outlinesOutsideFrame
             return removed
         }
+
+        var reportsItems: Bool { reporting.itemSettings != nil }
+
+        /// Closes the open window: its result, and the items it leaves (every item alive goes,
+        /// so the next window reads its codes anew); duplicate suppression starts over.
+        mutating func closeWindow(expected: Int) -> (ReadResult, [RemovedItem])? {
+            guard let tally = window else { return nil }
+            window = nil
+            let result = tally.result(expected: expected, reportingItems: reportsItems)
+            suppressor = DuplicateSuppressor(window: reporting.window)
+            let removed = reportsItems ? counted(tracker.finish(counts: &statistics.readingCheck)) : []
+            return (result, removed)
+        }
     }
 
     private let handler: any ResultsHandler
     private let frameDelivered: @Sendable () -> Void
     private let itemRemoved: @Sendable (RemovedItem) -> Void
     private let state: LockedValue<State>
+    private let readWindows: ReadWindows?
+    private let triggerSettings: @Sendable () -> TriggerSettings
 
     /// - Parameters:
     ///   - reporting: which readings become code lines.
     ///   - frameDelivered: called after each frame went through the handler (a supervisor's liveness ping).
     ///   - itemRemoved: called for each item removed, before the handler (the metrics' read rates).
+    ///   - readWindows: the session's read windows (`trigger.mode: triggered`), each frame's mark taken here.
+    ///   - triggerSettings: the trigger settings now (`trigger.expected`, `trigger.window.codes`).
     public init(handler: any ResultsHandler, reporting: CodeReporting, frameDelivered: @escaping @Sendable () -> Void = {},
-                itemRemoved: @escaping @Sendable (RemovedItem) -> Void = { _ in }) {
+                itemRemoved: @escaping @Sendable (RemovedItem) -> Void = { _ in }, readWindows: ReadWindows? = nil,
+                triggerSettings: @escaping @Sendable () -> TriggerSettings = { TriggerSettings() }) {
+        self.readWindows = readWindows
+        self.triggerSettings = triggerSettings
         self.handler = handler
         self.frameDelivered = frameDelivered
         self.itemRemoved = itemRemoved
@@ -75,13 +99,42 @@ public final class Delivery: @unchecked Sendable {
     /// those awaiting confirmation: a replay is no second reading) and detections at its frame's
     /// time, so a code held still stays one item and one that left before the scene stilled
     /// leaves after its grace.
+    ///
+    /// A read window (`ReadWindows`) closes before the first frame outside it, after the codes of
+    /// the frame that read its `trigger.window.codes`, or at `finish`: its `ReadResult` goes to
+    /// the handler, then the removals of its items.
     public func deliver(_ collection: SynchronizedDataCollection) throws {
+        var collection = collection
+        let mark = readWindows?.take(collection.sequenceNumber)
+        let trigger = mark == nil ? nil : triggerSettings()
+        if let mark, let trigger {
+            let (closed, late) = state.withLock { state -> ((ReadResult, [RemovedItem])?, Bool) in
+                switch mark {
+                case .outside:
+                    return (state.closeWindow(expected: trigger.expected), false)
+                case .inside(let number, let origin):
+                    var closed: (ReadResult, [RemovedItem])?
+                    if let open = state.window, open.number != number { closed = state.closeWindow(expected: trigger.expected) }
+                    if state.closedByCodes == number { return (closed, true) }
+                    if state.window == nil { state.window = ReadWindowTally(number: number, origin: origin) }
+                    return (closed, false)
+                }
+            }
+            if late {  // scanned before the source saw its window closed by codes: as if outside it
+                collection.metadata = nil
+                collection.video.droppedReason = .untriggered
+                collection.video.pixels = nil
+            }
+            if let closed { try report(closed) }
+        }
         let replay = collection.metadata == nil && collection.video.droppedReason == .idle
         if let metadata = collection.metadata ?? (replay ? state.withLock({ $0.lastScanned }) : nil) {
             let frame = collection.video.frame
             let metadata = replay ? SynchronizedMetadataObjectData(presentationTime: collection.video.presentationTime ?? metadata.presentationTime,
                                                                    metadataObjects: metadata.metadataObjects, undecoded: metadata.undecoded)
                 : metadata
+            let inWindow: Bool
+            if case .inside? = mark, collection.video.droppedReason != .untriggered { inWindow = true } else { inWindow = false }
             let (fresh, removed, updated) = state.withLock { state in
                 if !replay { state.lastScanned = metadata }
                 var removed = state.pendingRemovals
@@ -94,9 +147,11 @@ public final class Delivery: @unchecked Sendable {
                     state.statistics.added += result.added.count
                     state.statistics.readingCheck.add(result.readingCheck)
                     removed += state.counted(result.removed)
+                    if inWindow { state.window?.add(collection, addedItems: result.added.map(\.item)) }
                     return (result.added.map { ($0.code, Optional($0.item)) }, removed, result.updated)
                 case .window, .everyReading:
                     let fresh = state.suppressor.filter(metadata.metadataObjects, at: metadata.presentationTime)
+                    if inWindow { state.window?.add(collection, addedItems: []) }
                     return (fresh.map { ($0, UInt64?.none) }, removed, [])
                 }
             }
@@ -112,6 +167,19 @@ public final class Delivery: @unchecked Sendable {
                 state.withLock { $0.emitted += 1 }
             }
             for update in updated { try handler.itemUpdated(update) }
+        } else if case .inside? = mark, collection.video.droppedReason != .untriggered {
+            state.withLock { $0.window?.add(collection, addedItems: []) }
+        }
+        if let trigger, trigger.window.codes > 0 {
+            let closed = state.withLock { state -> (ReadResult, [RemovedItem])? in
+                guard let open = state.window, open.count(reportingItems: state.reportsItems) >= trigger.window.codes else { return nil }
+                state.closedByCodes = open.number
+                return state.closeWindow(expected: trigger.expected)
+            }
+            if let closed {
+                readWindows?.closedByCodes(closed.0.window)
+                try report(closed)
+            }
         }
         if collection.metadata == nil, !replay, let pts = collection.video.presentationTime {
             state.withLock { state in if case .items = state.reporting { state.tracker.unscanned(pts: pts) } }
@@ -120,8 +188,25 @@ public final class Delivery: @unchecked Sendable {
         frameDelivered()
     }
 
-    /// The source ended: every item still present is removed (its `item_removed` written).
+    /// A closed window's result, counted and handed to the handler, then the removals of its items.
+    private func report(_ closed: (ReadResult, [RemovedItem])) throws {
+        var (result, removed) = closed
+        readWindows?.finished(result.window)
+        readWindows?.counts.count(result.kind)
+        try handler.readResult(&result)
+        for item in removed {
+            itemRemoved(item)
+            try handler.itemRemoved(item)
+        }
+    }
+
+    /// The source ended: a read window still open closes (its result delivered), and every item
+    /// still present is removed (its `item_removed` written).
     public func finish() throws {
+        if readWindows != nil {
+            let expected = triggerSettings().expected
+            if let closed = state.withLock({ $0.closeWindow(expected: expected) }) { try report(closed) }
+        }
         let removed = state.withLock { state in
             defer { state.pendingRemovals = [] }
             return state.pendingRemovals + state.counted(state.tracker.finish(counts: &state.statistics.readingCheck))

@@ -32,6 +32,10 @@ public protocol ResultsHandler: AnyObject, Sendable {
     func itemRemoved(_ item: RemovedItem) throws
     /// An item was read again at a new place (at most `ItemTracker.Settings.updateInterval` apart).
     func itemUpdated(_ update: ItemUpdate) throws
+    /// A read window closed (`trigger.mode: triggered`): after the codes of its frames, before
+    /// `frameCompleted` of the frame that closed it and before the removals of its items; a
+    /// handler may attach the diagnosis JPEG (`snapshot`, `jpeg`) for the handlers after it.
+    func readResult(_ result: inout ReadResult) throws
     /// The collection of one frame has been delivered (after `handle` for each code it kept).
     /// Handlers that audit every frame implement it; the default does nothing.
     func frameCompleted(_ collection: SynchronizedDataCollection) throws
@@ -59,6 +63,7 @@ extension ResultsHandler {
     public func frameCompleted(_ collection: SynchronizedDataCollection) throws {}
     public func itemRemoved(_ item: RemovedItem) throws {}
     public func itemUpdated(_ update: ItemUpdate) throws {}
+    public func readResult(_ result: inout ReadResult) throws {}
     public func start() {}
     public func setOverflowPolicy(_ policy: OverflowPolicy) {}
     public func sourceStreaming() {}

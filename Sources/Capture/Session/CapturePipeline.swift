@@ -19,18 +19,21 @@ public final class CapturePipeline: Sendable {
     ///   - reporting: which readings become code lines (items, or suppression by time).
     ///   - frameDelivered: called after each frame went through the handler (a supervisor's liveness ping).
     ///   - itemRemoved: called for each item removed (the metrics' read rates).
+    ///   - readWindows: the read windows of `trigger.mode: triggered` (the service's trigger switch
+    ///     and counts); `nil`: the session never opens one.
     public init(input: any FrameSource, videoDataOutput: VideoDataOutput, metadataOutput: MetadataOutput,
                 handler: any ResultsHandler, reporting: CodeReporting,
                 frameDelivered: @escaping @Sendable () -> Void = {}, itemRemoved: @escaping @Sendable (RemovedItem) -> Void = { _ in },
-                logger: Logger) {
-        let delivery = Delivery(handler: handler, reporting: reporting, frameDelivered: frameDelivered, itemRemoved: itemRemoved)
+                readWindows: ReadWindows? = nil, logger: Logger) {
+        let delivery = Delivery(handler: handler, reporting: reporting, frameDelivered: frameDelivered, itemRemoved: itemRemoved,
+                                readWindows: readWindows, triggerSettings: { metadataOutput.settings.trigger })
         self.delivery = delivery
         self.metadataOutput = metadataOutput
         self.synchronizer = DataOutputSynchronizer { collection in try delivery.deliver(collection) }
         self.session = CaptureSession(input: input, videoDataOutput: videoDataOutput, metadataOutput: metadataOutput,
                                       pixelsRequest: handler.pixelsRequest, pixelsSampler: handler.pixelsSampler,
                                       pixelCopies: handler.pixelCopiesHeld + metadataOutput.scanningThreads + 2,
-                                      logger: logger)
+                                      readWindows: readWindows, logger: logger)
     }
 
     /// Streams until the source ends, `stop()`, cancellation or a failure

@@ -13,7 +13,9 @@ import SystemCalls
 /// increasing; and the only one that assigns presentation times (`PresentationClock`: zero at
 /// the first frame, strictly increasing across clock wraps and resets). In `trigger.mode:
 /// presentation` it also decides which frames are scanned (`ChangeDetector`, on an eighth-scale
-/// picture): a frame with no change is `idle`, released at once, never queued or decoded.
+/// picture): a frame with no change is `idle`, released at once, never queued or decoded. In
+/// `trigger.mode: triggered` it takes the trigger's pulls once per frame (`ReadWindows.admit`):
+/// a frame outside every read window is `untriggered`, released at once likewise.
 public final class CaptureSession: @unchecked Sendable {
     public let input: any FrameSource
     public let videoDataOutput: VideoDataOutput
@@ -25,6 +27,9 @@ public final class CaptureSession: @unchecked Sendable {
     /// Where frames' pixels are copied when `pixelsRequest` or `pixelsSampler` is set; its
     /// `skipped` counts frames whose pixels were not copied because every copy was in use.
     public let pixelPool: FramePixelPool?
+    /// The read windows of `trigger.mode: triggered` (a frame that reads nothing in a window may
+    /// be copied for diagnosis through `pixelPool`); `nil`: the mode is never triggered.
+    public let readWindows: ReadWindows?
     private let logger: Logger
     private let stopRequested = LockedValue(false)
 
@@ -38,15 +43,20 @@ public final class CaptureSession: @unchecked Sendable {
     ///   - pixelsSampler: also copy, whole, each scanned frame it picks (with or without codes),
     ///     through the same pool (`ResultsHandler.pixelsSampler`).
     ///   - pixelCopies: copies that may exist at once (the pool's bound).
+    ///   - readWindows: the read windows when `trigger.mode` may be `triggered`; the pool then
+    ///     has room for two diagnosis copies more.
     public init(input: any FrameSource, videoDataOutput: VideoDataOutput = VideoDataOutput(),
                 metadataOutput: MetadataOutput, pixelsRequest: PixelsRequest? = nil,
-                pixelsSampler: (any FramePixelsSampler)? = nil, pixelCopies: Int = 8, logger: Logger) {
+                pixelsSampler: (any FramePixelsSampler)? = nil, pixelCopies: Int = 8, readWindows: ReadWindows? = nil,
+                logger: Logger) {
         self.input = input
         self.videoDataOutput = videoDataOutput
         self.metadataOutput = metadataOutput
         self.pixelsRequest = pixelsRequest
         self.pixelsSampler = pixelsSampler
-        self.pixelPool = pixelsRequest != nil || pixelsSampler != nil ? FramePixelPool(capacity: pixelCopies) : nil
+        self.readWindows = readWindows
+        self.pixelPool = pixelsRequest != nil || pixelsSampler != nil || readWindows != nil
+            ? FramePixelPool(capacity: pixelCopies + (readWindows != nil ? 2 : 0)) : nil
         self.logger = logger
     }
 
@@ -106,7 +116,8 @@ public final class CaptureSession: @unchecked Sendable {
         for i in 0..<threads {
             scanners.enter()
             let output = metadataOutput
-            let copying = pixelPool.map { PixelCopying(request: pixelsRequest, sampler: pixelsSampler, pool: $0, wait: waitWhenFull) }
+            let copying = pixelPool.map { PixelCopying(request: pixelsRequest, sampler: pixelsSampler, pool: $0, wait: waitWhenFull,
+                                                       windows: readWindows) }
             let t = Thread {
                 nameCurrentThread("syncscan-scan-\(i)")
                 defer { scanners.leave() }
@@ -143,6 +154,12 @@ public final class CaptureSession: @unchecked Sendable {
                 return false
             }
             return detector.isIdle(frame, settings: settings.trigger, rect: settings.rectOfInterest)
+        }
+        /// Whether a frame outside every read window is left unscanned (`trigger.mode: triggered`);
+        /// `nil`: the mode is not triggered.
+        func isUntriggered(_ seq: UInt64, pts: MediaTime?) -> Bool? {
+            guard let readWindows else { return nil }
+            return readWindows.admit(seq, pts: pts, settings: metadataOutput.settings.trigger).map { $0 == .outside }
         }
         var sourceError: (any Error)?
         var opened = 0
@@ -181,6 +198,7 @@ public final class CaptureSession: @unchecked Sendable {
                 }
                 logger.debug("frame dropped by source", metadata: ["seq": "\(seq)", "reason": "\(reason)", "detail": "\(detail)"])
                 let time = pts.map { presentationTime($0, seq: seq) }
+                _ = isUntriggered(seq, pts: time)
                 synchronizer.open(seq, with: SynchronizedDataCollection(
                     video: SynchronizedVideoData(sequenceNumber: seq, presentationTime: time, frame: nil, droppedReason: reason),
                     metadata: nil))
@@ -192,11 +210,12 @@ public final class CaptureSession: @unchecked Sendable {
                 }
                 frame.presentationTime = presentationTime(frame.presentationTime, seq: frame.sequenceNumber)
                 let info = frame.info
-                if isIdle(frame) {
+                let untriggered = isUntriggered(info.sequenceNumber, pts: info.presentationTime)
+                if untriggered == true || (untriggered == nil && isIdle(frame)) {
                     // Released here, unscanned: its buffer goes back to the source at once.
                     synchronizer.open(info.sequenceNumber, with: SynchronizedDataCollection(
                         video: SynchronizedVideoData(sequenceNumber: info.sequenceNumber, presentationTime: info.presentationTime,
-                                                     frame: info, droppedReason: .idle),
+                                                     frame: info, droppedReason: untriggered == true ? .untriggered : .idle),
                         metadata: nil))
                     continue reading
                 }
@@ -227,6 +246,7 @@ public final class CaptureSession: @unchecked Sendable {
         let sampler: (any FramePixelsSampler)?
         let pool: FramePixelPool
         let wait: Bool
+        let windows: ReadWindows?
 
         /// The part of `frame` to copy given its `codes`; `nil`: none.
         func region(of frame: VideoFrame, codes: [MachineReadableCodeObject]) -> PixelRect? {
@@ -263,6 +283,16 @@ public final class CaptureSession: @unchecked Sendable {
         }
         let codes = named(report.codes), unconfirmed = named(report.unconfirmed)
         var pixels: FramePixels?
+        var diagnosis: DiagnosisFrame?
+        // A window's frame that read nothing: copied whole when it is its most promising so far.
+        if let copying, let windows = copying.windows, codes.isEmpty, unconfirmed.isEmpty,
+           case .inside(let window, _)? = windows.mark(of: info.sequenceNumber) {
+            let score = DiagnosisScore(undecoded: report.undecoded.count, sharpness: Sharpness.gradientEnergy(of: frame))
+            if windows.offer(score, window: window) {
+                let decodedFrom = info.format.isCompressed ? plane.compressedBytes.map { (info: info, bytes: $0) } : nil
+                diagnosis = copying.pool.copy(frame, wait: false, decodedFrom: decodedFrom).map { DiagnosisFrame(score: score, pixels: $0) }
+            }
+        }
         // An unconfirmed reading may become an item's first line: its pixels are kept as a code's are.
         if let copying, let region = copying.region(of: frame, codes: codes + unconfirmed) {
             let decodedFrom = info.format.isCompressed ? plane.compressedBytes.map { (info: info, bytes: $0) } : nil
@@ -273,7 +303,7 @@ public final class CaptureSession: @unchecked Sendable {
                                          frame: info, droppedReason: nil, pixels: pixels),
             metadata: SynchronizedMetadataObjectData(presentationTime: info.presentationTime, metadataObjects: codes,
                                                      passesCut: report.passesCut, undecoded: report.undecoded,
-                                                     readingCheck: report.readingCheck, unconfirmed: unconfirmed))
+                                                     readingCheck: report.readingCheck, unconfirmed: unconfirmed, diagnosis: diagnosis))
     }
 }
 

@@ -40,10 +40,14 @@ public struct SynchronizedMetadataObjectData: Sendable, Hashable {
     /// Readings the check could not confirm within the frame, for the items to confirm
     /// (`MetadataOutput.ScanReport.unconfirmed`); not codes found until an item confirms them.
     public var unconfirmed: [MachineReadableCodeObject]
+    /// A frame of a read window that read nothing, copied as its most promising so far
+    /// (`ReadWindows.offer`); `nil` for every other frame.
+    public var diagnosis: DiagnosisFrame?
 
     public init(presentationTime: MediaTime, metadataObjects: [MachineReadableCodeObject], passesCut: [DecoderPass] = [],
                 undecoded: [UndecodedCodeObject] = [], readingCheck: ReadingCheckCounts = ReadingCheckCounts(),
-                unconfirmed: [MachineReadableCodeObject] = []) {
+                unconfirmed: [MachineReadableCodeObject] = [], diagnosis: DiagnosisFrame? = nil) {
+        self.diagnosis = diagnosis
         self.presentationTime = presentationTime
         self.metadataObjects = metadataObjects
         self.passesCut = passesCut

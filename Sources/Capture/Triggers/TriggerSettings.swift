@@ -1,7 +1,8 @@
 import Media
 
-/// When frames are scanned: every frame (`continuous`, the default), or only frames in which
-/// something changed (`presentation`: a code shown to the camera wakes the scanner).
+/// When frames are scanned: every frame (`continuous`, the default), only frames in which
+/// something changed (`presentation`: a code shown to the camera wakes the scanner), or only
+/// frames in a read window a trigger opened (`triggered`).
 public struct TriggerSettings: Sendable, Hashable {
     public enum Mode: String, Sendable, Hashable, CaseIterable {
         /// Every frame is scanned.
@@ -9,6 +10,26 @@ public struct TriggerSettings: Sendable, Hashable {
         /// A frame is scanned when its eighth-scale picture changed since the last frame scanned
         /// (`ChangeDetector`); the others are `idle` in the ledger.
         case presentation
+        /// A press of the trigger (`TriggerSwitch`) opens a read window; frames in it are scanned,
+        /// the others are `untriggered`; each window ends in one `ReadResult`.
+        case triggered
+    }
+
+    /// How long a read window stays open and what closes it early (`trigger.mode: triggered`).
+    public struct Window: Sendable, Hashable {
+        /// Frame time from the window's first frame: frames stamped this much later are outside it.
+        public var duration: MediaTime
+        /// Distinct codes (items, when codes are reported as items) that close the window; 0: no limit.
+        public var codes: Int
+        /// A release of the trigger closes the window.
+        public var untilRelease: Bool
+
+        public static let defaultDurationMilliseconds = 1000
+
+        public init(duration: MediaTime = MediaTime(nanoseconds: Int64(Window.defaultDurationMilliseconds) * 1_000_000), codes: Int = 0,
+                    untilRelease: Bool = false) {
+            (self.duration, self.codes, self.untilRelease) = (duration, max(0, codes), untilRelease)
+        }
     }
 
     public var mode: Mode
@@ -17,12 +38,21 @@ public struct TriggerSettings: Sendable, Hashable {
     public var changeLevel: Double
     /// Changed blocks that make a frame changed (an 8×8 block each).
     public var changeBlocks: Int
+    /// The read window (`triggered`).
+    public var window: Window
+    /// Codes a window is expected to read: 1 to this many is `good`, more is `multiple`.
+    public var expected: Int
+    /// Where a `no_read` window's diagnosis JPEG is written; `nil`: the snapshots directory when
+    /// snapshots are on, else none is written.
+    public var noReadDirectory: String?
 
     public static let defaultChangeLevel = 8.0
     public static let defaultChangeBlocks = 4
 
     public init(mode: Mode = .continuous, changeLevel: Double = TriggerSettings.defaultChangeLevel,
-                changeBlocks: Int = TriggerSettings.defaultChangeBlocks) {
+                changeBlocks: Int = TriggerSettings.defaultChangeBlocks, window: Window = Window(), expected: Int = 1,
+                noReadDirectory: String? = nil) {
         (self.mode, self.changeLevel, self.changeBlocks) = (mode, changeLevel, max(1, changeBlocks))
+        (self.window, self.expected, self.noReadDirectory) = (window, max(1, expected), noReadDirectory)
     }
 }

@@ -15,6 +15,8 @@ public struct Components: Sendable, Hashable {
     public var decoders: [DecoderLibraryDescriptor]
     /// In the order codes pass through them.
     public var handlers: [ResultsHandlerDescriptor]
+    /// What presses the trigger of `trigger.mode: triggered`.
+    public var triggers: [TriggerDescriptor]
 
     /// syncscan's components, one registration line each (as go2rtc's modules in its `main.go`).
     public static let standard = Components(
@@ -33,13 +35,17 @@ public struct Components: Sendable, Hashable {
             .mqtt,
             .webhook,
             .liveView,
+        ],
+        triggers: [
+            .signal,  // SIGUSR1
         ])
 
-    public init(inputs: [InputFamily], decoders: [DecoderLibraryDescriptor], handlers: [ResultsHandlerDescriptor]) {
-        (self.inputs, self.decoders, self.handlers) = (inputs, decoders, handlers)
+    public init(inputs: [InputFamily], decoders: [DecoderLibraryDescriptor], handlers: [ResultsHandlerDescriptor],
+                triggers: [TriggerDescriptor] = []) {
+        (self.inputs, self.decoders, self.handlers, self.triggers) = (inputs, decoders, handlers, triggers)
     }
 
-    private var names: [String] { inputs.map(\.name) + decoders.map(\.name) + handlers.map(\.name) }
+    private var names: [String] { inputs.map(\.name) + decoders.map(\.name) + handlers.map(\.name) + triggers.map { "trigger:" + $0.name } }
     public static func == (a: Components, b: Components) -> Bool { a.names == b.names }
     public func hash(into hasher: inout Hasher) { hasher.combine(names) }
 

@@ -29,10 +29,12 @@ public struct PipelineOptions: Sendable, Hashable {
 
     /// Whether changing from `self` to `new` needs the source reopened (not just new scanner settings):
     /// the service's capture keys, or a component's settings whose descriptor says a change restarts
-    /// the session (an input's, past what its family applies in place: a camera's `device.controls`).
+    /// the session (an input's, past what its family applies in place: a camera's `device.controls`);
+    /// `trigger.mode` to or from `triggered` (the session's read windows are made with it).
     func needsRestart(for new: PipelineOptions) -> Bool {
         let (a, b) = (configuration, new.configuration)
         return a.source != b.source || a.components != b.components || a.alwaysDiscardLateVideoFrames != b.alwaysDiscardLateVideoFrames
             || a.scanningThreads != b.scanningThreads || b.components.restartsSession(from: a.componentSettings, to: b.componentSettings)
+            || (a.trigger.mode == .triggered) != (b.trigger.mode == .triggered)
     }
 }

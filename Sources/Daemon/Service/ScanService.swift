@@ -55,6 +55,8 @@ public final class ScanService: Service, @unchecked Sendable {
         var totals = CaptureStatistics()
         var totalEmitted = 0
         var totalItems = ItemStatistics()
+        /// The number the next session's first read window gets.
+        var nextWindow: UInt64 = 1
         var totalReopens = 0
         var totalControlFailures = 0
         /// Whether the running session's source has streamed (set by its `onStreaming`).
@@ -80,6 +82,11 @@ public final class ScanService: Service, @unchecked Sendable {
     public let configuredHandlers: ResultsHandlerRegistry.Handlers
     /// What every trigger of a triggered reader presses (SIGUSR1, MQTT, HTTP, a key).
     public let triggers = TriggerSwitch()
+    /// The read windows' counts over every session (`trigger.mode: triggered`).
+    public let readCounts = ReadWindowCounts()
+    /// The triggered reads' handler (no-read JPEGs, the read counters), first of the handlers;
+    /// `nil` unless `trigger.mode` was `triggered` at start.
+    let readResults: ReadResultsHandler?
     /// The configured handlers, then an embedding program's own (`additionalHandlers`).
     let handlers: [any ResultsHandler]
     let state: LockedValue<State>
@@ -112,9 +119,11 @@ public final class ScanService: Service, @unchecked Sendable {
         configuredHandlers = ResultsHandlerRegistry.make(options.configuration, context: .init(
             source: sourceURI, sourceName: parsed?.name, logger: logger, snapshotDirectory: snapshotDirectory,
             softwareVersion: options.softwareVersion, triggers: triggers,
-            // By name: read windows (#44's `triggered` mode) come with their own branch.
-            readWindows: options.configuration.trigger.mode.rawValue == "triggered"))
-        handlers = configuredHandlers.all + additionalHandlers
+            readWindows: options.configuration.trigger.mode == .triggered))
+        readResults = options.configuration.trigger.mode == .triggered
+            ? Self.makeReadResultsHandler(options.configuration, counts: readCounts, triggers: triggers,
+                                          snapshotDirectory: snapshotDirectory, logger: logger) : nil
+        handlers = (readResults.map { [$0] } ?? []) + configuredHandlers.all + additionalHandlers
         state = LockedValue(State(options: options, metrics: ServiceMetrics(source: sourceURI)))
         (runEnds, runEnd) = AsyncStream.makeStream(of: RunEnd.self)
     }
@@ -226,10 +235,12 @@ public final class ScanService: Service, @unchecked Sendable {
         let metadata = MetadataOutput(settings: options.configuration.metadataSettings, scanningThreads: options.configuration.scanningThreads,
                                       scanTimeObserver: { metrics.recordScanDuration($0) },
                                       passTimeObserver: { metrics.recordPassDuration($0, $1) }, passWillRun: passWillRun)
+        let readWindows = options.configuration.trigger.mode == .triggered
+            ? ReadWindows(triggers: triggers, counts: readCounts, firstWindow: state.withLock { $0.nextWindow }) : nil
         let pipeline = CapturePipeline(input: source, videoDataOutput: options.configuration.videoDataOutput, metadataOutput: metadata,
                                        handler: handler, reporting: options.reporting,
                                        frameDelivered: { events.frameDelivered() }, itemRemoved: { metrics.recordItemRemoved($0) },
-                                       logger: logger)
+                                       readWindows: readWindows, logger: logger)
         sessionWillPublish?()
         // A reload that came before `current` was set has nothing to stop: honour it by not starting.
         let superseded = state.withLock { state in
@@ -267,6 +278,7 @@ public final class ScanService: Service, @unchecked Sendable {
             state.totalItems.add(items)
             state.totalReopens += reopens
             state.totalControlFailures += controlFailures
+            if let readWindows { state.nextWindow = readWindows.nextWindow }
             state.current = nil
             state.currentStreamed = false
         }

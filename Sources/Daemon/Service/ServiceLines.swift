@@ -111,9 +111,10 @@ enum ServiceLines {
     }
 
     /// `lateData=N outOfBuffers=N discontinuity=N undecodable=N`, then ` idle=N` once a frame was
-    /// idle (`trigger.mode: presentation`).
+    /// idle (`trigger.mode: presentation`) and ` untriggered=N` once one was outside every read
+    /// window (`trigger.mode: triggered`).
     static func droppedBreakdown(_ s: CaptureStatistics) -> String {
-        DroppedReason.allCases.filter { $0 != .idle || s.dropped[$0, default: 0] > 0 }
+        DroppedReason.allCases.filter { ($0 != .idle && $0 != .untriggered) || s.dropped[$0, default: 0] > 0 }
             .map { "\($0.rawValue)=\(s.dropped[$0, default: 0])" }.joined(separator: " ")
     }
 

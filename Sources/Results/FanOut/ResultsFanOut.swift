@@ -42,6 +42,10 @@ public final class ResultsFanOut: ResultsHandler, @unchecked Sendable {
         for handler in handlers { try handler.itemUpdated(update) }
     }
 
+    public func readResult(_ result: inout ReadResult) throws {
+        for handler in handlers { try handler.readResult(&result) }
+    }
+
     public func start() { for handler in handlers { handler.start() } }
 
     public func setOverflowPolicy(_ policy: OverflowPolicy) { for handler in handlers { handler.setOverflowPolicy(policy) } }

@@ -33,6 +33,10 @@ public final class JSONLinesResultsHandler: ResultsHandler, @unchecked Sendable 
         try writer.write(encoder.encode(updated: update, source: source, time: clock()))
     }
 
+    public func readResult(_ result: inout ReadResult) throws {
+        try writer.write(encoder.encode(result: result, source: source, time: clock()))
+    }
+
     public func frameCompleted(_ collection: SynchronizedDataCollection) throws {
         guard emitFrames else { return }
         try writer.write(encoder.encode(collection))

@@ -208,6 +208,21 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
         enqueue(messages)
     }
 
+    /// Queues a read window's result on `<prefix>/results` (the stdout `read_result` object with
+    /// `"id"` last, QoS 1, in order with the codes through the outbox, in memory as item messages
+    /// are) and, for a `no_read` with a diagnosis JPEG, the JPEG's bytes on `<prefix>/no_read/image`
+    /// (retained: the last no-read's picture for a subscriber that comes later).
+    public func readResult(_ result: inout ReadResult) throws {
+        var payload = JSONLineEncoder().encode(result: result, source: source, time: clock())
+        payload.removeLast(2)  // `}\n`
+        payload += Array(",\"id\":".utf8) + JSONLineEncoder.quoted("\(runID)-window-\(result.window)") + [UInt8(ascii: "}")]
+        var messages = [OutboxMessage(key: topicPrefix + "/results", payload: payload, kind: .item, qos: 1)]
+        if result.kind == .noRead, let jpeg = result.jpeg {
+            messages.append(OutboxMessage(key: topicPrefix + "/no_read/image", payload: jpeg, kind: .item, qos: 1, retain: true))
+        }
+        enqueue(messages)
+    }
+
     /// An item's (or a mismatch's) message on `<prefix>/<topic>`, at the configured QoS, not retained.
     private func itemMessage(_ topic: String, _ payload: [UInt8]) -> OutboxMessage {
         OutboxMessage(key: topicPrefix + "/" + topic, payload: payload, kind: .item, qos: settings.qos)

@@ -14,20 +14,24 @@ public struct SnapshotFileError: Error, Sendable, Hashable, CustomStringConverti
     public var call: String
     public var path: String
     public var errno: Errno
+    /// The key that names the directory, for the advice (`snapshots.directory`, `trigger.no_read_directory`).
+    public var setting: String
 
-    public init(call: String, path: String, errno: Errno) {
+    public init(call: String, path: String, errno: Errno, setting: String = "snapshots.directory") {
         self.call = call
         self.path = path
         self.errno = errno
+        self.setting = setting
     }
 
     public var description: String {
         let advice = switch errno {
-        case .noSpace, .diskQuotaExceeded: "the filesystem is full: free space or lower snapshots.max_bytes"
+        case .noSpace, .diskQuotaExceeded:
+            setting == "snapshots.directory" ? "the filesystem is full: free space or lower snapshots.max_bytes" : "the filesystem is full: free space"
         case .permissionDenied, .notPermitted: "no permission: let the service's user write there (systemd: StateDirectory=)"
-        case .readOnlyFileSystem: "the filesystem is read-only: point snapshots.directory at a writable one"
-        case .notDirectory: "a path component is not a directory: point snapshots.directory at a directory"
-        default: "check snapshots.directory"
+        case .readOnlyFileSystem: "the filesystem is read-only: point \(setting) at a writable one"
+        case .notDirectory: "a path component is not a directory: point \(setting) at a directory"
+        default: "check \(setting)"
         }
         return "\(path): \(call) failed: \(errno.description) (\(errno.symbol)); \(advice)"
     }
@@ -67,17 +71,19 @@ extension SnapshotDirectory {
 /// Its calls block: the snapshot handler makes them on its own thread.
 public struct FileSystemSnapshotDirectory: SnapshotDirectory {
     public let path: String
+    /// The key that names it, for the advice of its errors.
+    public let setting: String
 
-    public init(path: String) { self.path = path }
+    public init(path: String, setting: String = "snapshots.directory") { (self.path, self.setting) = (path, setting) }
 
     private func file(_ name: String) -> String { path.hasSuffix("/") ? path + name : path + "/" + name }
 
     public func prepare() -> Result<[StoredSnapshot], SnapshotFileError> {
         if case .failure(let failed) = makeDirectories(path, mode: 0o755) {
-            return .failure(SnapshotFileError(call: "mkdir", path: failed.component, errno: failed.errno))
+            return .failure(SnapshotFileError(call: "mkdir", path: failed.component, errno: failed.errno, setting: setting))
         }
         guard let stream = opendir(path) else {
-            return .failure(SnapshotFileError(call: "opendir", path: path, errno: Errno(rawValue: Glibc.errno)))
+            return .failure(SnapshotFileError(call: "opendir", path: path, errno: Errno(rawValue: Glibc.errno), setting: setting))
         }
         defer { closedir(stream) }
         var found: [StoredSnapshot] = []
@@ -102,21 +108,21 @@ public struct FileSystemSnapshotDirectory: SnapshotDirectory {
         let fd: FileDescriptor
         switch opened {
         case .success(let descriptor): fd = descriptor
-        case .failure(let errno): return .failure(SnapshotFileError(call: "open", path: temporary, errno: errno))
+        case .failure(let errno): return .failure(SnapshotFileError(call: "open", path: temporary, errno: errno, setting: setting))
         }
         let written = Result(catchingErrno: { try fd.closeAfter { _ = try jpeg.withUnsafeBytes { try fd.writeAll($0) } } })
         if case .failure(let errno) = written {
             _ = unlink(temporary)
-            return .failure(SnapshotFileError(call: "write", path: temporary, errno: errno))
+            return .failure(SnapshotFileError(call: "write", path: temporary, errno: errno, setting: setting))
         }
         if case .failure(let errno) = valueOrErrno({ rename(temporary, file(name)) }) {
             _ = unlink(temporary)
-            return .failure(SnapshotFileError(call: "rename", path: file(name), errno: errno))
+            return .failure(SnapshotFileError(call: "rename", path: file(name), errno: errno, setting: setting))
         }
         return .success(())
     }
 
     public func remove(named name: String) -> Result<Void, SnapshotFileError> {
-        valueOrErrno { unlink(file(name)) }.map { _ in () }.mapError { SnapshotFileError(call: "unlink", path: file(name), errno: $0) }
+        valueOrErrno { unlink(file(name)) }.map { _ in () }.mapError { SnapshotFileError(call: "unlink", path: file(name), errno: $0, setting: setting) }
     }
 }

@@ -1,0 +1,31 @@
+import Capture
+import Media
+
+extension JSONLineEncoder {
+    /// `{"type":"read_result","result":"good"|"no_read"|"multiple","window":N,"trigger":…,
+    /// "opened_seq":…,"opened_pts":…,"closed_seq":…,"closed_pts":…,"codes":N,"items":[…],
+    /// "frames_scanned":N}`, with `"snapshot":PATH` for a `no_read` whose JPEG was written, then
+    /// `source` and `time`, and a newline (one read window of `trigger.mode: triggered`).
+    public func encode(result: ReadResult, source: String, time: WallClockTime) -> [UInt8] {
+        var out = JSONBuffer()
+        out.bytes += Self.readResultFields(result)
+        out.end(source: source, time: time)
+        return out.bytes
+    }
+
+    /// The read result's object without its closing brace (`encode(result:)`; MQTT's `results` adds its own end).
+    public static func readResultFields(_ result: ReadResult) -> [UInt8] {
+        var out = JSONBuffer()
+        out.raw("{\"type\":\"read_result\",\"result\":\"\(result.kind.rawValue)\",\"window\":\(result.window),\"trigger\":")
+        out.string(result.trigger)
+        out.raw(",\"opened_seq\":\(result.opened.sequenceNumber),\"opened_pts\":\(result.opened.presentationTime)")
+        out.raw(",\"closed_seq\":\(result.closed.sequenceNumber),\"closed_pts\":\(result.closed.presentationTime)")
+        out.raw(",\"codes\":\(result.codes),\"items\":[\(result.items.map(String.init).joined(separator: ","))]")
+        out.raw(",\"frames_scanned\":\(result.framesScanned)")
+        if let snapshot = result.snapshot {
+            out.raw(",\"snapshot\":")
+            out.string(snapshot)
+        }
+        return out.bytes
+    }
+}

@@ -1,0 +1,124 @@
+import Capture
+import Foundation
+import JPEG
+import Media
+import SystemCalls
+import SystemPackage
+import Testing
+import TestSupport
+@testable import Results
+
+private let width = 320, height = 240
+
+/// 2026-11-22T10:15:00.000Z, always.
+@Sendable private func fixedTime() -> WallClockTime { WallClockTime(secondsSince1970: 1_795_342_500, milliseconds: 0) }
+
+/// A 320x240 scene: a texture with the QR code `text` in its middle.
+private func scene(_ text: String) throws -> GreyFrame {
+    var f = GreyFrame(width: width, height: height)
+    for y in 0..<height { for x in 0..<width { f[x, y] = UInt8(60 + (x + 2 * y) % 140) } }
+    f.draw(try ModuleMatrix.qrCode(text), centerX: 160, centerY: 120, moduleSize: 4)
+    return f
+}
+
+/// A `no_read` result of window 3 whose diagnosis frame is `frame`, copied through `pool`.
+private func noRead(_ frame: GreyFrame, pool: FramePixelPool) throws -> ReadResult {
+    let pixels = try frame.packedPixels.withUnsafeBytes { raw in
+        try #require(pool.copy(VideoFrame(sequenceNumber: 41, presentationTime: MediaTime(seconds: 1.5), width: width, height: height,
+                                          bytesPerLine: width, format: .grey, buffer: PixelBuffer(bytes: raw) {})))
+    }
+    return ReadResult(kind: .noRead, window: 3, trigger: "sigusr1", opened: ItemFrame(sequenceNumber: 40, presentationTime: MediaTime(seconds: 1.4)),
+                      closed: ItemFrame(sequenceNumber: 44, presentationTime: MediaTime(seconds: 1.6)), codes: 0, framesScanned: 5,
+                      diagnosis: DiagnosisFrame(score: DiagnosisScore(undecoded: 0, sharpness: 1), pixels: pixels))
+}
+
+/// The lines a JSON lines handler wrote to a file.
+private final class LinesFile {
+    let file: TemporaryFile
+    let fd: FileDescriptor
+    let handler: JSONLinesResultsHandler
+    init() throws {
+        file = try TemporaryFile(contents: [], suffix: ".jsonl")
+        fd = try FileDescriptor.open(file.path, .writeOnly, options: .append)
+        handler = JSONLinesResultsHandler(writer: LineWriter(fileDescriptor: fd, name: "out", capacity: 8, overflow: .wait), source: "test",
+                                          clock: fixedTime)
+    }
+    var lines: [String] {
+        String(decoding: FileManager.default.contents(atPath: file.path) ?? Data(), as: UTF8.self).split(separator: "\n").map(String.init)
+    }
+    deinit { try? fd.close() }
+}
+
+@Suite(.offThePool) struct ReadResultsHandlerTests {
+    /// The no-read JPEG is written, named in the line, and decodes to the scene: its pixels within
+    /// a few grey levels of the frame's, and its QR code read again by zbar.
+    @Test func aNoReadsJPEGIsWrittenNamedInItsLineAndDecodesToTheScene() throws {
+        let directory = try TemporaryDirectory()
+        let counts = ReadWindowCounts()
+        let handler = ReadResultsHandler(directory: FileSystemSnapshotDirectory(path: directory.path + "/no_read", setting: "trigger.no_read_directory"),
+                                         counts: counts, triggers: TriggerSwitch(), logger: LogRecorder().logger, clock: fixedTime)
+        let lines = try LinesFile()
+        let original = try scene("SCENE-7")
+        var result = try noRead(original, pool: FramePixelPool(capacity: 1))
+        try ResultsFanOut([handler, lines.handler]).readResult(&result)
+        try lines.handler.finish()
+
+        let path = try #require(result.snapshot)
+        #expect(path == directory.path + "/no_read/no_read-20261122T101500.000Z-w000003.jpg")
+        let jpeg = try #require(FileManager.default.contents(atPath: path).map { [UInt8]($0) })
+        #expect(result.jpeg == jpeg)
+        var decoded = [UInt8](repeating: 0, count: width * height)
+        let outcome = jpeg.withUnsafeBytes { bytes in decoded.withUnsafeMutableBytes { JPEGLumaDecoder().decodeLuma(bytes, width: width, height: height, into: $0) } }
+        #expect(outcome == .decoded(warning: nil))
+        let difference = zip(decoded, original.packedPixels).map { abs(Int($0) - Int($1)) }.reduce(0, +) / (width * height)
+        #expect(difference < 4, "mean difference \(difference) grey levels from the frame")
+        let codes = decoded.withUnsafeBytes { raw in
+            MetadataOutput(settings: .init(engine: .zbar), scanningThreads: 1).makeScanner(live: false).scanReport(
+                VideoFrame(sequenceNumber: 0, presentationTime: .zero, width: width, height: height, bytesPerLine: width, format: .grey,
+                           buffer: PixelBuffer(bytes: raw) {})).codes
+        }
+        #expect(codes.map(\.text) == ["SCENE-7"])
+
+        #expect(lines.lines == ["{\"type\":\"read_result\",\"result\":\"no_read\",\"window\":3,\"trigger\":\"sigusr1\",\"opened_seq\":40,"
+            + "\"opened_pts\":1.4,\"closed_seq\":44,\"closed_pts\":1.6,\"codes\":0,\"items\":[],\"frames_scanned\":5,"
+            + "\"snapshot\":\"\(path)\",\"source\":\"test\",\"time\":\"2026-11-22T10:15:00.000Z\"}"])
+        #expect(handler.counters.first { $0.name == "no_read_images_written" }?.value == 1)
+    }
+
+    /// On a full disk the result line still goes out, without `snapshot`; the failure is counted
+    /// and logged once with what to do; the JPEG still reaches the handlers after it.
+    @Test func aFullDiskLosesTheImageNotTheResult() throws {
+        let directory = InMemorySnapshotDirectory()
+        directory.writeFailure = .noSpace
+        let log = LogRecorder()
+        let handler = ReadResultsHandler(directory: directory, counts: ReadWindowCounts(), triggers: TriggerSwitch(), logger: log.logger)
+        let lines = try LinesFile()
+        let pool = FramePixelPool(capacity: 2)
+        for _ in 0..<2 {
+            var result = try noRead(try scene("FULL"), pool: pool)
+            try ResultsFanOut([handler, lines.handler]).readResult(&result)
+            #expect(result.snapshot == nil && result.jpeg != nil)
+        }
+        try lines.handler.finish()
+        #expect(lines.lines.count == 2 && lines.lines.allSatisfy { $0.contains("\"result\":\"no_read\"") && !$0.contains("snapshot") })
+        #expect(handler.counters.first { $0.name == "no_read_images_failed" }?.value == 2)
+        let logged = log.lines(containing: "no-read image not saved")
+        #expect(logged.count == 1 && logged[0].contains("ENOSPC") && logged[0].contains("free space"), "\(logged)")
+    }
+
+    /// good and multiple results carry no image; the counters read the window counts and the switch.
+    @Test func goodAndMultipleResultsWriteNoImageAndTheCountersFollowTheSwitch() throws {
+        let directory = InMemorySnapshotDirectory()
+        let (counts, triggers) = (ReadWindowCounts(), TriggerSwitch(capacity: 2))
+        let handler = ReadResultsHandler(directory: directory, counts: counts, triggers: triggers, logger: LogRecorder().logger)
+        var good = ReadResult(kind: .good, window: 1, trigger: "test", opened: ItemFrame(sequenceNumber: 0, presentationTime: .zero),
+                              closed: ItemFrame(sequenceNumber: 1, presentationTime: .zero), codes: 1, items: [4], framesScanned: 2)
+        try handler.readResult(&good)
+        #expect(good.snapshot == nil && good.jpeg == nil && directory.writes == 0)
+        for _ in 0..<3 { triggers.press(origin: "test") }
+        let values = Dictionary(uniqueKeysWithValues: handler.counters.map { ($0.name, $0.value) })
+        #expect(values["triggers"] == 3 && values["triggers_dropped"] == 1 && values["reads_good"] == 0)
+        #expect(ReadResult.kind(codes: 0, expected: 2) == .noRead && ReadResult.kind(codes: 2, expected: 2) == .good
+            && ReadResult.kind(codes: 3, expected: 2) == .multiple)
+    }
+}
