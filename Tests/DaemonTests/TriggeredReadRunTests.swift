@@ -112,12 +112,12 @@ private final class OutputFile: @unchecked Sendable {
         #expect(metrics.contains("syncscan_reads_multiple_total{") && metrics.contains("syncscan_frames_total{") , "\(metrics)")
     }
 
-    /// STATUS= shows the read counts in trigger.mode triggered, and nothing of them otherwise.
+    /// STATUS= shows the read counts in trigger.mode triggered (the read results handler's
+    /// counters STATUS= shows), and nothing of them otherwise.
     @Test func statusShowsTheReadCountsWhenTriggered() {
-        var reads = ReadWindowCounts.Counts()
-        (reads.good, reads.noRead, reads.multiple, reads.ignored) = (5, 2, 1, 7)
-        let triggered = ServiceStatus.scanning(source: "y4m:-", statistics: CaptureStatistics(), reads: reads).line
-        #expect(triggered.hasSuffix(" reads_good=5 reads_no_read=2 reads_multiple=1 triggers_ignored=7"), "\(triggered)")
+        let handler = ReadResultsHandler(directory: nil, counts: ReadWindowCounts(), triggers: TriggerSwitch(), logger: LogRecorder().logger)
+        let triggered = ServiceStatus.scanning(source: "y4m:-", statistics: CaptureStatistics(), handlerCounters: handler.counters).line
+        #expect(triggered.hasSuffix(" reads_good=0 reads_no_read=0 reads_multiple=0 triggers_ignored=0"), "\(triggered)")
         #expect(!ServiceStatus.scanning(source: "y4m:-", statistics: CaptureStatistics()).line.contains("reads_"))
     }
 }
