@@ -17,6 +17,10 @@ public final class Delivery: @unchecked Sendable {
         /// Items a change of reporting removed, for the next `deliver`.
         var pendingRemovals: [RemovedItem] = []
         var emitted = 0
+        /// Which codes reach the handler (`CodeFilter`); `nil`: every one.
+        var filter: CodeFilter?
+        /// Items whose first reading the filter held back: their updates and removal are held back too.
+        var heldBack: Set<UInt64> = []
         /// The last scanned frame's findings, replayed for the `idle` frames after it.
         var lastScanned: SynchronizedMetadataObjectData?
 
@@ -33,6 +37,23 @@ public final class Delivery: @unchecked Sendable {
             statistics.outlinesOutsideFrame = tracker.outlinesOutsideFrame
             return removed
         }
+
+        /// What the filter lets through: the fresh codes it accepts (an item's first reading it
+        /// refuses holds its item back), each removal with whether its item was shown, the updates
+        /// of items shown. An item's first reading decides for the item's whole life.
+        mutating func filtered(_ fresh: [(MachineReadableCodeObject, UInt64?)], _ removed: [RemovedItem], _ updated: [ItemUpdate])
+            -> (fresh: [(MachineReadableCodeObject, UInt64?)], removed: [(RemovedItem, shown: Bool)], updated: [ItemUpdate]) {
+            var kept = fresh
+            if let filter {
+                kept = fresh.filter { code, item in
+                    if filter.accepts(code) { return true }
+                    if let item { heldBack.insert(item) }
+                    return false
+                }
+            }
+            let removals = removed.map { ($0, shown: heldBack.remove($0.id) == nil) }
+            return (kept, removals, heldBack.isEmpty ? updated : updated.filter { !heldBack.contains($0.id) })
+        }
     }
 
     private let handler: any ResultsHandler
@@ -44,15 +65,23 @@ public final class Delivery: @unchecked Sendable {
     ///   - reporting: which readings become code lines.
     ///   - frameDelivered: called after each frame went through the handler (a supervisor's liveness ping).
     ///   - itemRemoved: called for each item removed, before the handler (the metrics' read rates).
-    public init(handler: any ResultsHandler, reporting: CodeReporting, frameDelivered: @escaping @Sendable () -> Void = {},
+    ///   - filter: which codes reach the handler; `nil`: every one.
+    public init(handler: any ResultsHandler, reporting: CodeReporting, filter: CodeFilter? = nil, frameDelivered: @escaping @Sendable () -> Void = {},
                 itemRemoved: @escaping @Sendable (RemovedItem) -> Void = { _ in }) {
         self.handler = handler
         self.frameDelivered = frameDelivered
         self.itemRemoved = itemRemoved
-        self.state = LockedValue(State(reporting: reporting))
+        var state = State(reporting: reporting)
+        state.filter = filter
+        self.state = LockedValue(state)
     }
 
-    /// Codes handed to the handler so far (an item's first reading, or what suppression let through).
+    /// From the next frame on, only codes `filter` accepts reach the handler (`nil`: every one).
+    /// Items it held back before stay held back until they leave.
+    public func setFilter(_ filter: CodeFilter?) { state.withLock { $0.filter = filter } }
+
+    /// Codes handed to the handler so far (an item's first reading, or what suppression and the
+    /// filter let through).
     public var emitted: Int { state.withLock { $0.emitted } }
 
     /// The items' counts so far.
@@ -94,16 +123,16 @@ public final class Delivery: @unchecked Sendable {
                     state.statistics.added += result.added.count
                     state.statistics.readingCheck.add(result.readingCheck)
                     removed += state.counted(result.removed)
-                    return (result.added.map { ($0.code, Optional($0.item)) }, removed, result.updated)
+                    return state.filtered(result.added.map { ($0.code, Optional($0.item)) }, removed, result.updated)
                 case .window, .everyReading:
                     let fresh = state.suppressor.filter(metadata.metadataObjects, at: metadata.presentationTime)
-                    return (fresh.map { ($0, UInt64?.none) }, removed, [])
+                    return state.filtered(fresh.map { ($0, UInt64?.none) }, removed, [])
                 }
             }
             // An item that left is reported before one that appeared in the same frame.
-            for item in removed {
+            for (item, shown) in removed {
                 itemRemoved(item)
-                try handler.itemRemoved(item)
+                if shown { try handler.itemRemoved(item) }
             }
             for (code, item) in fresh {
                 var delivered = DeliveredCode(code: code, pixels: collection.video.pixels)
@@ -124,11 +153,11 @@ public final class Delivery: @unchecked Sendable {
     public func finish() throws {
         let removed = state.withLock { state in
             defer { state.pendingRemovals = [] }
-            return state.pendingRemovals + state.counted(state.tracker.finish(counts: &state.statistics.readingCheck))
+            return state.filtered([], state.pendingRemovals + state.counted(state.tracker.finish(counts: &state.statistics.readingCheck)), []).removed
         }
-        for item in removed {
+        for (item, shown) in removed {
             itemRemoved(item)
-            try handler.itemRemoved(item)
+            if shown { try handler.itemRemoved(item) }
         }
     }
 }
