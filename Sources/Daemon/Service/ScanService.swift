@@ -225,7 +225,7 @@ public final class ScanService: Service, @unchecked Sendable {
                                       scanTimeObserver: { metrics.recordScanDuration($0) },
                                       passTimeObserver: { metrics.recordPassDuration($0, $1) }, passWillRun: passWillRun)
         let pipeline = CapturePipeline(input: source, videoDataOutput: options.configuration.videoDataOutput, metadataOutput: metadata,
-                                       handler: handler, reporting: options.reporting,
+                                       handler: handler, reporting: options.reporting, filter: options.configuration.output.codeFilter,
                                        frameDelivered: { events.frameDelivered() }, itemRemoved: { metrics.recordItemRemoved($0) },
                                        logger: logger)
         sessionWillPublish?()
@@ -309,6 +309,7 @@ public final class ScanService: Service, @unchecked Sendable {
         }
         // Applied to the running session outside the lock (each part has its own).
         running?.pipeline.apply(new.configuration.metadataSettings, reporting: new.reporting)
+        running?.pipeline.apply(filter: new.configuration.output.codeFilter)
         if !needsRestart { running?.applyToSource(new) }
         if needsRestart {
             logger.notice("reloaded configuration changes the source or capture settings; reopening")
