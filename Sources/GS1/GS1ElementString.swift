@@ -19,6 +19,9 @@ public struct GS1ElementString: Sendable, Hashable {
 
     /// The value of the first element with `ai`, for a handler routing on one (`01`: the GTIN).
     public func value(of ai: String) -> String? { elements.first { $0.ai == ai }?.value }
+
+    /// Whether an element has one of `ais` (`output.gs1_filter`).
+    public func hasElement(withAnyOf ais: Set<String>) -> Bool { elements.contains { ais.contains($0.ai) } }
 }
 
 /// Why an element string or Digital Link is not valid GS1: the AI concerned (when there is one) and the fault.
@@ -56,6 +59,10 @@ public enum GS1 {
         }
         return formats
     }()
+
+    /// Whether `ai` is an AI of the table (`GS1ApplicationIdentifiers`): `01`, `3103`, `7003`; a
+    /// configuration naming an AI (`output.gs1_filter`, `mqtt.topic_by_ai`) is checked with it.
+    public static func isApplicationIdentifier(_ ai: String) -> Bool { formats[ai] != nil }
 
     /// Whether an AIM symbology identifier says the payload is a GS1 element string (FNC1 in first
     /// position, or a GS1-only symbology): `]C1` GS1-128, `]e0` DataBar, `]d2`/`]d5` GS1 DataMatrix,

@@ -114,3 +114,11 @@ func faultsNameTheAIAndTheFault(parts: [String], message: String) {
     #expect(try GS1.reading(symbologyIdentifier: "]C1", data: Array("0109506000134352".utf8), text: nil)?.get().hri == "(01)09506000134352")
     #expect(try GS1.reading(symbologyIdentifier: "]Q1", data: [], text: "https://id.gs1.org/01/09506000134352")?.get().hri == "(01)09506000134352")
 }
+
+@Test func aConfigurationsAIsAreCheckedAgainstTheTable() throws {
+    #expect(GS1.isApplicationIdentifier("01") && GS1.isApplicationIdentifier("3103") && GS1.isApplicationIdentifier("8004"))
+    #expect(!GS1.isApplicationIdentifier("019") && !GS1.isApplicationIdentifier("2399") && !GS1.isApplicationIdentifier("")
+            && !GS1.isApplicationIdentifier("GTIN") && !GS1.isApplicationIdentifier("1"))
+    let s = try parsed(["0109506000134352" + "10ABC"]).get()
+    #expect(s.hasElement(withAnyOf: ["00", "10"]) && !s.hasElement(withAnyOf: ["00", "21"]) && !s.hasElement(withAnyOf: []))
+}

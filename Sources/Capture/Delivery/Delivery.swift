@@ -9,6 +9,9 @@ import SystemCalls
 /// order, and `finish` after the last. `setReporting` may come from any thread (a reload); its
 /// effect, and the removals it causes, reach the handler with the next frame.
 public final class Delivery: @unchecked Sendable {
+    /// A closed window's result, and the items it removed, each with whether its item was shown.
+    private typealias ClosedWindow = (result: ReadResult, removed: [(RemovedItem, shown: Bool)])
+
     private struct State {
         var reporting: CodeReporting
         var suppressor: DuplicateSuppressor
@@ -17,6 +20,10 @@ public final class Delivery: @unchecked Sendable {
         /// Items a change of reporting removed, for the next `deliver`.
         var pendingRemovals: [RemovedItem] = []
         var emitted = 0
+        /// Which codes reach the handler (`CodeFilter`); `nil`: every one.
+        var filter: CodeFilter?
+        /// Items whose first reading the filter held back: their updates and removal are held back too.
+        var heldBack: Set<UInt64> = []
         /// The last scanned frame's findings, replayed for the `idle` frames after it.
         var lastScanned: SynchronizedMetadataObjectData?
         /// The read window open now (`trigger.mode: triggered`).
@@ -42,13 +49,30 @@ public final class Delivery: @unchecked Sendable {
 
         /// Closes the open window: its result, and the items it leaves (every item alive goes,
         /// so the next window reads its codes anew); duplicate suppression starts over.
-        mutating func closeWindow(expected: Int) -> (ReadResult, [RemovedItem])? {
+        mutating func closeWindow(expected: Int) -> ClosedWindow? {
             guard let tally = window else { return nil }
             window = nil
             let result = tally.result(expected: expected, reportingItems: reportsItems)
             suppressor = DuplicateSuppressor(window: reporting.window)
-            let removed = reportsItems ? counted(tracker.finish(counts: &statistics.readingCheck)) : []
+            let removed = reportsItems ? filtered([], counted(tracker.finish(counts: &statistics.readingCheck)), []).removed : []
             return (result, removed)
+        }
+
+        /// What the filter lets through: the fresh codes it accepts (an item's first reading it
+        /// refuses holds its item back), each removal with whether its item was shown, the updates
+        /// of items shown. An item's first reading decides for the item's whole life.
+        mutating func filtered(_ fresh: [(MachineReadableCodeObject, UInt64?)], _ removed: [RemovedItem], _ updated: [ItemUpdate])
+            -> (fresh: [(MachineReadableCodeObject, UInt64?)], removed: [(RemovedItem, shown: Bool)], updated: [ItemUpdate]) {
+            var kept = fresh
+            if let filter {
+                kept = fresh.filter { code, item in
+                    if filter.accepts(code) { return true }
+                    if let item { heldBack.insert(item) }
+                    return false
+                }
+            }
+            let removals = removed.map { ($0, shown: heldBack.remove($0.id) == nil) }
+            return (kept, removals, heldBack.isEmpty ? updated : updated.filter { !heldBack.contains($0.id) })
         }
     }
 
@@ -65,7 +89,8 @@ public final class Delivery: @unchecked Sendable {
     ///   - itemRemoved: called for each item removed, before the handler (the metrics' read rates).
     ///   - readWindows: the session's read windows (`trigger.mode: triggered`), each frame's mark taken here.
     ///   - triggerSettings: the trigger settings now (`trigger.expected`, `trigger.window.codes`).
-    public init(handler: any ResultsHandler, reporting: CodeReporting, frameDelivered: @escaping @Sendable () -> Void = {},
+    ///   - filter: which codes reach the handler; `nil`: every one. A read window counts only the codes it lets through.
+    public init(handler: any ResultsHandler, reporting: CodeReporting, filter: CodeFilter? = nil, frameDelivered: @escaping @Sendable () -> Void = {},
                 itemRemoved: @escaping @Sendable (RemovedItem) -> Void = { _ in }, readWindows: ReadWindows? = nil,
                 triggerSettings: @escaping @Sendable () -> TriggerSettings = { TriggerSettings() }) {
         self.readWindows = readWindows
@@ -73,10 +98,17 @@ public final class Delivery: @unchecked Sendable {
         self.handler = handler
         self.frameDelivered = frameDelivered
         self.itemRemoved = itemRemoved
-        self.state = LockedValue(State(reporting: reporting))
+        var state = State(reporting: reporting)
+        state.filter = filter
+        self.state = LockedValue(state)
     }
 
-    /// Codes handed to the handler so far (an item's first reading, or what suppression let through).
+    /// From the next frame on, only codes `filter` accepts reach the handler (`nil`: every one).
+    /// Items it held back before stay held back until they leave.
+    public func setFilter(_ filter: CodeFilter?) { state.withLock { $0.filter = filter } }
+
+    /// Codes handed to the handler so far (an item's first reading, or what suppression and the
+    /// filter let through).
     public var emitted: Int { state.withLock { $0.emitted } }
 
     /// The items' counts so far.
@@ -108,12 +140,12 @@ public final class Delivery: @unchecked Sendable {
         let mark = readWindows?.take(collection.sequenceNumber)
         let trigger = mark == nil ? nil : triggerSettings()
         if let mark, let trigger {
-            let (closed, late) = state.withLock { state -> ((ReadResult, [RemovedItem])?, Bool) in
+            let (closed, late) = state.withLock { state -> (ClosedWindow?, Bool) in
                 switch mark {
                 case .outside:
                     return (state.closeWindow(expected: trigger.expected), false)
                 case .inside(let number, let origin):
-                    var closed: (ReadResult, [RemovedItem])?
+                    var closed: ClosedWindow?
                     if let open = state.window, open.number != number { closed = state.closeWindow(expected: trigger.expected) }
                     if state.closedByCodes == number { return (closed, true) }
                     if state.window == nil { state.window = ReadWindowTally(number: number, origin: origin) }
@@ -137,6 +169,7 @@ public final class Delivery: @unchecked Sendable {
             if case .inside? = mark, collection.video.droppedReason != .untriggered { inWindow = true } else { inWindow = false }
             let (fresh, removed, updated) = state.withLock { state in
                 if !replay { state.lastScanned = metadata }
+                let filter = state.filter
                 var removed = state.pendingRemovals
                 state.pendingRemovals = []
                 switch state.reporting {
@@ -147,18 +180,19 @@ public final class Delivery: @unchecked Sendable {
                     state.statistics.added += result.added.count
                     state.statistics.readingCheck.add(result.readingCheck)
                     removed += state.counted(result.removed)
-                    if inWindow { state.window?.add(collection, addedItems: result.added.map(\.item)) }
-                    return (result.added.map { ($0.code, Optional($0.item)) }, removed, result.updated)
+                    let passed = state.filtered(result.added.map { ($0.code, Optional($0.item)) }, removed, result.updated)
+                    if inWindow { state.window?.add(collection, addedItems: passed.fresh.compactMap(\.1), accepts: filter) }
+                    return passed
                 case .window, .everyReading:
                     let fresh = state.suppressor.filter(metadata.metadataObjects, at: metadata.presentationTime)
-                    if inWindow { state.window?.add(collection, addedItems: []) }
-                    return (fresh.map { ($0, UInt64?.none) }, removed, [])
+                    if inWindow { state.window?.add(collection, addedItems: [], accepts: filter) }
+                    return state.filtered(fresh.map { ($0, UInt64?.none) }, removed, [])
                 }
             }
             // An item that left is reported before one that appeared in the same frame.
-            for item in removed {
+            for (item, shown) in removed {
                 itemRemoved(item)
-                try handler.itemRemoved(item)
+                if shown { try handler.itemRemoved(item) }
             }
             for (code, item) in fresh {
                 var delivered = DeliveredCode(code: code, pixels: collection.video.pixels)
@@ -171,7 +205,7 @@ public final class Delivery: @unchecked Sendable {
             state.withLock { $0.window?.add(collection, addedItems: []) }
         }
         if let trigger, trigger.window.codes > 0 {
-            let closed = state.withLock { state -> (ReadResult, [RemovedItem])? in
+            let closed = state.withLock { state -> ClosedWindow? in
                 guard let open = state.window, open.count(reportingItems: state.reportsItems) >= trigger.window.codes else { return nil }
                 state.closedByCodes = open.number
                 return state.closeWindow(expected: trigger.expected)
@@ -189,14 +223,14 @@ public final class Delivery: @unchecked Sendable {
     }
 
     /// A closed window's result, counted and handed to the handler, then the removals of its items.
-    private func report(_ closed: (ReadResult, [RemovedItem])) throws {
+    private func report(_ closed: ClosedWindow) throws {
         var (result, removed) = closed
         readWindows?.finished(result.window)
         readWindows?.counts.count(result.kind)
         try handler.readResult(&result)
-        for item in removed {
+        for (item, shown) in removed {
             itemRemoved(item)
-            try handler.itemRemoved(item)
+            if shown { try handler.itemRemoved(item) }
         }
     }
 
@@ -209,11 +243,11 @@ public final class Delivery: @unchecked Sendable {
         }
         let removed = state.withLock { state in
             defer { state.pendingRemovals = [] }
-            return state.pendingRemovals + state.counted(state.tracker.finish(counts: &state.statistics.readingCheck))
+            return state.filtered([], state.pendingRemovals + state.counted(state.tracker.finish(counts: &state.statistics.readingCheck)), []).removed
         }
-        for item in removed {
+        for (item, shown) in removed {
             itemRemoved(item)
-            try handler.itemRemoved(item)
+            if shown { try handler.itemRemoved(item) }
         }
     }
 }

@@ -25,7 +25,8 @@ struct ReadWindowTally {
 
     /// Adds a frame of the window: its time, and when it was scanned, its codes, the items it
     /// added and its diagnosis copy (kept when more promising than the best so far).
-    mutating func add(_ collection: SynchronizedDataCollection, addedItems: [UInt64]) {
+    /// Only the codes `accepts` lets through count (`output.gs1_filter`; `nil`: every one).
+    mutating func add(_ collection: SynchronizedDataCollection, addedItems: [UInt64], accepts filter: CodeFilter? = nil) {
         if let pts = collection.video.presentationTime {
             let frame = ItemFrame(sequenceNumber: collection.sequenceNumber, presentationTime: pts)
             if first == nil { first = frame }
@@ -33,7 +34,9 @@ struct ReadWindowTally {
         }
         guard let metadata = collection.metadata else { return }
         framesScanned += 1
-        for code in metadata.metadataObjects { codes.insert(CodeKey(symbology: code.symbology, data: code.data)) }
+        for code in metadata.metadataObjects where filter?.accepts(code) ?? true {
+            codes.insert(CodeKey(symbology: code.symbology, data: code.data))
+        }
         items += addedItems
         if let diagnosis = metadata.diagnosis, best.map({ $0.score < diagnosis.score }) ?? true { best = diagnosis }
     }

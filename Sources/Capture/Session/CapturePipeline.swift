@@ -17,15 +17,16 @@ public final class CapturePipeline: Sendable {
 
     /// - Parameters:
     ///   - reporting: which readings become code lines (items, or suppression by time).
+    ///   - filter: which of those reach the handler (`CodeFilter`); `nil`: every one.
     ///   - frameDelivered: called after each frame went through the handler (a supervisor's liveness ping).
     ///   - itemRemoved: called for each item removed (the metrics' read rates).
     ///   - readWindows: the read windows of `trigger.mode: triggered` (the service's trigger switch
     ///     and counts); `nil`: the session never opens one.
     public init(input: any FrameSource, videoDataOutput: VideoDataOutput, metadataOutput: MetadataOutput,
-                handler: any ResultsHandler, reporting: CodeReporting,
+                handler: any ResultsHandler, reporting: CodeReporting, filter: CodeFilter? = nil,
                 frameDelivered: @escaping @Sendable () -> Void = {}, itemRemoved: @escaping @Sendable (RemovedItem) -> Void = { _ in },
                 readWindows: ReadWindows? = nil, logger: Logger) {
-        let delivery = Delivery(handler: handler, reporting: reporting, frameDelivered: frameDelivered, itemRemoved: itemRemoved,
+        let delivery = Delivery(handler: handler, reporting: reporting, filter: filter, frameDelivered: frameDelivered, itemRemoved: itemRemoved,
                                 readWindows: readWindows, triggerSettings: { metadataOutput.settings.trigger })
         self.delivery = delivery
         self.metadataOutput = metadataOutput
@@ -76,4 +77,7 @@ public final class CapturePipeline: Sendable {
         delivery.setReporting(reporting)
         metadataOutput.settings = settings
     }
+
+    /// Applies a reload's code filter from the next frame on (`Delivery.setFilter`).
+    public func apply(filter: CodeFilter?) { delivery.setFilter(filter) }
 }

@@ -68,13 +68,22 @@ public struct SyncscanConfiguration: Sendable, Hashable {
         public var queueLines = 1024
         /// JSON lines on stdout; false when another sink (MQTT) is the only one.
         public var stdout = true
+        /// Only codes with a valid GS1 element of one of these AIs are emitted, to every sink
+        /// (`output.gs1_filter`, `GS1CodeFilter`); `nil`: every code.
+        public var gs1Filter: [String]?
         public init(queueLines: Int = 1024, stdout: Bool = true) { (self.queueLines, self.stdout) = (queueLines, stdout) }
 
         /// Reads `output.*` (given `keys.scoped(to: "output")`).
         public init(reading keys: ConfigurationKeyReader) {
             if let v = keys.int("queue_lines", in: 1...1_048_576) { queueLines = v }
             if let v = keys.bool("stdout") { stdout = v }
+            if let ais = keys.list("gs1_filter", of: "a list of GS1 Application Identifiers (01, 00, 8004)") {
+                if let problem = GS1CodeFilter.problem(ais) { keys.problem("gs1_filter", problem) } else { gs1Filter = ais }
+            }
         }
+
+        /// The filter `gs1Filter` makes; `nil`: none.
+        public var codeFilter: CodeFilter? { gs1Filter.map(GS1CodeFilter.make) }
     }
 
     /// The registered input families, decoder libraries and results handlers (`Components.standard`,

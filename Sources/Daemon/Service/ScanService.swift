@@ -238,7 +238,7 @@ public final class ScanService: Service, @unchecked Sendable {
         let readWindows = options.configuration.trigger.mode == .triggered
             ? ReadWindows(triggers: triggers, counts: readCounts, firstWindow: state.withLock { $0.nextWindow }) : nil
         let pipeline = CapturePipeline(input: source, videoDataOutput: options.configuration.videoDataOutput, metadataOutput: metadata,
-                                       handler: handler, reporting: options.reporting,
+                                       handler: handler, reporting: options.reporting, filter: options.configuration.output.codeFilter,
                                        frameDelivered: { events.frameDelivered() }, itemRemoved: { metrics.recordItemRemoved($0) },
                                        readWindows: readWindows, logger: logger)
         sessionWillPublish?()
@@ -323,6 +323,7 @@ public final class ScanService: Service, @unchecked Sendable {
         }
         // Applied to the running session outside the lock (each part has its own).
         running?.pipeline.apply(new.configuration.metadataSettings, reporting: new.reporting)
+        running?.pipeline.apply(filter: new.configuration.output.codeFilter)
         if !needsRestart { running?.applyToSource(new) }
         if needsRestart {
             logger.notice("reloaded configuration changes the source or capture settings; reopening")

@@ -13,7 +13,9 @@ import SystemPackage
 /// the configs with `mqtt.homeassistant.discovery`, else empty payloads that remove them).
 ///
 /// A `codes` message is the code's stdout JSON object plus `"id": "<run>-<frame seq>-<index>"`,
-/// the same on every retry, so at-least-once delivery can be deduplicated downstream. An item
+/// the same on every retry, so at-least-once delivery can be deduplicated downstream. With
+/// `mqtt.topic_by_ai`, a code with a GS1 element of that AI goes to `<prefix>/gs1/<ai>/<value>`
+/// instead (`MQTTGS1Topic`): still one message per code, counted and spooled as any. An item
 /// that leaves is its `item_removed` object plus `"id": "<run>-item-<item>"` on `<prefix>/items`;
 /// with Home Assistant discovery on, an item's first reading and its leaving are also `added` and
 /// `removed` events on `<prefix>/item_events` (`MQTTItemMessages`). Items' messages go through the
@@ -56,6 +58,8 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
     private let publishesItemEvents: Bool
     /// What `<prefix>/trigger` presses; `nil`: no subscription (`mqtt.trigger` off).
     private let triggers: TriggerSwitch?
+    /// Where codes with a GS1 element of `mqtt.topic_by_ai` go; `nil`: none is routed.
+    private let gs1Topic: MQTTGS1Topic?
 
     /// Seconds `finish` waits for a connected broker to take what is queued before spooling or dropping it.
     public var drainTimeoutSeconds = 5.0
@@ -89,6 +93,7 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
         runID = String(UInt32.random(in: 0...UInt32.max), radix: 16)
         codeEncoder = IdentifiedCodeEncoder(prefix: runID)
         publishesItemEvents = settings.homeAssistantDiscovery == true
+        gs1Topic = settings.topicByAI.map { MQTTGS1Topic(prefix: prefix, ai: $0) }
         var options = MQTTConnection.Options(host: settings.url.host, port: settings.url.port)
         options.clientID = settings.clientID ?? "syncscan-\(hostname)-\(name)"
         options.keepaliveSeconds = settings.keepaliveSeconds
@@ -188,11 +193,13 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
         wakeThread()
     }
 
-    /// Queues the code on `<prefix>/codes`; a code that did not match `match.*` again on
-    /// `<prefix>/mismatch` (the same object, its id too); with item events its item's `added` event.
+    /// Queues the code on `<prefix>/codes` (or its GS1 topic, `mqtt.topic_by_ai`); a code that did
+    /// not match `match.*` again on `<prefix>/mismatch` (the same object, its id too); with item
+    /// events its item's `added` event.
     public func handle(_ code: inout DeliveredCode) throws {
         let (id, payload) = codeEncoder.encode(code, source: source, time: clock())
-        var messages = [OutboxMessage(key: topicPrefix + "/codes", payload: payload, kind: .code, qos: settings.qos)]
+        let topic = gs1Topic?.topic(for: code.code) ?? topicPrefix + "/codes"
+        var messages = [OutboxMessage(key: topic, payload: payload, kind: .code, qos: settings.qos)]
         if code.match == false { messages.append(itemMessage("mismatch", payload)) }
         if publishesItemEvents, let item = code.item {
             messages.append(itemMessage("item_events", MQTTItemMessages.added(code.code, item: item, id: id)))

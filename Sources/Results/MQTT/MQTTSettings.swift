@@ -1,4 +1,5 @@
 import ConfigurationKeys
+import GS1
 import MQTT
 
 /// Where and how the MQTT handler publishes (`mqtt.*`).
@@ -33,6 +34,9 @@ public struct MQTTSettings: Sendable, Hashable {
     /// `mqtt.trigger`: messages on `<prefix>/trigger` press and release the scan's trigger
     /// (`MQTTTriggerInput`), and Home Assistant's discovery adds a button that presses it.
     public var trigger = false
+    /// A GS1 AI (`01`): a code with a valid element of it goes to `<prefix>/gs1/<ai>/<value>`
+    /// instead of `<prefix>/codes` (`MQTTGS1Topic`); `nil`: every code to `<prefix>/codes`.
+    public var topicByAI: String?
 
     public init(url: MQTTBrokerURL) { self.url = url }
 }
@@ -69,6 +73,11 @@ extension MQTTSettings: ConfigurationSection {
         if let v = keys.int("spool_max_bytes", in: 4096...(1 << 40)) { spoolMaxBytes = v }
         if let v = keys.bool("trigger") { trigger = v }
         readHomeAssistant(keys.scoped(to: "homeassistant"))
+        if let ai = keys.string("topic_by_ai", "a GS1 Application Identifier (01)") {
+            if GS1.isApplicationIdentifier(ai) { topicByAI = ai } else {
+                keys.problem("topic_by_ai", "\"\(ai)\" is not a GS1 Application Identifier (2 to 4 digits: 01 the GTIN, 00 the SSCC, 10 the batch)")
+            }
+        }
         if let url, url.tls, caFile == nil {
             keys.problem("url", "mqtts:// needs \(keys.fullKey("ca_file")) (the CA certificates that verify the broker)")
         }
