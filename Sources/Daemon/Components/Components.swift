@@ -31,7 +31,9 @@ public struct Components: Sendable, Hashable {
             .snapshots,  // first, so the lines and messages after it name the code's snapshot
             .mqtt,
             .webhook,
+            .keyboard,
             .liveView,
+            .keyTrigger,  // a trigger, not a handler, until triggers have a descriptor kind
         ])
 
     public init(inputs: [InputFamily], decoders: [DecoderLibraryDescriptor], handlers: [ResultsHandlerDescriptor]) {
