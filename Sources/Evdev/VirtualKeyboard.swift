@@ -17,7 +17,7 @@ public final class VirtualKeyboard {
     private let uinput: OpaquePointer
 
     /// Makes a keyboard named `name` with `keys` through `uinputPath`: `open(2)` of the node
-    /// read/write, `libevdev_new`, `libevdev_enable_event_code` for each key,
+    /// write-only, `libevdev_new`, `libevdev_enable_event_code` for each key,
     /// `libevdev_uinput_create_from_device`.
     /// - Throws: `IOError` naming the node and what to do: ENOENT (no uinput module), EACCES
     ///   (no permission: the service's drop-in), or the failed call.
