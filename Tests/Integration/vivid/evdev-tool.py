@@ -6,7 +6,7 @@ written to the kernel's nodes directly, and a uinput device is made with its ioc
 
   evdev-tool.py read NAME OUT READY SECONDS   wait for the input device named NAME, open its
       /dev/input/eventN, touch READY, then read its key events until SECONDS pass with none
-      after the first (or 4 x SECONDS with none at all); write what they type, read with a US
+      after the first (or 10 x SECONDS with none at all); write what they type, read with a US
       keymap of this script's own (Enter as a newline, Tab as a tab), to OUT
   evdev-tool.py key NAME DIR    make a uinput device NAME with KEY_F12, write its event node to
       DIR/node, then follow DIR's files: `press` -> one press and release of KEY_F12 (then
@@ -56,7 +56,7 @@ def read(name, out, ready, seconds):
     buffer = b""
     while True:
         now = time.time()
-        if first is None and now - start > 4 * seconds:
+        if first is None and now - start > 10 * seconds:
             break
         if first is not None and now - last > seconds:
             break
