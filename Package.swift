@@ -33,6 +33,7 @@ let package = Package(
                        providers: [.apt(["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev"])]),
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
         // zxing-cpp 3.1.1 through its own C API (ZXing/ZXingC.h), a static library that
         // scripts/setup.sh builds into /usr/local (Debian 12's libzxing-dev is 1.4, without it).
         .systemLibrary(name: "CZXing", pkgConfig: "zxing"),
@@ -79,6 +80,12 @@ let package = Package(
         // An MQTT broker connection through libmosquitto (one client, driven by its owner's thread).
         .target(name: "MQTT", dependencies: [
             "CMosquitto", "Media", "SystemCalls", .product(name: "SystemPackage", package: "swift-system"),
+        ]),
+
+        // Input devices through libevdev: a virtual keyboard made through uinput (the keyboard wedge)
+        // and an evdev node's key events read (the key trigger); each owner frees its handles.
+        .target(name: "Evdev", dependencies: [
+            "CEvdev", "SystemCalls", .product(name: "SystemPackage", package: "swift-system"),
         ]),
 
         // HTTP(S) POSTs through libcurl (one easy handle, driven by its owner's thread): the webhook's client.
@@ -130,7 +137,7 @@ let package = Package(
 
         // Results handlers: where matched code + frame pairs go (JSON lines on stdout, JPEG snapshots).
         .target(name: "Results", dependencies: [
-            "Capture", "ConfigurationKeys", "GS1", "Media", "ZBar", "SystemCalls", "JPEG", "MQTT", "HTTPClient", "Outbox",
+            "Capture", "ConfigurationKeys", "GS1", "Media", "ZBar", "SystemCalls", "JPEG", "MQTT", "HTTPClient", "Outbox", "Evdev",
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -147,7 +154,7 @@ let package = Package(
 
         // The service: configuration, systemd notify, signals, stats.
         .target(name: "Daemon", dependencies: [
-            "Capture", "ConfigurationKeys", "Decoders", "GS1", "Results", "LiveView", "V4L2", "Y4M", "GStreamer", "Media", "SystemCalls", "MQTT", "JPEG", "HTTPClient",
+            "Capture", "ConfigurationKeys", "Decoders", "GS1", "Results", "LiveView", "V4L2", "Y4M", "GStreamer", "Media", "SystemCalls", "MQTT", "JPEG", "HTTPClient", "Evdev",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -192,6 +199,7 @@ let package = Package(
         .testTarget(name: "MQTTTests", dependencies: [
             "MQTT", "TestSupport", .product(name: "SystemPackage", package: "swift-system"),
         ]),
+        .testTarget(name: "EvdevTests", dependencies: ["Evdev", "SystemCalls"]),
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "TestSupport"]),
         .testTarget(name: "HTTPTests", dependencies: [
             "HTTP", "SystemCalls", "TestSupport", .product(name: "Logging", package: "swift-log"),

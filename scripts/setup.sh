@@ -16,7 +16,7 @@ case ${1:-} in
   *) echo "setup: unknown argument '$1' (scripts/setup.sh [--tests])" >&2; exit 2 ;;
 esac
 PKGS=(
-  pkg-config libzbar-dev libv4l-dev libturbojpeg0-dev libmosquitto-dev  # build: the C libraries
+  pkg-config libzbar-dev libv4l-dev libturbojpeg0-dev libmosquitto-dev libevdev-dev  # build: the C libraries
   libmicrohttpd-dev libcurl4-openssl-dev  # build: the live view's HTTP server; the webhook's HTTP client
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev  # build: the GStreamer input (1.22)
   gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-libav  # run: decoders (-libav), rtspsrc and souphttpsrc (-good), HLS (-bad)

@@ -105,6 +105,21 @@ if [ -z "$CHECK_DIR" ]; then
     rm -f "$T"/frame-*.raw
   }
   for f in $FORMATS; do feed "$f" "$T/qr" "$T/feed-$f.raw"; done
+  # The keyboard wedge's Y4M (guest-input.sh): a frame each of a code, one the US keymap cannot
+  # type (Grüße), and one that needs Shift; 320x240 GREY.
+  if [ $MODE = syncscan ] && [ $PLAIN = 1 ]; then
+    i=0
+    for p in syncscan-vivid-A "Grüße" "Mixed Case: #1!"; do
+      qrencode -o "$T/wedge-$i.png" -s 6 -m 4 "$p" || die "qrencode failed"
+      ffmpeg -loglevel error -y -i "$T/wedge-$i.png" -vf "pad=320:240:(ow-iw)/2:(oh-ih)/2:white" -pix_fmt gray \
+        -f rawvideo "$T/wedge-$i.raw" || die "ffmpeg failed"
+      i=$((i + 1))
+    done
+    cat "$T"/wedge-0.raw "$T"/wedge-1.raw "$T"/wedge-2.raw \
+      | ffmpeg -loglevel error -y -f rawvideo -pix_fmt gray -s 320x240 -r 10 -i - -f yuv4mpegpipe -pix_fmt gray "$T/wedge.y4m" \
+      || die "ffmpeg (wedge.y4m) failed"
+    rm -f "$T"/wedge-*.png "$T"/wedge-*.raw
+  fi
   # The systemd boot's feed: GREY, the QR codes twice as large (12 px a module), since its daemon
   # asks for 160x120 of the 640x480 loop (3 px a module left after vivid's scaling).
   if [ $MODE = syncscan ] && [ $SYSTEMD = 1 ]; then
@@ -300,6 +315,20 @@ done
 if [ "$PLAIN" = 1 ] && [ -s "$D/xctest" ]; then
   check "V4L2 real-device Swift tests pass in the VM (RealDeviceTests)" "$(grep -a 'Test run with' "$D/xctest.out" 2>/dev/null | tail -1)" \
     sh -c 'test "$(cat "$1/xctest.rc" 2>/dev/null)" = 0 && grep -aq "Test run with 3 tests in 1 suite passed" "$1/xctest.out"' _ "$D"
+fi
+# the keyboard wedge and key trigger checks (guest-input.sh): one "ok   NAME" / "FAIL NAME (detail)" line each
+if [ "$MODE" = syncscan ] && [ "$PLAIN" = 1 ]; then
+  if [ -f "$D/input-results.txt" ]; then
+    echo "--- keyboard wedge and key trigger (uinput, evdev; $(grep '^input checks:' "$D/input-results.txt" | cut -d' ' -f3-)):"
+    while IFS= read -r l; do
+      case $l in
+        "ok   "*) PASSED=$((PASSED + 1)); echo "$l" ;;
+        "FAIL "*) FAILED=$((FAILED + 1)); echo "$l" ;;
+      esac
+    done < "$D/input-results.txt"
+  else
+    FAILED=$((FAILED + 1)); echo "FAIL input: no results from guest-input.sh"
+  fi
 fi
 # the systemd boot's checks: its guest script printed one "ok   NAME" / "FAIL NAME (detail)" line each
 if [ -f "$D/systemd-results.txt" ]; then

@@ -21,3 +21,17 @@ public func valueOrErrno<I: FixedWidthInteger>(retryOnInterrupt: Bool = true, _ 
         return .failure(error)
     }
 }
+
+/// The result of a library call that reports failure as a negative errno in its return value
+/// (libevdev's), or that errno.
+///
+/// EINTR (`-EINTR`) is retried here, as `valueOrErrno` retries it for system calls.
+public func valueOrNegativeErrno(_ call: () -> CInt) -> Result<CInt, Errno> {
+    while true {
+        let value = call()
+        if value >= 0 { return .success(value) }
+        let error = Errno(rawValue: -value)
+        if error == .interrupted { continue }
+        return .failure(error)
+    }
+}

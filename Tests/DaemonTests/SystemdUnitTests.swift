@@ -118,8 +118,9 @@ let systemdAnalyze = "/usr/bin/systemd-analyze"
     /// still verifies cleanly: `metrics.conf` writes only the textfile directory and rates ≤ 1.0,
     /// `mqtt.conf` opens IPv4/IPv6 to the allowed addresses only and rates ≤ 1.6, `http.conf`
     /// binds one TCP port only and rates ≤ 1.4, `ipcamera.conf` opens IPv4/IPv6 as `mqtt.conf` does
-    /// (plus GStreamer's cache directory) and rates ≤ 1.6.
-    @Test(arguments: ["metrics.conf", "mqtt.conf", "http.conf", "ipcamera.conf"])
+    /// (plus GStreamer's cache directory) and rates ≤ 1.6, `keyboard.conf` adds `/dev/uinput` and the
+    /// input devices to the device policy only and rates ≤ 1.0.
+    @Test(arguments: ["metrics.conf", "mqtt.conf", "http.conf", "ipcamera.conf", "keyboard.conf"])
     func aDropInKeepsEachUnitVerifiedAndExposureAtMostOne(dropInName: String) throws {
         let units = try VerifiableUnits()
         let dropIn = try String(contentsOf: packageRoot.appendingPathComponent("systemd/\(dropInName)"), encoding: .utf8)
@@ -127,6 +128,9 @@ let systemdAnalyze = "/usr/bin/systemd-analyze"
         if dropInName == "metrics.conf" {
             #expect(lines.isSuperset(of: ["ReadWritePaths=-/var/lib/prometheus/node-exporter",
                                           "Environment=SYNCSCAN_METRICS_TEXTFILE=/var/lib/prometheus/node-exporter/%N.prom"]))
+        } else if dropInName == "keyboard.conf" {
+            let settings = lines.filter { !$0.hasPrefix("#") && $0.contains("=") }
+            #expect(Set(settings) == ["DeviceAllow=/dev/uinput rw", "DeviceAllow=char-input r", "SupplementaryGroups=input"], "\(settings)")
         } else if dropInName == "http.conf" {
             #expect(lines.isSuperset(of: ["PrivateNetwork=no", "RestrictAddressFamilies=", "RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6",
                                           "IPAddressAllow=localhost", "SocketBindAllow=tcp:8080", "SocketBindDeny=any"]))

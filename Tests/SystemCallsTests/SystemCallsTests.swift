@@ -106,3 +106,17 @@ import Testing
         #expect(state.withLock { $0 } == [1, 2, 3])
     }
 }
+
+@Suite struct NegativeErrnoTests {
+    @Test func aNegativeReturnIsItsErrnoAndEINTRIsCalledAgain() {
+        var calls = 0
+        let retried = valueOrNegativeErrno {
+            calls += 1
+            return calls < 3 ? -Errno.interrupted.rawValue : 7
+        }
+        #expect(calls == 3 && (try? retried.get()) == 7)
+        #expect(valueOrNegativeErrno { -Errno.resourceTemporarilyUnavailable.rawValue } == .failure(.resourceTemporarilyUnavailable))
+        #expect(valueOrNegativeErrno { -Errno.operationNotSupportedByDevice.rawValue } == .failure(.operationNotSupportedByDevice))
+        #expect(valueOrNegativeErrno { 0 } == .success(0))
+    }
+}

@@ -34,7 +34,9 @@ public struct Components: Sendable, Hashable {
             .snapshots,  // before the others, so the lines and messages after it name the code's snapshot
             .mqtt,
             .webhook,
+            .keyboard,
             .liveView,
+            .keyTrigger,  // a trigger, not a handler, until triggers have a descriptor kind
         ],
         triggers: [
             .signal,  // SIGUSR1

@@ -14,6 +14,8 @@
 #   snapshots-FORMAT/                      the JPEG snapshots the code lines name (syncscan mode)
 #   capture-FORMAT.raw                     captured frames (v4l2-ctl mode)
 #   run-FORMAT.rc run-FORMAT.seconds       exit status and wall time of the capture
+#   input-results.txt input-*              the keyboard wedge and key trigger checks (guest-input.sh),
+#                                          when OUTDIR/wedge.y4m exists (syncscan mode)
 # Exit status: 0 when every step ran (the host judges the results); 125 when the loop or the
 # feeder could not be set up.
 set -uo pipefail
@@ -59,4 +61,9 @@ for fourcc in "$@"; do
   rm -f /tmp/feed.raw
   echo "guest-run: $fourcc done in $(cat "$OUT/run-$fourcc.seconds") s, exit $(cat "$OUT/run-$fourcc.rc")"
 done
+# The keyboard wedge and the key trigger, through the kernel's uinput and evdev (input-results.txt).
+if [ "$MODE" = syncscan ] && [ -s "$OUT/wedge.y4m" ]; then
+  bash "$(dirname "${BASH_SOURCE[0]}")/guest-input.sh" "$BIN" "$OUT"
+  echo "guest-run: $(tail -1 "$OUT/input-results.txt")"
+fi
 exit 0

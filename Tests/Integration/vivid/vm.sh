@@ -105,12 +105,14 @@ fi
 [ -n "$KPKG" ] || fail "cannot tell which kernel linux-image-amd64 points to (run apt-get update, or set VIVID_KERNEL_PKG)"
 KVER=${KPKG#linux-image-}
 KDIR=$CACHE/$KVER
-# The modules the guest loads; modules.dep adds everything they need.
-ROOT_MODULES="vivid virtio_pci 9pnet_virtio 9p"
+# The modules the guest loads; modules.dep adds everything they need. uinput and evdev: the
+# keyboard wedge and the key trigger (guest-input.sh).
+ROOT_MODULES="vivid virtio_pci 9pnet_virtio 9p uinput evdev"
 
-if [ ! -f "$KDIR/.complete" ]; then
+# .complete holds the module list the cache was made for: another list makes it again.
+if [ ! -f "$KDIR/.complete" ] || [ "$(cat "$KDIR/.complete")" != "$ROOT_MODULES" ]; then
   say "preparing kernel $KPKG in $KDIR (one-time, about 20 s)"
-  rm -rf "$KDIR"; mkdir -p "$KDIR/unpacked"
+  rm -rf "$KDIR/unpacked" "$KDIR/initramfs-modules" "$KDIR"/initramfs-*.cpio "$KDIR/vmlinux"; mkdir -p "$KDIR/unpacked"
   (cd "$KDIR" && apt_retry -o APT::Sandbox::User=root download "$KPKG") || fail "apt-get download $KPKG failed"
   deb=$(ls "$KDIR"/*.deb)
   dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$KDIR/unpacked" --wildcards './boot/vmlinuz-*' './lib/modules/*' \
@@ -148,7 +150,7 @@ if [ ! -f "$KDIR/.complete" ]; then
   cp "$M/modules.builtin" "$M/modules.order" "$R/lib/modules/$KVER/"
   busybox depmod -b "$R" "$KVER" || fail "depmod over the initramfs modules failed"
   rm -rf "$KDIR/unpacked"
-  touch "$KDIR/.complete"
+  echo "$ROOT_MODULES" > "$KDIR/.complete"
 fi
 
 # The guest's /init: mount the shares, load vivid, chroot into the host root, run job.sh.
@@ -164,6 +166,7 @@ mkdir -p /job /host
 mount -t 9p -o $p9 job /job || abort "mount the job share"
 . /job/config                        # VIVID_OPTS, SHARE_PATHS
 modprobe vivid $VIVID_OPTS || abort "modprobe vivid $VIVID_OPTS"
+for m in uinput evdev; do modprobe $m || echo "VMFAIL modprobe $m"; done
 H=/host
 mount -t 9p -o $p9,ro,cache=loose hostroot $H || abort "mount the host root"
 mount -t proc proc $H/proc; mount -t sysfs sys $H/sys; mount -t devtmpfs dev $H/dev
