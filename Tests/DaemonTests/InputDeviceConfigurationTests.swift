@@ -42,13 +42,13 @@ import Testing
           enabled: true
           device_name: ""
           suffix: space
-          what: results
+          what: everything
           layout: de
         """)
         let lines = await expectConfigurationError(file: file.path)
         #expect(lines.contains { $0.contains("keyboard.device_name") && $0.contains("1 to 79 bytes") }, "\(lines)")
         #expect(lines.contains { $0.contains("keyboard.suffix") && $0.contains("enter, tab, none") }, "\(lines)")
-        #expect(lines.contains { $0.contains("keyboard.what") && $0.contains("needs triggered reads") }, "\(lines)")
+        #expect(lines.contains { $0.contains("keyboard.what") && $0.contains("(known: codes, results)") }, "\(lines)")
         #expect(lines.contains { $0.contains("keyboard.layout") && $0.contains("(known: us)") }, "\(lines)")
     }
 

@@ -68,6 +68,32 @@ private func delivered(_ text: String?, seq: UInt64, data: [UInt8]? = nil) -> De
         #expect(typist.text == expected)
     }
 
+    /// `what: results`: a good window's codes are typed when it closes, in their order; a
+    /// no_read or multiple window's never.
+    @Test func withResultsOnlyAGoodWindowsCodesAreTypedWhenItCloses() throws {
+        let typist = RecordingTypist()
+        var settings = KeyboardSettings()
+        settings.what = .results
+        let handler = KeyboardResultsHandler(settings: settings, logger: LogRecorder().logger, strokeInterval: .zero) { typist }
+        handler.start()
+        func window(_ number: UInt64, _ texts: [String], _ kind: ReadResult.Kind) throws {
+            for text in texts {
+                var code = delivered(text, seq: number)
+                try handler.handle(&code)
+            }
+            let frame = ItemFrame(sequenceNumber: number, presentationTime: .zero)
+            var result = ReadResult(kind: kind, window: number, trigger: "test", opened: frame, closed: frame, codes: texts.count, framesScanned: 1)
+            try handler.readResult(&result)
+        }
+        try window(1, ["A1", "B2"], .multiple)
+        try window(2, ["C3"], .good)
+        try window(3, [], .noRead)
+        try window(4, ["D4", "E5"], .good)
+        try handler.finish()
+        #expect(typist.text == "C3⏎D4⏎E5⏎")
+        #expect(handler.typed == 3 && handler.refused == 0 && handler.dropped == 0)
+    }
+
     @Test func aCodeWithACharacterTheLayoutLacksIsRefusedWholeWithOneLineNamingIt() throws {
         let typist = RecordingTypist()
         let log = LogRecorder()

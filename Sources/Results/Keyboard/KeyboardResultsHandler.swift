@@ -46,6 +46,8 @@ public final class KeyboardResultsHandler: ResultsHandler, @unchecked Sendable {
     private let logger: Logger
     private let worker: BoundedWorker<Job>
     private let counts = LockedValue(Counts())
+    /// With `what: results`, the codes of the read window open now, typed if it ends `good`.
+    private let window = LockedValue<[Job]>([])
 
     /// - Parameters:
     ///   - makeKeyboard: makes the keyboard on the handler's thread; the default makes a
@@ -126,8 +128,21 @@ public final class KeyboardResultsHandler: ResultsHandler, @unchecked Sendable {
             case .tab: strokes.append(.tab)
             case .none: break
             }
-            worker.submit(Job(strokes: strokes, text: text))
+            let job = Job(strokes: strokes, text: text)
+            switch settings.what {
+            case .codes: worker.submit(job)
+            case .results: window.withLock { $0.append(job) }
+            }
         }
+    }
+
+    /// With `what: results`, a `good` window's codes are typed now, in the order they were read;
+    /// another result's are forgotten.
+    public func readResult(_ result: inout ReadResult) throws {
+        guard settings.what == .results else { return }
+        let jobs = window.withLock { jobs in defer { jobs = [] }; return jobs }
+        guard result.kind == .good else { return }
+        for job in jobs { worker.submit(job) }
     }
 
     private func refuse(_ code: DeliveredCode, _ why: String, text: String? = nil) {

@@ -12,6 +12,9 @@ public struct KeyboardSettings: Sendable, Hashable {
     public enum What: String, Sendable, Hashable, CaseIterable {
         /// Every code emitted (each new item; each reading with duplicate suppression off).
         case codes
+        /// The codes of `good` read windows only (`trigger.mode: triggered`), typed when the
+        /// window closes; a `no_read` or `multiple` window types nothing.
+        case results
     }
 
     /// The keyboard layout codes are typed with.
@@ -48,15 +51,7 @@ extension KeyboardSettings: ConfigurationSection {
             }
         }
         if let v: Suffix = keys.choice("suffix", "suffix") { suffix = v }
-        if let text = keys.string("what") {
-            if text.lowercased() == "codes" {
-                what = .codes
-            } else if text.lowercased() == "results" {
-                keys.problem("what", "results (only good read results) needs triggered reads, which this build does not have; use codes")
-            } else {
-                keys.problem("what", "unknown choice \"\(text)\" (known: codes)")
-            }
-        }
+        if let v: What = keys.choice("what", "choice") { what = v }
         if let v: Layout = keys.choice("layout", "keyboard layout") { layout = v }
         guard enabled else { return nil }
     }
