@@ -1,3 +1,4 @@
+import Foundation
 import ConfigurationKeys
 import HTTP
 
@@ -62,6 +63,13 @@ public struct HTTPSettings: Sendable, Hashable, ConfigurationSection {
             maxConnectionsPerAddress = v
         }
         guard let listen else { return nil }
+        // Read again when the server starts (a reload serves a renewed certificate); checked here
+        // too, so `check-config` names them and a run that ends before the server starts still does.
+        for (key, path) in [("password_file", passwordFile), ("tls_cert_file", tlsCertificateFile), ("tls_key_file", tlsKeyFile)] {
+            guard let path, !FileManager.default.isReadableFile(atPath: path) else { continue }
+            let why = FileManager.default.fileExists(atPath: path) ? "permission denied" : "no such file"
+            keys.problem(key, "\(keys.fullKey(key)) \(path) cannot be read (\(why)): make the file readable by the service")
+        }
         if !listen.isLoopback {
             let (remote, password) = (keys.fullKey("allow_remote"), keys.fullKey("password_file"))
             if !allowRemote {

@@ -95,24 +95,19 @@ private func counter(_ handler: MQTTResultsHandler, _ name: String) -> Int? {
         let handler = try triggeredHandler(broker, triggers: triggers, logs: logs)
         defer { try? handler.finish() }
         try #require(waitUntil { handler.isTriggerSubscribed })
-        let started = ContinuousClock.now
         let storm = try ExternalTool.run("sh", ["-c", "(yes press | head -n 900; yes bogus | head -n 100) | mosquitto_pub -l -q 1 "
                                                  + "-h 127.0.0.1 -p \(broker.port) -t \(prefix)/trigger"])
-        let sent = ContinuousClock.now - started
         try #require(storm.status == 0, "\(storm.describe())")
         #expect(waitUntil(timeout: .seconds(30)) { counter(handler, "mqtt_triggers_rejected") == 100 }, "\(counter(handler, "mqtt_triggers_rejected") ?? -1)")
-        let taken = ContinuousClock.now - started
         #expect(triggers.counts == TriggerSwitch.Counts(pulls: 900, dropped: 900 - triggers.capacity))
         #expect(triggers.takePulls().count == triggers.capacity)
         #expect(logs.lines(containing: "MQTT trigger message ignored").count == 1)
         #expect(handler.isConnected)
         // The connection still publishes at once.
-        let codeStarted = ContinuousClock.now
         let frame = GreyFrame(width: 16, height: 16).videoFrame(sequenceNumber: 1, presentationTime: MediaTime(nanoseconds: 0))
         var code = DeliveredCode(code: MachineReadableCodeObject(symbology: .qrcode, data: Array("after".utf8), text: "after",
                                                                  quality: 1, orientation: .up, corners: [], frame: frame.info, pass: .zbar))
         try handler.handle(&code)
-        #expect(waitUntil(timeout: .seconds(5)) { handler.published == 1 })
-        print("mqtt trigger storm: 1000 messages sent in \(sent), taken by \(taken); a code after it acknowledged in \(ContinuousClock.now - codeStarted)")
+        #expect(waitUntil(timeout: .seconds(30)) { handler.published == 1 })
     }
 }
