@@ -109,6 +109,32 @@ private func verdicts(after reference: GreyFrame, _ frames: [GreyFrame], as form
         #expect(picture.pixels == [11, 10, 250, 10, 10, 250])
     }
 
+    @Test("the block means equal the plain mean of each block's samples, for planar and packed luma, any width and stride")
+    func blockMeansMatchThePlainMean() {
+        var generator = SystemRandomNumberGenerator()
+        for (width, height, step, offset) in [(1283, 21, 1, 0), (77, 17, 1, 0), (86, 9, 2, 0), (86, 9, 2, 1)] {
+            let bytesPerLine = width * step + 13
+            let bytes = (0..<(bytesPerLine * height)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let (w, h) = EighthScale.size(width: width, height: height)
+            var out = [UInt8](repeating: 0, count: w * h)
+            bytes.withUnsafeBytes { raw in
+                out.withUnsafeMutableBufferPointer {
+                    EighthScalePicture.blockMeans(of: raw, width: width, height: height, bytesPerLine: bytesPerLine,
+                                                  luma: (offset, step), into: $0)
+                }
+            }
+            let plain = (0..<h).flatMap { by in
+                (0..<w).map { bx in
+                    let samples = (by * 8..<min(height, by * 8 + 8)).flatMap { y in
+                        (bx * 8..<min(width, bx * 8 + 8)).map { x in Int(bytes[y * bytesPerLine + offset + x * step]) }
+                    }
+                    return UInt8((samples.reduce(0, +) + samples.count / 2) / samples.count)
+                }
+            }
+            #expect(out == plain, "\(width)x\(height), step \(step)")
+        }
+    }
+
     @Test("idle frames are counted with reason idle, a code presented is read, and held still it stays one item")
     func heldCodeStaysOneItem() async throws {
         // 20 frames of an empty scene (noise, flicker), 45 with a code held still, 25 without it.
@@ -138,6 +164,7 @@ private func verdicts(after reference: GreyFrame, _ frames: [GreyFrame], as form
         // Idle frames kept it alive to the last frame it was held in; it left after its grace.
         #expect(removed.first?.last.sequenceNumber == 64)
     }
+
 }
 
 /// Records the codes added, the items removed and every frame's ledger reason.
