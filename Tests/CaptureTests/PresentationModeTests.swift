@@ -93,6 +93,20 @@ private func verdicts(after reference: GreyFrame, _ frames: [GreyFrame], as form
         #expect(idle == [false, false, false, true, true, true])
     }
 
+    @Test("on a camera's MJPEG frames (the eighth-scale decode) it wakes on the frames it wakes on in the full grey picture")
+    func scaledDecodeWakesAsTheFullPicture() throws {
+        let reference = try scene(seed: 1)
+        // Noise and flicker, a code shown for 5 frames, gone, shown again, then an exposure step.
+        let frames = try (0..<30).map { i in
+            let gain = (i >= 22 ? 1.3 : 1) * (1 + 0.06 * sin(Double(i) * 2.1))
+            return try scene(gain: gain, seed: UInt64(50 + i), code: (6..<11).contains(i) || (16..<19).contains(i) ? "presented" : nil)
+        }
+        let grey = try verdicts(after: reference, frames, as: .grey), mjpeg = try verdicts(after: reference, frames, as: .mjpeg)
+        #expect(mjpeg == grey, "woke on MJPEG: \(mjpeg.indices.filter { !mjpeg[$0] }), on GREY: \(grey.indices.filter { !grey[$0] })")
+        // Woken by the code coming and going, twice (each followed by frames to settle), by nothing else.
+        #expect(grey.indices.filter { !grey[$0] } == [6, 7, 8, 11, 12, 13, 16, 17, 18, 19, 20, 21])
+    }
+
     @Test("the picture is each 8x8 block's mean, also for a frame whose size is no multiple of 8")
     func blockMeans() throws {
         var frame = GreyFrame(width: 21, height: 10, background: 10)
@@ -165,6 +179,55 @@ private func verdicts(after reference: GreyFrame, _ frames: [GreyFrame], as form
         #expect(removed.first?.last.sequenceNumber == 64)
     }
 
+    @Test("an idle MJPEG frame is never decoded whole: only the frames scanned are, and the ledger counts the others idle")
+    func idleMJPEGFramesAreNotDecodedWhole() async throws {
+        let frames = try (0..<60).map { i in
+            try scene(gain: 1 + 0.06 * sin(Double(i) * 2.1), seed: UInt64(200 + i), code: (20..<40).contains(i) ? "held still" : nil)
+        }
+        let jpegs = try frames.map { frame in
+            let (yuyv, stride) = frame.bytes(as: .yuyv)
+            return try yuyv.withUnsafeBytes { try JPEGEncoder().encode($0, format: .yuyv, width: width, height: height, bytesPerLine: stride, quality: 88) }
+        }
+        let counting = CountingDecoder(JPEGLumaDecoder())
+        let source = ScriptedFrameSource(steps: jpegs.enumerated().map { .frame(UInt64($0.offset), pixels: $0.element) },
+                                         isLive: false, width: width, height: height, decoder: counting)
+        var settings = MetadataOutput.Settings(engine: .zbar)
+        settings.trigger = TriggerSettings(mode: .presentation)
+        let handler = ItemRecorder()
+        let pipeline = CapturePipeline(input: source, videoDataOutput: VideoDataOutput(), metadataOutput: MetadataOutput(settings: settings),
+                                       handler: handler, reporting: .items(ItemTracker.Settings()), logger: Logger(label: "test"))
+        let statistics = try await pipeline.run()
+
+        let reasons = handler.reasons
+        let idle = reasons.indices.filter { reasons[$0] == .idle }
+        #expect(reasons.count == 60 && statistics.scanned + idle.count == 60 && statistics.dropped[.idle] == idle.count)
+        #expect(idle.count >= 45, "scanned: \(reasons.indices.filter { reasons[$0] == nil })")
+        #expect(counting.eighth == 60, "every frame's eighth-scale picture, from its DC coefficients")
+        #expect(counting.full == statistics.scanned, "a full decode for each frame scanned, none for an idle one")
+        #expect(handler.added.map(\.text) == ["held still"] && handler.added.first?.seq == 20)
+    }
+}
+
+/// Counts a decoder's full and eighth-scale decodes, passing each on.
+private final class CountingDecoder: CompressedFrameDecoder, @unchecked Sendable {
+    private let decoder: any CompressedFrameDecoder
+    private let counts = LockedValue((full: 0, eighth: 0))
+    init(_ decoder: any CompressedFrameDecoder) { self.decoder = decoder }
+
+    var full: Int { counts.withLock { $0.full } }
+    var eighth: Int { counts.withLock { $0.eighth } }
+
+    func decodeLuma(_ compressed: UnsafeRawBufferPointer, width: Int, height: Int,
+                    into luma: UnsafeMutableRawBufferPointer) -> LumaDecodeResult {
+        counts.withLock { $0.full += 1 }
+        return decoder.decodeLuma(compressed, width: width, height: height, into: luma)
+    }
+
+    func decodeLumaEighth(_ compressed: UnsafeRawBufferPointer, width: Int, height: Int,
+                          into luma: UnsafeMutableRawBufferPointer) -> Bool {
+        counts.withLock { $0.eighth += 1 }
+        return decoder.decodeLumaEighth(compressed, width: width, height: height, into: luma)
+    }
 }
 
 /// Records the codes added, the items removed and every frame's ledger reason.
