@@ -24,9 +24,11 @@ riding through (12–13.5 s), no code ever; and the same scene with a QR card pr
   latency:  the scene with cards presented, through the pipe in each mode: every presentation read
             (one item each), and its first line's latency (the line's arrival minus when the
             feeder began writing the frame the card first showed in): median, p99, max.
-Writes bench/results/idle.json (medians of the runs, the command, the load at the start);
---print renders a results file without running anything.
-Usage: bench/idle.py [--runs 5] [--out FILE] | bench/idle.py --print [FILE]
+  --baseline PATH: another syncscan binary (say, main's release build) run side by side in
+            presentation mode, in each run: the GREY cost and the latency, for the table `before`.
+Writes bench/results/idle.json (medians of the runs, the command, the load at the start and at the
+end; the file's earlier figures kept under `previous`); --print renders a results file without running anything.
+Usage: bench/idle.py [--runs 5] [--baseline PATH] [--out FILE] | bench/idle.py --print [FILE]
 (needs: numpy, qrencode, a Swift toolchain)
 """
 import argparse, datetime, fcntl, json, os, platform, re, statistics, subprocess, sys, threading, time
@@ -188,9 +190,19 @@ def measure(a):
     modes = {"continuous": {}, "presentation": {"SYNCSCAN_TRIGGER_MODE": "presentation"}}
     corner = {"SYNCSCAN_RECT_OF_INTEREST_X": "0.98", "SYNCSCAN_RECT_OF_INTEREST_Y": "0.0",
               "SYNCSCAN_RECT_OF_INTEREST_WIDTH": "0.02", "SYNCSCAN_RECT_OF_INTEREST_HEIGHT": "0.02"}
-    res = {m: {"grey": [], "mjpeg": [], "latency": [], "read": [], "shown": []} for m in modes}
+    res = {m: {"grey": [], "mjpeg": [], "latency": [], "read": [], "shown": []} for m in [*modes, "baseline"]}
     pipe = {"default 64 KiB": [], "a frame": []}
     for r in range(a.runs):
+        if a.baseline:
+            g = run_pipe(a.baseline, header, idle_frames, modes["presentation"])
+            res["baseline"]["grey"].append(g)
+            got = latencies(run_pipe(a.baseline, header, shown_frames, modes["presentation"]))
+            res["baseline"]["latency"] += list(got.values())
+            res["baseline"]["read"].append(len(got))
+            res["baseline"]["shown"].append(len(SHOWS))
+            print(f"run {r + 1} baseline presentation: grey {g['cpu_ms']:.3f} ms/frame (scanned {g['scanned']}, idle {g['idle']}, "
+                  f"lateData {g['lateData']}); presentations read {len(got)}/{len(SHOWS)}, "
+                  f"first lines {sorted(round(v) for v in got.values())} ms", flush=True)
         for mode, env in modes.items():
             g = run_pipe(syncscan, header, idle_frames, env)
             res[mode]["grey"].append(g)
@@ -228,18 +240,33 @@ def measure(a):
                     "p50": round(med(v), 1) if v else None, "p99": round(pct(v, 99), 1) if v else None,
                     "max": round(max(v), 1) if v else None})
     pipe_rows = [{"pipe": name, "cpu": round(med(v), 3)} for name, v in pipe.items()]
+    tables_before = []
+    if a.baseline:
+        b, p = res["baseline"], res["presentation"]
+        lb, lp = b["latency"], p["latency"]
+        cb, cp = med([x["cpu_ms"] for x in b["grey"]]), med([x["cpu_ms"] for x in p["grey"]])
+        tables_before = [{"id": "before", "columns": [
+            {"key": "what", "title": "presentation mode, side by side"},
+            {"key": "before", "title": "before"}, {"key": "after", "title": "after"},
+            {"key": "ratio", "title": "after / before"}], "rows": [
+            {"what": "GREY pipe: CPU per frame", "before": f"{cb:.3f} ms", "after": f"{cp:.3f} ms", "ratio": f"{cp / cb:.2f}"},
+            {"what": "first line p50", "before": f"{med(lb):.1f} ms", "after": f"{med(lp):.1f} ms", "ratio": None},
+            {"what": "first line p99", "before": f"{pct(lb, 99):.1f} ms", "after": f"{pct(lp, 99):.1f} ms", "ratio": None}]}]
     return {
         "command": "bench/idle.py" + (f" --runs {a.runs}" if a.runs != 5 else ""),
         "recorded": {"date": datetime.date.today().isoformat(),
                      "commit": subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()},
-        "machine": {"cpus": os.cpu_count(), "load": round(load, 2), "kernel": platform.release()},
+        "machine": {"cpus": os.cpu_count(), "load": round(load, 2), "load_at_end": round(os.getloadavg()[0], 2),
+                    "kernel": platform.release()},
         "runs": a.runs,
         "statistic": "median CPU per frame of the runs; latency over every presentation of every run",
         "settings": f"{W}x{H} at {FPS} fps for {SECONDS} s: noise σ 5, flicker ±6 %, +30 % exposure step at 8 s, a plain box at 12–13.5 s; "
                     "the daemon's defaults (engine zxing, effort auto, QR codes, 2 scanning threads)",
         "raw": {m: {"grey_cpu_ms": [round(x["cpu_ms"], 4) for x in res[m]["grey"]],
                     "mjpeg_cpu_ms": [round(x["cpu_ms"], 4) for x in res[m]["mjpeg"]],
-                    "latency_ms": [round(x, 1) for x in res[m]["latency"]]} for m in modes} | {"pipe_cpu_ms": pipe},
+                    "latency_ms": [round(x, 1) for x in res[m]["latency"]]} for m in modes} | {"pipe_cpu_ms": pipe}
+               | ({"baseline": {"binary": a.baseline, "grey_cpu_ms": [round(x["cpu_ms"], 4) for x in res["baseline"]["grey"]],
+                                "latency_ms": [round(x, 1) for x in res["baseline"]["latency"]]}} if a.baseline else {}),
         "tables": [
             {"id": "cost", "columns": [
                 {"key": "source", "title": "source"},
@@ -256,7 +283,7 @@ def measure(a):
                 {"key": "p50", "title": "first line p50", "decimals": 1, "unit": " ms"},
                 {"key": "p99", "title": "p99", "decimals": 1, "unit": " ms"},
                 {"key": "max", "title": "max", "decimals": 1, "unit": " ms"}], "rows": lat},
-        ],
+        ] + tables_before,
     }
 
 
@@ -264,6 +291,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--runs", type=int, default=5)
     p.add_argument("--out", default=RESULTS)
+    p.add_argument("--baseline", metavar="PATH", help="another syncscan binary run side by side in presentation mode")
     p.add_argument("--print", nargs="?", const=RESULTS, metavar="FILE")
     a = p.parse_args()
     if a.print:
@@ -272,6 +300,10 @@ def main():
     if a.runs < 5:
         sys.exit("--runs must be at least 5 (medians of 5 runs or more)")
     res = measure(a)
+    if os.path.exists(a.out):  # the figures this run replaces, kept as they were recorded
+        with open(a.out, encoding="utf-8") as f:
+            old = json.load(f)
+        res["previous"] = {k: old[k] for k in ("command", "recorded", "machine", "runs", "tables") if k in old}
     with open(a.out, "w", encoding="utf-8") as f:
         json.dump(res, f, indent=1, ensure_ascii=False)
         f.write("\n")

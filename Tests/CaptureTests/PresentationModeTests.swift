@@ -93,11 +93,26 @@ private func verdicts(after reference: GreyFrame, _ frames: [GreyFrame], as form
         #expect(idle == [false, false, false, true, true, true])
     }
 
-    @Test("the picture is each 8x8 block's mean, also for a frame whose size is no multiple of 8")
+    @Test("on a camera's MJPEG frames (the eighth-scale decode) it wakes on the frames it wakes on in the full grey picture")
+    func scaledDecodeWakesAsTheFullPicture() throws {
+        let reference = try scene(seed: 1)
+        // Noise and flicker, a code shown for 5 frames, gone, shown again, then an exposure step.
+        let frames = try (0..<30).map { i in
+            let gain = (i >= 22 ? 1.3 : 1) * (1 + 0.06 * sin(Double(i) * 2.1))
+            return try scene(gain: gain, seed: UInt64(50 + i), code: (6..<11).contains(i) || (16..<19).contains(i) ? "presented" : nil)
+        }
+        let grey = try verdicts(after: reference, frames, as: .grey), mjpeg = try verdicts(after: reference, frames, as: .mjpeg)
+        #expect(mjpeg == grey, "woke on MJPEG: \(mjpeg.indices.filter { !mjpeg[$0] }), on GREY: \(grey.indices.filter { !grey[$0] })")
+        // Woken by the code coming and going, twice (each followed by frames to settle), by nothing else.
+        #expect(grey.indices.filter { !grey[$0] } == [6, 7, 8, 11, 12, 13, 16, 17, 18, 19, 20, 21])
+    }
+
+    @Test("the picture is each 8x8 block's mean over its even rows, also for a frame whose size is no multiple of 8")
     func blockMeans() throws {
         var frame = GreyFrame(width: 21, height: 10, background: 10)
         for y in 0..<10 { for x in 16..<21 { frame[x, y] = 250 } }
-        frame[0, 0] = 74  // one sample 64 above the rest: the block's mean rises by 1
+        frame[0, 0] = 74  // one sample 64 above the rest, in an even row: the mean of the block's 32 samples read rises by 2
+        frame[1, 1] = 250  // odd rows are not read
         var picture = EighthScalePicture()
         let made = try withVideoFrame(frame, as: .grey, seq: 0) { video in
             var video = video
@@ -106,7 +121,33 @@ private func verdicts(after reference: GreyFrame, _ frames: [GreyFrame], as form
         }
         #expect(made)
         #expect(picture.width == 3 && picture.height == 2)
-        #expect(picture.pixels == [11, 10, 250, 10, 10, 250])
+        #expect(picture.pixels == [12, 10, 250, 10, 10, 250])
+    }
+
+    @Test("the block means equal the plain mean of each block's samples read, for planar and packed luma, any width and stride")
+    func blockMeansMatchThePlainMean() {
+        var generator = SystemRandomNumberGenerator()
+        for (width, height, step, offset, rowStep) in [(1283, 21, 1, 0, 2), (77, 17, 1, 0, 2), (77, 17, 1, 0, 1), (86, 9, 2, 0, 2), (86, 9, 2, 1, 1)] {
+            let bytesPerLine = width * step + 13
+            let bytes = (0..<(bytesPerLine * height)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let (w, h) = EighthScale.size(width: width, height: height)
+            var out = [UInt8](repeating: 0, count: w * h)
+            bytes.withUnsafeBytes { raw in
+                out.withUnsafeMutableBufferPointer {
+                    EighthScalePicture.blockMeans(of: raw, width: width, height: height, bytesPerLine: bytesPerLine,
+                                                  luma: (offset, step), rowStep: rowStep, into: $0)
+                }
+            }
+            let plain = (0..<h).flatMap { by in
+                (0..<w).map { bx in
+                    let samples = stride(from: by * 8, to: min(height, by * 8 + 8), by: rowStep).flatMap { y in
+                        (bx * 8..<min(width, bx * 8 + 8)).map { x in Int(bytes[y * bytesPerLine + offset + x * step]) }
+                    }
+                    return UInt8((samples.reduce(0, +) + samples.count / 2) / samples.count)
+                }
+            }
+            #expect(out == plain, "\(width)x\(height), step \(step), every \(rowStep) rows")
+        }
     }
 
     @Test("idle frames are counted with reason idle, a code presented is read, and held still it stays one item")
@@ -137,6 +178,56 @@ private func verdicts(after reference: GreyFrame, _ frames: [GreyFrame], as form
         #expect(removed.count == 1)
         // Idle frames kept it alive to the last frame it was held in; it left after its grace.
         #expect(removed.first?.last.sequenceNumber == 64)
+    }
+
+    @Test("an idle MJPEG frame is never decoded whole: only the frames scanned are, and the ledger counts the others idle")
+    func idleMJPEGFramesAreNotDecodedWhole() async throws {
+        let frames = try (0..<60).map { i in
+            try scene(gain: 1 + 0.06 * sin(Double(i) * 2.1), seed: UInt64(200 + i), code: (20..<40).contains(i) ? "held still" : nil)
+        }
+        let jpegs = try frames.map { frame in
+            let (yuyv, stride) = frame.bytes(as: .yuyv)
+            return try yuyv.withUnsafeBytes { try JPEGEncoder().encode($0, format: .yuyv, width: width, height: height, bytesPerLine: stride, quality: 88) }
+        }
+        let counting = CountingDecoder(JPEGLumaDecoder())
+        let source = ScriptedFrameSource(steps: jpegs.enumerated().map { .frame(UInt64($0.offset), pixels: $0.element) },
+                                         isLive: false, width: width, height: height, decoder: counting)
+        var settings = MetadataOutput.Settings(engine: .zbar)
+        settings.trigger = TriggerSettings(mode: .presentation)
+        let handler = ItemRecorder()
+        let pipeline = CapturePipeline(input: source, videoDataOutput: VideoDataOutput(), metadataOutput: MetadataOutput(settings: settings),
+                                       handler: handler, reporting: .items(ItemTracker.Settings()), logger: Logger(label: "test"))
+        let statistics = try await pipeline.run()
+
+        let reasons = handler.reasons
+        let idle = reasons.indices.filter { reasons[$0] == .idle }
+        #expect(reasons.count == 60 && statistics.scanned + idle.count == 60 && statistics.dropped[.idle] == idle.count)
+        #expect(idle.count >= 45, "scanned: \(reasons.indices.filter { reasons[$0] == nil })")
+        #expect(counting.eighth == 60, "every frame's eighth-scale picture, from its DC coefficients")
+        #expect(counting.full == statistics.scanned, "a full decode for each frame scanned, none for an idle one")
+        #expect(handler.added.map(\.text) == ["held still"] && handler.added.first?.seq == 20)
+    }
+}
+
+/// Counts a decoder's full and eighth-scale decodes, passing each on.
+private final class CountingDecoder: CompressedFrameDecoder, @unchecked Sendable {
+    private let decoder: any CompressedFrameDecoder
+    private let counts = LockedValue((full: 0, eighth: 0))
+    init(_ decoder: any CompressedFrameDecoder) { self.decoder = decoder }
+
+    var full: Int { counts.withLock { $0.full } }
+    var eighth: Int { counts.withLock { $0.eighth } }
+
+    func decodeLuma(_ compressed: UnsafeRawBufferPointer, width: Int, height: Int,
+                    into luma: UnsafeMutableRawBufferPointer) -> LumaDecodeResult {
+        counts.withLock { $0.full += 1 }
+        return decoder.decodeLuma(compressed, width: width, height: height, into: luma)
+    }
+
+    func decodeLumaEighth(_ compressed: UnsafeRawBufferPointer, width: Int, height: Int,
+                          into luma: UnsafeMutableRawBufferPointer) -> Bool {
+        counts.withLock { $0.eighth += 1 }
+        return decoder.decodeLumaEighth(compressed, width: width, height: height, into: luma)
     }
 }
 

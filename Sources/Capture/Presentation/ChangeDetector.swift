@@ -74,62 +74,77 @@ public struct ChangeDetector: Sendable {
     }
 
     /// Blocks of `current` in `blocks` whose mean moved by more than `level` beyond the global
-    /// gain and offset fitted against `reference` (the type's summary says how).
+    /// gain and offset fitted against `reference` (the type's summary says how). The fit looks
+    /// at every other block each way of a region at least `fitStrideMinimum` blocks across
+    /// (a quarter of the blocks fix a global gain and offset as well); every block is judged.
     static func changedBlocks(_ current: EighthScalePicture, against reference: EighthScalePicture,
                               in blocks: (x: Range<Int>, y: Range<Int>), level: Double) -> Int {
         let width = current.width
         let (top, bottom) = (255 - 4 * level, 4 * level)
         // Blocks that may hold clipped pixels bend the gain (an exposure step saturates a highlight).
         let (usableLow, usableHigh) = (Int(bottom.rounded(.up)), Int(top.rounded(.down)))
+        let strideX = blocks.x.count >= Self.fitStrideMinimum ? 2 : 1, strideY = blocks.y.count >= Self.fitStrideMinimum ? 2 : 1
         return reference.pixels.withUnsafeBufferPointer { ref in
             current.pixels.withUnsafeBufferPointer { cur in
-                // Per reference level (a block is a byte), the current levels a block may take:
-                // integer bounds, so the passes over the blocks are table look-ups.
-                var lowest = [Int](repeating: 0, count: 256), highest = [Int](repeating: 255, count: 256)
-                var fit = (gain: 1.0, offset: 0.0)
-                for round in 0..<2 {
-                    if round == 1 {
+                // Per reference level (a block is a byte), the current levels a block may take, as
+                // the lowest and the span above it (a level below wraps to a large unsigned
+                // difference; an empty set is the lowest 256, which no level reaches): one compare a block.
+                withUnsafeTemporaryAllocation(of: (low: Int, span: UInt).self, capacity: 256) { bounds in
+                    var fit = (gain: 1.0, offset: 0.0)
+                    for round in 0..<2 {
                         for r in 0..<256 {
-                            let p = Self.predicted(Double(r), fit)
-                            (lowest[r], highest[r]) = (Int((p - 2 * level).rounded(.up)), Int((p + 2 * level).rounded(.down)))
+                            var (low, high) = (usableLow, usableHigh)
+                            if round == 1 {
+                                let p = Self.predicted(Double(r), fit)
+                                (low, high) = (max(low, Int((p - 2 * level).rounded(.up))), min(high, Int((p + 2 * level).rounded(.down))))
+                            }
+                            if r < usableLow || r > usableHigh || high < low { (low, high) = (256, 256) }  // none: no level is 256
+                            bounds[r] = (low, UInt(bitPattern: high &- low))
                         }
+                        var (n, sx, sy, sxx, sxy) = (0, 0, 0, 0, 0)
+                        for y in stride(from: blocks.y.lowerBound, to: blocks.y.upperBound, by: strideY) {
+                            let row = y * width
+                            for x in stride(from: blocks.x.lowerBound, to: blocks.x.upperBound, by: strideX) {
+                                let r = Int(ref[row &+ x]), c = Int(cur[row &+ x])
+                                let b = bounds[r]
+                                let m = UInt(bitPattern: c &- b.low) <= b.span ? 1 : 0
+                                let (mr, mc) = (m &* r, m &* c)
+                                (n, sx, sy, sxx, sxy) = (n &+ m, sx &+ mr, sy &+ mc, sxx &+ mr &* r, sxy &+ mr &* c)
+                            }
+                        }
+                        guard n > 0 else { break }
+                        let count = Double(n), mx = Double(sx) / count, my = Double(sy) / count
+                        let variance = Double(sxx) / count - mx * mx, covariance = Double(sxy) / count - mx * my
+                        let gain = variance > 1 ? min(4, max(0.25, covariance / variance)) : 1
+                        fit = (gain, my - gain * mx)
                     }
-                    var (n, sx, sy, sxx, sxy) = (0, 0, 0, 0, 0)
+                    // Near white (black), a block's pixels may clip: in this frame its mean then falls
+                    // short of (exceeds) the prediction by up to what the prediction reaches into the top
+                    // (bottom) `4 × level` levels; in the reference, the prediction is as much too low (high).
+                    for r in 0..<256 {
+                        let unclipped = fit.gain * Double(r) + fit.offset, p = min(255, max(0, unclipped))
+                        let up = level + max(0, bottom - unclipped) + fit.gain * max(0, Double(r) - top)
+                        let down = level + max(0, unclipped - top) + fit.gain * max(0, bottom - Double(r))
+                        let (low, high) = (Int((p - down).rounded(.up)), Int((p + up).rounded(.down)))
+                        bounds[r] = high < low ? (256, 0) : (low, UInt(bitPattern: high &- low))  // none fits: every level changed
+                    }
+                    var changed = 0
                     for y in blocks.y {
                         let row = y * width
                         for x in blocks.x {
-                            let r = Int(ref[row + x]), c = Int(cur[row + x])
-                            if r < usableLow || r > usableHigh || c < usableLow || c > usableHigh || c < lowest[r] || c > highest[r] { continue }
-                            (n, sx, sy, sxx, sxy) = (n + 1, sx + r, sy + c, sxx + r * r, sxy + r * c)
+                            let r = Int(ref[row &+ x]), c = Int(cur[row &+ x])
+                            let b = bounds[r]
+                            changed &+= UInt(bitPattern: c &- b.low) > b.span ? 1 : 0
                         }
                     }
-                    guard n > 0 else { break }
-                    let count = Double(n), mx = Double(sx) / count, my = Double(sy) / count
-                    let variance = Double(sxx) / count - mx * mx, covariance = Double(sxy) / count - mx * my
-                    let gain = variance > 1 ? min(4, max(0.25, covariance / variance)) : 1
-                    fit = (gain, my - gain * mx)
+                    return changed
                 }
-                // Near white (black), a block's pixels may clip: in this frame its mean then falls
-                // short of (exceeds) the prediction by up to what the prediction reaches into the top
-                // (bottom) `4 × level` levels; in the reference, the prediction is as much too low (high).
-                for r in 0..<256 {
-                    let unclipped = fit.gain * Double(r) + fit.offset, p = min(255, max(0, unclipped))
-                    let up = level + max(0, bottom - unclipped) + fit.gain * max(0, Double(r) - top)
-                    let down = level + max(0, unclipped - top) + fit.gain * max(0, bottom - Double(r))
-                    (lowest[r], highest[r]) = (Int((p - down).rounded(.up)), Int((p + up).rounded(.down)))
-                }
-                var changed = 0
-                for y in blocks.y {
-                    let row = y * width
-                    for x in blocks.x {
-                        let r = Int(ref[row + x]), c = Int(cur[row + x])
-                        if c < lowest[r] || c > highest[r] { changed += 1 }
-                    }
-                }
-                return changed
             }
         }
     }
+
+    /// Blocks across (each way) from which the gain and offset are fitted on every other block.
+    static let fitStrideMinimum = 16
 
     /// The fit's prediction for a reference block, clipped as pixels are.
     private static func predicted(_ reference: Double, _ fit: (gain: Double, offset: Double)) -> Double {

@@ -5,8 +5,10 @@ import Media
 /// `ChangeDetector` compares.
 ///
 /// From an uncompressed frame it is summed from the luma samples in place (`PixelFormat.lumaLayout`),
-/// eight at a time for 8-bit planar luma; from a compressed one (MJPEG) the frame's decoder makes
-/// it (`CompressedFrameDecoder.decodeLumaEighth`: TurboJPEG's 1/8 scale, the blocks' DC
+/// from every other row of each block (rows 0, 2, 4, 6: half the frame is read; the mean of 32
+/// samples still holds sensor noise well below the detector's level), eight at a time for 8-bit
+/// planar luma; from a compressed one (MJPEG) the frame's decoder makes it
+/// (`CompressedFrameDecoder.decodeLumaEighth`: TurboJPEG's 1/8 scale, the blocks' DC
 /// coefficients), never the full picture. Its storage is kept from frame to frame.
 public struct EighthScalePicture: Sendable {
     public private(set) var width = 0
@@ -46,32 +48,44 @@ public struct EighthScalePicture: Sendable {
         return (x0..<max(x0 + 1, min(width, r.x + r.width)), y0..<max(y0 + 1, min(height, r.y + r.height)))
     }
 
-    /// Each 8×8 block's mean luma, rounded, into `out` (`EighthScale.size` of the frame).
+    /// Each 8×8 block's mean luma over its even rows (`rowStep` 2; 1: every row), rounded, into
+    /// `out` (`EighthScale.size` of the frame).
+    ///
+    /// For 8-bit planar luma the samples are summed eight at a load into four 16-bit lanes per
+    /// block (adjacent pairs added), the lanes of a block row's rows accumulated before
+    /// they are added up once per block: a row costs a load, two masks, a shift and two adds per
+    /// eight samples. Other layouts (packed 4:2:2) are summed sample by sample.
     static func blockMeans(of bytes: UnsafeRawBufferPointer, width: Int, height: Int, bytesPerLine: Int,
-                           luma: (offset: Int, step: Int), into out: UnsafeMutableBufferPointer<UInt8>) {
+                           luma: (offset: Int, step: Int), rowStep: Int = 2, into out: UnsafeMutableBufferPointer<UInt8>) {
         let columns = (width + 7) / 8
         let wholeWords = luma.step == 1 ? width / 8 : 0
-        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: columns) { sums in
-            for blockRow in 0..<((height + 7) / 8) {
-                sums.initialize(repeating: 0)
-                let rows = blockRow * 8..<min(height, blockRow * 8 + 8)
-                for y in rows {
-                    let row = bytes.baseAddress! + y * bytesPerLine + luma.offset
-                    // Eight samples a load: pairs of bytes summed in 16-bit lanes, then the four lanes.
-                    for c in 0..<wholeWords {
-                        let word = row.loadUnaligned(fromByteOffset: c * 8, as: UInt64.self)
-                        let pairs = (word & 0x00FF_00FF_00FF_00FF) &+ ((word >> 8) & 0x00FF_00FF_00FF_00FF)
-                        sums[c] &+= UInt32(truncatingIfNeeded: (pairs &* 0x0001_0001_0001_0001) >> 48)
+        let mask: UInt64 = 0x00FF_00FF_00FF_00FF
+        withUnsafeTemporaryAllocation(of: UInt64.self, capacity: columns) { lanes in
+            withUnsafeTemporaryAllocation(of: UInt32.self, capacity: columns) { sums in
+                let lanes = lanes.baseAddress!, sums = sums.baseAddress!
+                for blockRow in 0..<((height + 7) / 8) {
+                    lanes.initialize(repeating: 0, count: columns)
+                    sums.initialize(repeating: 0, count: columns)
+                    let (first, end) = (blockRow * 8, min(height, blockRow * 8 + 8))
+                    let rowCount = (end - first + rowStep - 1) / rowStep
+                    for y in stride(from: first, to: end, by: rowStep) {
+                        let row = bytes.baseAddress! + y * bytesPerLine + luma.offset
+                        // Four 16-bit lanes a block, each at most 8 rows × 2 × 255: no carry between lanes.
+                        for c in 0..<wholeWords {
+                            let word = row.loadUnaligned(fromByteOffset: c &* 8, as: UInt64.self)
+                            lanes[c] &+= (word & mask) &+ ((word >> 8) & mask)
+                        }
+                        var x = wholeWords * 8
+                        while x < width {
+                            sums[x / 8] &+= UInt32(row.load(fromByteOffset: x * luma.step, as: UInt8.self))
+                            x += 1
+                        }
                     }
-                    var x = wholeWords * 8
-                    while x < width {
-                        sums[x / 8] &+= UInt32(row.load(fromByteOffset: x * luma.step, as: UInt8.self))
-                        x += 1
+                    for c in 0..<columns {
+                        let total = sums[c] &+ UInt32(truncatingIfNeeded: (lanes[c] &* 0x0001_0001_0001_0001) >> 48)
+                        let count = UInt32(rowCount * (min(width, c * 8 + 8) - c * 8))
+                        out[blockRow * columns + c] = UInt8(truncatingIfNeeded: (total + count / 2) / count)
                     }
-                }
-                for c in 0..<columns {
-                    let count = UInt32(rows.count * (min(width, c * 8 + 8) - c * 8))
-                    out[blockRow * columns + c] = UInt8(truncatingIfNeeded: (sums[c] + count / 2) / count)
                 }
             }
         }

@@ -33,13 +33,18 @@ public final class ScriptedFrameSource: FrameSource, @unchecked Sendable {
     private var _maximumLiveBuffers = 0
     private let interval: Duration?
     private let described: SourceReport?
+    private let decoder: (any CompressedFrameDecoder)?
 
     /// - Parameters:
     ///   - interval: pause before each step, as a camera's frame interval; `nil` for none.
     ///   - report: what the source says of itself (`report`); `nil`: kind `scripted`, its size in
     ///     `GREY` at the interval's rate (origin `script`).
-    public init(steps: [Step], isLive: Bool, width: Int = 64, height: Int = 48, interval: Duration? = nil, report: SourceReport? = nil) {
+    ///   - decoder: frames are MJPEG (the script's bytes a JPEG each, of any length) carrying this
+    ///     decoder, as a camera's; `nil`: GREY.
+    public init(steps: [Step], isLive: Bool, width: Int = 64, height: Int = 48, interval: Duration? = nil, report: SourceReport? = nil,
+                decoder: (any CompressedFrameDecoder)? = nil) {
         self.described = report
+        self.decoder = decoder
         self.steps = steps
         self.isLive = isLive
         self.width = width
@@ -72,10 +77,10 @@ public final class ScriptedFrameSource: FrameSource, @unchecked Sendable {
         switch step {
         case .frame(let seq, let pixels, let pts):
             let bytes = pixels ?? [UInt8](repeating: 0xFF, count: width * height)
-            precondition(bytes.count == width * height, "scripted frame has the wrong size")
+            precondition(decoder != nil || bytes.count == width * height, "scripted frame has the wrong size")
             return .frame(VideoFrame(sequenceNumber: seq, presentationTime: pts ?? MediaTime(nanoseconds: Int64(seq) * 33_333_333),
-                                     width: width, height: height, bytesPerLine: width, format: .grey,
-                                     buffer: makeBuffer(bytes)))
+                                     width: width, height: height, bytesPerLine: decoder == nil ? width : 0,
+                                     format: decoder == nil ? .grey : .mjpeg, buffer: makeBuffer(bytes), decoder: decoder))
         case .dropped(let seq, let reason):
             return .dropped(sequenceNumber: seq, presentationTime: MediaTime(nanoseconds: Int64(seq) * 33_333_333),
                             reason: reason, detail: "scripted")
