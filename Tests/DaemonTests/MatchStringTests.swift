@@ -20,14 +20,8 @@ private func scan(_ text: String, frames: Int = 4, environment: [String: String]
     configuration.duplicateSuppression.mode = .off
     configuration.statsIntervalSeconds = 0
     configuration.metrics.textfile = metrics.path + "/syncscan.prom"
-    let out = try TemporaryFile(contents: [], suffix: ".jsonl")
-    let fd = try FileDescriptor.open(out.path, .writeOnly, options: .append)
-    defer { try? fd.close() }
-    let writer = LineWriter(fileDescriptor: fd, name: "out", capacity: 64, overflow: .wait)
-    let service = ScanService(options: PipelineOptions(configuration), writer: writer, logger: LogRecorder().logger) { _ in }
-    try await service.runWithResultsHandlers()
-    let lines = String(decoding: FileManager.default.contents(atPath: out.path) ?? Data(), as: UTF8.self).split(separator: "\n").map(String.init)
-    return (lines, service, try PrometheusText(path: metrics.path + "/syncscan.prom"))
+    let run = try await ServiceRun(configuration)
+    return (run.lines, run.service, try PrometheusText(path: metrics.path + "/syncscan.prom"))
 }
 
 /// A code of text `text` (nil: a binary payload) as the handlers get it.

@@ -20,17 +20,12 @@ import Testing
         configuration.duplicateSuppression.mode = .off
         configuration.statsIntervalSeconds = 0
         configuration.scanningThreads = 1
-        let out = try TemporaryFile(contents: [], suffix: ".jsonl")
-        let fd = try FileDescriptor.open(out.path, .writeOnly, options: .append)
-        defer { try? fd.close() }
-        let writer = LineWriter(fileDescriptor: fd, name: "out", capacity: 64, overflow: .wait)
-        let service = ScanService(options: PipelineOptions(configuration), writer: writer, logger: LogRecorder().logger) { _ in }
-        try await service.runWithResultsHandlers()
+        let run = try await ServiceRun(configuration)
+        let (service, lines) = (run.service, run.lines)
 
         let counters = service.counters()
         #expect(counters.statistics.codesByPass == [.zxingFast: 5])
         #expect(counters.statistics.passesCut.isEmpty)
-        let lines = String(decoding: FileManager.default.contents(atPath: out.path) ?? Data(), as: UTF8.self).split(separator: "\n")
         #expect(lines.count == 5 && lines.allSatisfy { $0.contains("\"engine\":\"zxing\",\"pass\":\"zxing-fast\"") }, "\(lines)")
         let file = try TemporaryFile(contents: service.metricsExposition(), suffix: ".prom")
         let prom = try PrometheusText(path: file.path)

@@ -50,21 +50,15 @@ private final class RecordingResultsHandler: ResultsHandler, @unchecked Sendable
         configuration.duplicateSuppression.mode = .off
         configuration.statsIntervalSeconds = 0
         configuration.metrics.textfile = metrics.path + "/syncscan.prom"
-        let out = try TemporaryFile(contents: [], suffix: ".jsonl")
-        let fd = try FileDescriptor.open(out.path, .writeOnly, options: .append)
-        defer { try? fd.close() }
-        let writer = LineWriter(fileDescriptor: fd, name: "out", capacity: 64, overflow: .wait)
         let handler = RecordingResultsHandler()
-        let summary = LockedValue("")
-        let service = ScanService(options: PipelineOptions(configuration), writer: writer, logger: LogRecorder().logger,
-                                  additionalHandlers: [handler]) { line in summary.withLock { $0 = line } }
-        try await service.runWithResultsHandlers()
+        let run = try await ServiceRun(configuration, additionalHandlers: [handler])
+        let service = run.service
 
         #expect(handler.events == ["start", "overflow wait", "streaming", "finish"])
         #expect(handler.texts == Array(repeating: "plug-in", count: 6))
-        let lines = String(decoding: FileManager.default.contents(atPath: out.path) ?? Data(), as: UTF8.self).split(separator: "\n")
+        let lines = run.lines
         #expect(lines.count == 6 && lines.allSatisfy { $0.contains("\"recorded\":\"yes\"") }, "\(lines)")
-        let text = summary.withLock { $0 }
+        let text = run.summary
         #expect(text.contains("codes_emitted=6 output_lines_dropped=0 scans_stuck=0 recorded_codes=6 recorded_last=plug-in"), "\(text)")
         #expect(service.statsLine().contains(" recorded_codes=6"), "\(service.statsLine())")
         let prom = try PrometheusText(path: metrics.path + "/syncscan.prom")

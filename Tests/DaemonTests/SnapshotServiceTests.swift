@@ -19,23 +19,16 @@ import Testing
         configuration.snapshots = SnapshotSettings(directory: "/var/lib/syncscan/full")
         let directory = InMemorySnapshotDirectory(path: "/var/lib/syncscan/full")
         directory.writeFailure = .noSpace
-        let out = try TemporaryFile(contents: [], suffix: ".jsonl")
-        let fd = try FileDescriptor.open(out.path, .writeOnly, options: .append)
-        defer { try? fd.close() }
-        let writer = LineWriter(fileDescriptor: fd, name: "out", capacity: 64, overflow: .wait)
         let log = LogRecorder()
-        let summary = SummaryLine()
-        let service = ScanService(options: PipelineOptions(configuration), writer: writer, logger: log.logger,
-                                  snapshotDirectory: directory) { summary.set($0) }
-        try await service.runWithResultsHandlers()
-        let lines = String(decoding: FileManager.default.contents(atPath: out.path) ?? Data(), as: UTF8.self).split(separator: "\n")
+        let run = try await ServiceRun(configuration, logger: log.logger, snapshotDirectory: directory)
+        let (lines, summary) = (run.lines, run.summary)
         #expect(lines.count == 12 && lines.allSatisfy { $0.contains("\"text\":\"full disk\"") })
         let logged = log.lines(containing: "ENOSPC")
         #expect(logged.count == 1 && logged.first?.contains("/var/lib/syncscan/full/") == true, "\(log.all.map(\.line))")
         // The first snapshots fail; once one has, the others are trials named in no line (skipped).
-        let count = { (name: String) in Int(summary.value.firstMatch(of: try! Regex("\(name)=(\\d+)"))?.output[1].substring ?? "") ?? -1 }
-        #expect(summary.value.contains("codes_emitted=12") && summary.value.contains("snapshots_written=0"), "\(summary.value)")
-        #expect(count("snapshots_failed") >= 1 && count("snapshots_failed") + count("snapshots_skipped") == 12, "\(summary.value)")
+        let count = { (name: String) in Int(summary.firstMatch(of: try! Regex("\(name)=(\\d+)"))?.output[1].substring ?? "") ?? -1 }
+        #expect(summary.contains("codes_emitted=12") && summary.contains("snapshots_written=0"), "\(summary)")
+        #expect(count("snapshots_failed") >= 1 && count("snapshots_failed") + count("snapshots_skipped") == 12, "\(summary)")
         #expect(directory.writes == 12)
     }
 
@@ -71,12 +64,4 @@ import Testing
         let text = "\(error.map { "\($0)" } ?? "")"
         #expect(text.contains("snapshots.quality") && text.contains("snapshots.crop") && text.contains("max_file"), "\(text)")
     }
-}
-
-/// The summary line the service reported.
-private final class SummaryLine: @unchecked Sendable {
-    private let lock = NSLock()
-    private var line = ""
-    func set(_ value: String) { lock.withLock { line = value } }
-    var value: String { lock.withLock { line } }
 }
