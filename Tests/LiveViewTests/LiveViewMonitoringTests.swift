@@ -74,11 +74,9 @@ private final class LiveViewServer {
         #expect(statuses.filter { $0 == 503 }.count == 16 - settings.maxStreams, "\(statuses)")
         #expect(live.hub.viewers == settings.maxStreams)
         for path in ["/metrics", "/status", "/healthz"] {
-            let started = ContinuousClock.now
-            let reply = try HTTPTestConnection.request(path, port: live.port, timeout: .seconds(2), from: "127.0.0.4")
-            let took = ContinuousClock.now - started
+            // Answered while the viewers hold on for an hour: a server whose slots they held would not answer.
+            let reply = try HTTPTestConnection.request(path, port: live.port, timeout: .seconds(60), from: "127.0.0.4")
             #expect(reply.status == 200, "\(path): \(reply.status) \(reply.text)")
-            #expect(took < .seconds(2), "\(path) took \(took)")
             switch path {
             case "/metrics": #expect(reply.text == "syncscan_frames_total 7\n")
             case "/status": #expect(reply.text.hasPrefix("{\"state\":\"scanning\""))

@@ -98,7 +98,7 @@ private func counter(_ handler: MQTTResultsHandler, _ name: String) -> Int? {
         let storm = try ExternalTool.run("sh", ["-c", "(yes press | head -n 900; yes bogus | head -n 100) | mosquitto_pub -l -q 1 "
                                                  + "-h 127.0.0.1 -p \(broker.port) -t \(prefix)/trigger"])
         try #require(storm.status == 0, "\(storm.describe())")
-        #expect(waitUntil(timeout: .seconds(30)) { counter(handler, "mqtt_triggers_rejected") == 100 }, "\(counter(handler, "mqtt_triggers_rejected") ?? -1)")
+        #expect(waitUntil(timeout: hangTimeout) { counter(handler, "mqtt_triggers_rejected") == 100 }, "\(counter(handler, "mqtt_triggers_rejected") ?? -1)")
         #expect(triggers.counts == TriggerSwitch.Counts(pulls: 900, dropped: 900 - triggers.capacity))
         #expect(triggers.takePulls().count == triggers.capacity)
         #expect(logs.lines(containing: "MQTT trigger message ignored").count == 1)
@@ -108,6 +108,6 @@ private func counter(_ handler: MQTTResultsHandler, _ name: String) -> Int? {
         var code = DeliveredCode(code: MachineReadableCodeObject(symbology: .qrcode, data: Array("after".utf8), text: "after",
                                                                  quality: 1, orientation: .up, corners: [], frame: frame.info, pass: .zbar))
         try handler.handle(&code)
-        #expect(waitUntil(timeout: .seconds(30)) { handler.published == 1 })
+        #expect(waitUntil(timeout: hangTimeout) { handler.published == 1 })
     }
 }
