@@ -5,12 +5,13 @@ import TestSupport
 import Testing
 @testable import Results
 
-/// A pipe whose read end the test controls.
+/// A pipe whose read end the test controls (close-on-exec: no child another test spawns keeps it open).
 private struct Pipe2 {
     let read: FileDescriptor, write: FileDescriptor
     init() throws {
         var fds: [Int32] = [0, 0]
         #expect(pipe(&fds) == 0)
+        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         read = FileDescriptor(rawValue: fds[0]); write = FileDescriptor(rawValue: fds[1])
     }
 }
@@ -84,7 +85,10 @@ private func readAll(_ fd: FileDescriptor) throws -> [UInt8] {
         let writer = LineWriter(fileDescriptor: p.write, name: "stdout", capacity: 4, overflow: .wait)
         var caught: IOError?
         do {
-            for _ in 0..<100 { try writer.write(Array("x\n".utf8)) }
+            // Until the writer reports it: a child another test forks holds every descriptor for
+            // a moment (until its exec closes them), and a write then still finds a reader.
+            let deadline = ContinuousClock.now + hangTimeout
+            while ContinuousClock.now < deadline { try writer.write(Array("x\n".utf8)) }
             try writer.finish()
         } catch { caught = error }
         let error = try #require(caught)
