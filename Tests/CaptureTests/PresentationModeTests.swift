@@ -150,6 +150,16 @@ private func verdicts(after reference: GreyFrame, _ frames: [GreyFrame], as form
         }
     }
 
+    /// `source` through zbar in presentation mode, codes reported as items: its statistics and what the handler saw.
+    private func runInPresentationMode(_ source: ScriptedFrameSource) async throws -> (CaptureStatistics, ItemRecorder) {
+        var settings = MetadataOutput.Settings(engine: .zbar)
+        settings.trigger = TriggerSettings(mode: .presentation)
+        let handler = ItemRecorder()
+        let pipeline = CapturePipeline(input: source, videoDataOutput: VideoDataOutput(), metadataOutput: MetadataOutput(settings: settings),
+                                       handler: handler, reporting: .items(ItemTracker.Settings()), logger: Logger(label: "test"))
+        return (try await pipeline.run(), handler)
+    }
+
     @Test("idle frames are counted with reason idle, a code presented is read, and held still it stays one item")
     func heldCodeStaysOneItem() async throws {
         // 20 frames of an empty scene (noise, flicker), 45 with a code held still, 25 without it.
@@ -158,12 +168,7 @@ private func verdicts(after reference: GreyFrame, _ frames: [GreyFrame], as form
         }
         let source = ScriptedFrameSource(steps: frames.enumerated().map { .frame(UInt64($0.offset), pixels: $0.element.packedPixels) },
                                          isLive: false, width: width, height: height)
-        var settings = MetadataOutput.Settings(engine: .zbar)
-        settings.trigger = TriggerSettings(mode: .presentation)
-        let handler = ItemRecorder()
-        let pipeline = CapturePipeline(input: source, videoDataOutput: VideoDataOutput(), metadataOutput: MetadataOutput(settings: settings),
-                                       handler: handler, reporting: .items(ItemTracker.Settings()), logger: Logger(label: "test"))
-        let statistics = try await pipeline.run()
+        let (statistics, handler) = try await runInPresentationMode(source)
 
         let reasons = handler.reasons
         #expect(reasons.count == 90)
@@ -192,12 +197,7 @@ private func verdicts(after reference: GreyFrame, _ frames: [GreyFrame], as form
         let counting = CountingDecoder(JPEGLumaDecoder())
         let source = ScriptedFrameSource(steps: jpegs.enumerated().map { .frame(UInt64($0.offset), pixels: $0.element) },
                                          isLive: false, width: width, height: height, decoder: counting)
-        var settings = MetadataOutput.Settings(engine: .zbar)
-        settings.trigger = TriggerSettings(mode: .presentation)
-        let handler = ItemRecorder()
-        let pipeline = CapturePipeline(input: source, videoDataOutput: VideoDataOutput(), metadataOutput: MetadataOutput(settings: settings),
-                                       handler: handler, reporting: .items(ItemTracker.Settings()), logger: Logger(label: "test"))
-        let statistics = try await pipeline.run()
+        let (statistics, handler) = try await runInPresentationMode(source)
 
         let reasons = handler.reasons
         let idle = reasons.indices.filter { reasons[$0] == .idle }
