@@ -190,7 +190,7 @@ let package = Package(
 
         .testTarget(name: "SystemCallsTests", dependencies: ["SystemCalls", "TestSupport"]),
         .testTarget(name: "MediaTests", dependencies: ["Media", "TestSupport"]),
-        .testTarget(name: "GS1Tests", dependencies: ["GS1"]),
+        .testTarget(name: "GS1Tests", dependencies: ["GS1", "ZXing"]),
         .testTarget(name: "ConfigurationKeysTests", dependencies: ["ConfigurationKeys", "TestSupport"]),
         .testTarget(name: "ZBarTests", dependencies: ["ZBar", "TestSupport"]),
         .testTarget(name: "ZXingTests", dependencies: ["ZXing", "TestSupport", "Media"]),

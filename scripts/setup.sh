@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages syncscan needs (root, apt), then builds zxing-cpp 3.1.1 (static,
-# with its C API) from its maintainers' source distribution on PyPI into /usr/local, where
+# with its C API and its writers) from its maintainers' source distribution on PyPI into /usr/local, where
 # pkg-config and SwiftPM find it.
 #
 #   scripts/setup.sh           what building and running need, and the sample's tools (README's
@@ -8,7 +8,7 @@
 #   scripts/setup.sh --tests   that, and what the tests add (README's second command and CI)
 #
 # Safe to run again: packages already present are skipped by apt, and zxing-cpp when
-# /usr/local already holds 3.1.1's static library, C header and zxing.pc.
+# /usr/local already holds 3.1.1's static library (with its writers), C header and zxing.pc.
 set -euo pipefail
 case ${1:-} in
   "") TESTS=0 ;;
@@ -48,12 +48,15 @@ command -v swift >/dev/null || { echo "setup: swift is not on PATH (Swift 6.2 or
 
 # zxing-cpp: Debian 12 has 1.4 (no C API); syncscan links 3.1.1 statically through its C API
 # (ZXing/ZXingC.h). The sdist's top CMakeLists.txt builds the Python module; its core/ is the library.
+# Its writers (ZXING_WRITERS=NEW, the bundled libzint) are built too: the GS1 tests hold syncscan's AI
+# table to GS1's syntax dictionary through libzint's checker, which zxing-cpp's creator runs.
 ZXING_VERSION=3.1.1
 ZXING_SDIST_SHA256=1051a521b21a9fe206702ad4186aeb195154e3e1badcd99576d030723f36382b
 ZXING_PREFIX=/usr/local
 if [ "$(PKG_CONFIG_PATH=$ZXING_PREFIX/lib/pkgconfig pkg-config --modversion zxing 2>/dev/null)" = "$ZXING_VERSION" ] \
     && [ -f "$ZXING_PREFIX/lib/libZXing.a" ] && [ -f "$ZXING_PREFIX/include/ZXing/ZXingC.h" ] \
-    && grep -q -- '-l:libZXing.a' "$ZXING_PREFIX/lib/pkgconfig/zxing.pc"; then
+    && grep -q -- '-l:libZXing.a' "$ZXING_PREFIX/lib/pkgconfig/zxing.pc" \
+    && grep -q '^#define ZXING_USE_ZINT' "$ZXING_PREFIX/include/ZXing/Version.h"; then
   :
 else
   SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
@@ -70,7 +73,7 @@ else
   tar -xzf "$sdist" -C "$work"
   cmake -S "$work/zxing_cpp-$ZXING_VERSION/core" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_INSTALL_PREFIX="$ZXING_PREFIX" -DCMAKE_INSTALL_LIBDIR=lib -DBUILD_SHARED_LIBS=OFF \
-    -DCMAKE_POSITION_INDEPENDENT_CODE=ON -DZXING_C_API=ON -DZXING_READERS=ON -DZXING_WRITERS=OFF >&2
+    -DCMAKE_POSITION_INDEPENDENT_CODE=ON -DZXING_C_API=ON -DZXING_READERS=ON -DZXING_WRITERS=NEW >&2
   cmake --build "$work/build" >&2
   $SUDO cmake --install "$work/build" >&2
   # The archive by file name: an -lZXing would find a shared libZXing first wherever the linker is

@@ -5,9 +5,12 @@
 /// one line per AI or AI range, then the value's components. `N` digits, `X` GS1's CSET 82, `Y` CSET 39,
 /// `Z` CSET 64 (base64url); `N14` exactly 14, `X..20` 1 to 20; `[…]` an optional component. Checks after a
 /// comma: `csum` a GS1 mod-10 check digit as last digit, `yymmdd` a date, `yymmd0` a date whose day may be
-/// 00 (the month's end), `hhmm` a time, `hh` an hour. Not every AI of the dictionary is here (the
-/// healthcare, the 2024 additions and AIs with component-level rules beyond these checks are not): an AI
-/// not in this table is reported as unknown, never passed as valid.
+/// 00 (the month's end), `yyyymmdd` a date with its century, `hhmm` a time. Every AI of the dictionary as
+/// zxing-cpp 3.1.1's bundled libzint carries it (GS1 General Specifications Release 25) is here, with its
+/// lengths: `GS1SyntaxDictionaryTests` asks libzint's checker, through zxing-cpp's creator, about every
+/// possible AI and each AI's longest value. Rules of an AI's own beyond these checks (a country code from
+/// ISO 3166, an IBAN, a coupon's fields) are not checked. An AI not in this table is reported as unknown,
+/// never passed as valid.
 enum GS1ApplicationIdentifiers {
     static let table = """
     00 N18,csum
@@ -142,6 +145,7 @@ enum GS1ApplicationIdentifiers {
     4324 N6,yymmdd N4,hhmm
     4325 N6,yymmdd N4,hhmm
     4326 N6,yymmdd
+    4330-4333 N6 [X1]
     7001 N13
     7002 X..30
     7003 N6,yymmdd N4,hhmm
@@ -152,14 +156,29 @@ enum GS1ApplicationIdentifiers {
     7008 X..3
     7009 X..10
     7010 X..2
+    7011 N6,yymmdd [N4,hhmm]
     7020 X..20
     7021 X..20
     7022 X..20
     7023 X..30
     7030-7039 N3 X..27
     7040 N1 X3
-    710-716 X..20
+    7041 X..4
+    710-717 X..20
+    7230-7239 X2 X..28
     7240 X..20
+    7241 N2
+    7242 X..25
+    7250 N8,yyyymmdd
+    7251 N8,yyyymmdd N4,hhmm
+    7252 N1
+    7253 X..40
+    7254 X..40
+    7255 X..10
+    7256 X..90
+    7257 X..70
+    7258 X3
+    7259 X..40
     8001 N14
     8002 X..20
     8003 N1 N13,csum [X..16]
@@ -173,12 +192,17 @@ enum GS1ApplicationIdentifiers {
     8011 N..12
     8012 X..20
     8013 X..25
+    8014 X..25
     8017 N18,csum
     8018 N18,csum
     8019 N..10
     8020 X..25
     8026 N14,csum N2 N2
     8030 Z..90
+    8040 N15
+    8041 N15
+    8042 N32
+    8043 N18 [N..2]
     8110 X..70
     8111 N4
     8112 X..70

@@ -34,7 +34,7 @@ struct GS1Component: Sendable, Hashable {
         }
     }
 
-    enum Check: String, Sendable, Hashable { case csum, yymmdd, yymmd0, hhmm }
+    enum Check: String, Sendable, Hashable { case csum, yymmdd, yymmd0, yyyymmdd, hhmm }
 
     var characters: CharacterSet
     var minLength: Int
@@ -126,6 +126,14 @@ struct GS1Format: Sendable, Hashable {
             guard (1...12).contains(mm) else { return "\(text) is not a date (month \(mm))" }
             if dd == 0 && check == .yymmd0 { return nil }
             guard dd >= 1 && dd <= daysIn(month: mm, yy: yy) else { return "\(text) is not a date (day \(dd) of month \(mm))" }
+            return nil
+        case .yyyymmdd:
+            guard d.count >= 8 else { return nil }
+            let (yyyy, mm, dd) = (d[0] * 1000 + d[1] * 100 + d[2] * 10 + d[3], d[4] * 10 + d[5], d[6] * 10 + d[7])
+            let text = String(decoding: part.prefix(8), as: UTF8.self)
+            guard (1...12).contains(mm) else { return "\(text) is not a date (month \(mm))" }
+            let days = mm == 2 ? (yyyy % 4 == 0 && (yyyy % 100 != 0 || yyyy % 400 == 0) ? 29 : 28) : daysIn(month: mm, yy: 1)
+            guard dd >= 1 && dd <= days else { return "\(text) is not a date (day \(dd) of month \(mm))" }
             return nil
         case .hhmm:
             guard d.count >= 4 else { return nil }
