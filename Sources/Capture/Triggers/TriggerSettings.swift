@@ -45,14 +45,19 @@ public struct TriggerSettings: Sendable, Hashable {
     /// Where a `no_read` window's diagnosis JPEG is written; `nil`: the snapshots directory when
     /// snapshots are on, else none is written.
     public var noReadDirectory: String?
+    /// No-read JPEGs kept in their directory: the oldest beyond are deleted (only files named as
+    /// no-read images).
+    public var noReadKeep: Int
 
     public static let defaultChangeLevel = 8.0
     public static let defaultChangeBlocks = 4
+    public static let defaultNoReadKeep = 100
 
     public init(mode: Mode = .continuous, changeLevel: Double = TriggerSettings.defaultChangeLevel,
                 changeBlocks: Int = TriggerSettings.defaultChangeBlocks, window: Window = Window(), expected: Int = 1,
-                noReadDirectory: String? = nil) {
+                noReadDirectory: String? = nil, noReadKeep: Int = TriggerSettings.defaultNoReadKeep) {
         (self.mode, self.changeLevel, self.changeBlocks) = (mode, changeLevel, max(1, changeBlocks))
         (self.window, self.expected, self.noReadDirectory) = (window, max(1, expected), noReadDirectory)
+        self.noReadKeep = max(1, noReadKeep)
     }
 }
