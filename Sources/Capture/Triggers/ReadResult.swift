@@ -16,7 +16,7 @@ public struct ReadResult: Sendable {
     public var kind: Kind
     /// The window's number, from 1 in a run of the service.
     public var window: UInt64
-    /// The trigger that opened it (`sigusr1`, `mqtt`, `http`, `key`).
+    /// The trigger that opened it (`sigusr1`, `mqtt`, `http`, `key`, `motion`).
     public var trigger: String
     /// The window's first and last frame.
     public var opened: ItemFrame
