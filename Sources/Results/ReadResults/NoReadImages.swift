@@ -60,7 +60,7 @@ final class NoReadImages: @unchecked Sendable {
         guard worker.submit(NoReadImageStore.Job(jpeg: jpeg, name: name, named: failing == nil)) else {
             state.withLock { $0.failed += 1 }
             store.reportOnce("queue_full", "no-read images come faster than the disk takes them; this one is not written, its read result is still reported",
-                       error: nil)
+                             error: nil)
             return .notWritten(reason: "queue_full")
         }
         if let failing {
@@ -93,7 +93,6 @@ final class NoReadImages: @unchecked Sendable {
         return time.count == 20 && digits(time.prefix(8)) && time.dropFirst(8).first == "T" && digits(time.dropFirst(9).prefix(6))
             && time.dropFirst(15).first == "." && digits(time.dropFirst(16).prefix(3)) && time.last == "Z"
     }
-
 }
 
 /// The no-read images' directory, worked on the `NoReadImages` thread only (its `state` from any).
@@ -165,7 +164,8 @@ private final class NoReadImageStore: @unchecked Sendable {
         let excess = names.count - keep
         for name in names.prefix(excess) {
             if case .failure(let error) = directory.remove(named: name) {
-                reportOnce("unlink \(error.errno.symbol)", "an old no-read image could not be deleted", error: error)
+                reportOnce("unlink \(error.errno.symbol)", "an old no-read image could not be deleted", error: error,
+                           later: "further unlink \(error.errno.symbol) failures are not logged")
             } else {
                 state.withLock { $0.deleted += 1 }
             }
@@ -174,10 +174,11 @@ private final class NoReadImageStore: @unchecked Sendable {
         stored = names
     }
 
-    func reportOnce(_ kind: String, _ message: String, error: (any Error)?) {
+    /// Logs `message` the first time a failure of `kind` happens.
+    func reportOnce(_ kind: String, _ message: String, error: (any Error)?, later: String? = nil) {
         guard state.withLock({ $0.reported.insert(kind).inserted }) else { return }
         var metadata: Logger.Metadata = ["directory": "\(directory.path)",
-                                         "later": "further \(kind) failures are counted as no_read_images_failed, not logged"]
+                                         "later": "\(later ?? "further \(kind) failures are counted as no_read_images_failed, not logged")"]
         if let error { metadata["error"] = "\(error)" }
         logger.error("\(message)", metadata: metadata)
     }
