@@ -27,10 +27,9 @@ public enum Daemon {
         let scan = ScanService(options: options, writer: writer, logger: logger, events: events) { line in
             StandardError.writeLine(line)
         }
-        // The services the handlers' descriptors run beside the scan (the live view's HTTP server).
+        // The services the handlers' and triggers' descriptors run beside the scan (the live view's HTTP server, SIGUSR1's listener).
         let context = ComponentServiceContext(scan: scan, sockets: sockets, logger: logger)
         let services = scan.configuredHandlers.services(options.configuration, context: context)
-            + options.configuration.components.triggers.flatMap { $0.services(options.configuration, scan.triggers, context) }
         var between: [ServiceGroupConfiguration.ServiceConfiguration] = []
         if let reload {
             between.append(.init(service: ReloadOnHangup(scan: scan, services: services, reload: reload, logger: logger),

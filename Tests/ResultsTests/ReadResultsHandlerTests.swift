@@ -62,6 +62,7 @@ private final class LinesFile {
         var result = try noRead(original, pool: FramePixelPool(capacity: 1))
         try ResultsFanOut([handler, lines.handler]).readResult(&result)
         try lines.handler.finish()
+        try handler.finish()
 
         let path = try #require(result.snapshot)
         #expect(path == directory.path + "/no_read/no_read-20261122T101500.000Z-w000003.jpg")
@@ -85,25 +86,132 @@ private final class LinesFile {
         #expect(handler.counters.first { $0.name == "no_read_images_written" }?.value == 1)
     }
 
-    /// On a full disk the result line still goes out, without `snapshot`; the failure is counted
-    /// and logged once with what to do; the JPEG still reaches the handlers after it.
+    /// On a full disk the result line still goes out: the first, queued before the disk was known
+    /// full, names its path; the next names why (`snapshot_error`). The failures are counted and
+    /// logged once with what to do; the JPEG still reaches the handlers after it. Once the disk
+    /// takes a file again (a trial, deleted), the lines name their files again.
     @Test func aFullDiskLosesTheImageNotTheResult() throws {
         let directory = InMemorySnapshotDirectory()
         directory.writeFailure = .noSpace
         let log = LogRecorder()
         let handler = ReadResultsHandler(directory: directory, counts: ReadWindowCounts(), triggers: TriggerSwitch(), logger: log.logger)
+        handler.start()
+        handler.images?.waitUntilPrepared()
         let lines = try LinesFile()
         let pool = FramePixelPool(capacity: 2)
-        for _ in 0..<2 {
+        func read() throws -> ReadResult {
             var result = try noRead(try scene("FULL"), pool: pool)
             try ResultsFanOut([handler, lines.handler]).readResult(&result)
-            #expect(result.snapshot == nil && result.jpeg != nil)
+            #expect(result.jpeg != nil)
+            result.diagnosis = nil  // its pixels back to the pool
+            return result
         }
+        let failed = { handler.counters.first { $0.name == "no_read_images_failed" }?.value }
+        let first = try read()
+        #expect(first.snapshot != nil && first.snapshotError == nil)
+        #expect(waitUntil { failed() == 1 })
+        let second = try read()
+        #expect(second.snapshot == nil && second.snapshotError == "ENOSPC" && failed() == 2)
+        #expect(waitUntil { directory.writes == 2 }, "the failing directory's image is still tried")
+
+        directory.writeFailure = nil
+        let third = try read()
+        #expect(third.snapshot == nil && third.snapshotError == "ENOSPC", "the last write failed when the line went out")
+        #expect(waitUntil { directory.writes == 3 })
+        let fourth = try read()
+        try handler.finish()
         try lines.handler.finish()
-        #expect(lines.lines.count == 2 && lines.lines.allSatisfy { $0.contains("\"result\":\"no_read\"") && !$0.contains("snapshot") })
-        #expect(handler.counters.first { $0.name == "no_read_images_failed" }?.value == 2)
+        #expect(fourth.snapshot == "/fake/snapshots/" + (fourth.snapshot?.split(separator: "/").last.map(String.init) ?? ""))
+        #expect(directory.contents.keys.sorted() == [fourth.snapshot?.split(separator: "/").last.map(String.init)].compactMap { $0 },
+                "the trial written while the line said ENOSPC is deleted, the fourth kept")
+        #expect(lines.lines.count == 4 && lines.lines.allSatisfy { $0.contains("\"result\":\"no_read\"") })
+        #expect(lines.lines.map { $0.contains("\"snapshot\":") } == [true, false, false, true])
+        #expect(lines.lines.map { $0.contains("\"snapshot_error\":\"ENOSPC\"") } == [false, true, true, false])
+        #expect(failed() == 3 && handler.counters.first { $0.name == "no_read_images_written" }?.value == 1)
         let logged = log.lines(containing: "no-read image not saved")
         #expect(logged.count == 1 && logged[0].contains("ENOSPC") && logged[0].contains("free space"), "\(logged)")
+    }
+
+    /// A disk that does not answer never holds up delivery: results go out, naming their files,
+    /// while every write waits; beyond the queue's room a result says `queue_full`. Once the disk
+    /// answers, each queued file is written.
+    @Test func aDiskThatDoesNotAnswerNeverBlocksDelivery() throws {
+        let directory = InMemorySnapshotDirectory()
+        directory.holdWrites()
+        defer { directory.releaseWrites() }
+        let handler = ReadResultsHandler(directory: directory, counts: ReadWindowCounts(), triggers: TriggerSwitch(),
+                                         logger: LogRecorder().logger)
+        let pool = FramePixelPool(capacity: 1)
+        var results: [ReadResult] = []
+        for _ in 0..<20 {
+            var result = try noRead(try scene("HELD"), pool: pool)
+            try handler.readResult(&result)
+            result.diagnosis = nil
+            results.append(result)
+        }
+        #expect(directory.writes == 0, "every result went out while the disk held the first write")
+        let full = results.filter { $0.snapshotError == "queue_full" }.count
+        #expect(full >= 3 && full <= 4, "16 wait, one is held: \(full)")
+        #expect(results.allSatisfy { ($0.snapshot == nil) == ($0.snapshotError == "queue_full") })
+        directory.releaseWrites()
+        try handler.finish()
+        #expect(directory.writes == 20 - full)
+        #expect(handler.counters.first { $0.name == "no_read_images_failed" }?.value == full)
+    }
+
+    /// A directory path through a regular file (ENOTDIR: as unwritable as a read-only disk, to
+    /// root too) loses the images, never the results: each line says why, the log says it once.
+    @Test func aPathThroughAFileLosesTheImagesNotTheResults() throws {
+        let file = try TemporaryFile(contents: [1, 2, 3], suffix: ".txt")
+        let log = LogRecorder()
+        let handler = ReadResultsHandler(directory: FileSystemSnapshotDirectory(path: file.path + "/no_read", setting: "trigger.no_read_directory"),
+                                         counts: ReadWindowCounts(), triggers: TriggerSwitch(), logger: log.logger)
+        handler.start()
+        handler.images?.waitUntilPrepared()
+        let lines = try LinesFile()
+        let pool = FramePixelPool(capacity: 1)
+        for _ in 0..<3 {
+            var result = try noRead(try scene("FILE"), pool: pool)
+            try ResultsFanOut([handler, lines.handler]).readResult(&result)
+        }
+        try handler.finish()
+        try lines.handler.finish()
+        #expect(lines.lines.count == 3 && lines.lines.allSatisfy { $0.contains("\"snapshot_error\":\"ENOTDIR\"") && !$0.contains("\"snapshot\":") },
+                "\(lines.lines)")
+        #expect(handler.counters.first { $0.name == "no_read_images_failed" }?.value == 3)
+        let logged = log.lines(containing: "no-read image directory unusable")
+        #expect(logged.count == 1 && logged[0].contains("ENOTDIR") && logged[0].contains("trigger.no_read_directory"), "\(logged)")
+    }
+
+    /// `trigger.no_read_keep` keeps exactly the newest N no-read images, those a previous run left
+    /// counted; the snapshots and other files beside them are never touched.
+    @Test func retentionKeepsExactlyTheNewestNoReadImages() throws {
+        let root = try TemporaryDirectory()
+        let earlier = ["no_read-20261121T080000.000Z-w000001.jpg", "no_read-20261121T080001.000Z-w000002.jpg",
+                       "no_read-20261121T080002.000Z-w000003.jpg"]
+        let others = ["20261121T080000.000Z-seq000001.jpg", "no_read-notes.txt", "no_read-x.jpg", "mine.jpg"]
+        for name in earlier + others { #expect(FileManager.default.createFile(atPath: root.path + "/" + name, contents: Data([1]))) }
+        let tick = LockedValue(0)
+        let clock: @Sendable () -> WallClockTime = {
+            WallClockTime(secondsSince1970: 1_795_342_500 + tick.withLock { $0 += 1; return Int64($0) }, milliseconds: 0)
+        }
+        let handler = ReadResultsHandler(directory: FileSystemSnapshotDirectory(path: root.path), keep: 4, counts: ReadWindowCounts(),
+                                         triggers: TriggerSwitch(), logger: LogRecorder().logger, clock: clock)
+        let pool = FramePixelPool(capacity: 1)
+        var paths: [String] = []
+        for window in 1...5 {
+            var result = try noRead(try scene("KEEP"), pool: pool)
+            result.window = UInt64(window)
+            try handler.readResult(&result)
+            paths.append(try #require(result.snapshot))
+        }
+        try handler.finish()
+        let names = try FileManager.default.contentsOfDirectory(atPath: root.path).sorted()
+        let kept = paths.suffix(4).map { String($0.split(separator: "/").last!) }
+        #expect(names == (kept + others).sorted(), "\(names)")
+        #expect(handler.images?.deleted == 4)
+        #expect(NoReadImages.isNoReadName(kept[0]) && !NoReadImages.isNoReadName("no_read-x.jpg")
+            && !NoReadImages.isNoReadName("20261121T080000.000Z-seq000001.jpg"))
     }
 
     /// good and multiple results carry no image; the counters read the window counts and the switch.

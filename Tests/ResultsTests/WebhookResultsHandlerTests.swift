@@ -143,6 +143,43 @@ private func bodyIDMatchesKey(_ request: WebhookReceiver.Request) -> Bool {
         #expect(counter(second, "webhook_spooled") == 0)
     }
 
+    /// A read window's result is POSTed as its stdout object plus `id` (its `Idempotency-Key`),
+    /// in order with the codes: retried through an outage, spooled at exit, and delivered by the
+    /// next run under the same key.
+    @Test func readResultsArePostedRetriedAndSpooledAsCodesAre() throws {
+        let receiver = try WebhookReceiver()
+        receiver.stop()
+        let spool = try TemporaryDirectory()
+        var settings = WebhookSettings(urls: [receiver.url])
+        settings.spoolDirectory = spool.path
+        let time = WallClockTime(secondsSince1970: 1_795_342_500, milliseconds: 0)
+        let first = WebhookResultsHandler(settings: settings, source: "/dev/video0", token: nil, logger: LogRecorder().logger,
+                                          drainTimeoutSeconds: 0, clock: { time })
+        first.start()
+        try send(first, frames: 0..<1)
+        var noRead = ReadResult(kind: .noRead, window: 2, trigger: "motion", opened: ItemFrame(sequenceNumber: 3, presentationTime: .zero),
+                                closed: ItemFrame(sequenceNumber: 9, presentationTime: MediaTime(seconds: 0.2)), codes: 0, framesScanned: 7)
+        noRead.snapshot = "/var/lib/syncscan/no_read/no_read-20261122T101500.000Z-w000002.jpg"
+        try first.readResult(&noRead)
+        #expect(waitUntil { counter(first, "webhook_retried") > 0 })
+        try first.finish()
+        #expect(counter(first, "webhook_spooled") == 2)
+
+        try receiver.start()
+        let second = WebhookResultsHandler(settings: settings, source: "/dev/video0", token: nil, logger: LogRecorder().logger)
+        second.start()
+        #expect(waitUntil { second.delivered == 2 })
+        try second.finish()
+        let requests = receiver.requests.filter { (200...299).contains($0.status) }
+        #expect(requests.count == 2 && requests.allSatisfy(bodyIDMatchesKey))
+        let result = try #require(requests.last)
+        let key = try #require(result.key)
+        #expect(key.hasPrefix("video0-") && key.hasSuffix("-window-2") && requests[0].key?.hasSuffix("-0-0") == true, "\(requests.map(\.key))")
+        let line = String(decoding: JSONLineEncoder().encode(result: noRead, source: "/dev/video0", time: time), as: UTF8.self)
+        #expect(result.body == line.dropLast(2) + ",\"id\":\"\(key)\"}", "the stdout line's object plus its id")
+        #expect(result.body.contains("\"type\":\"read_result\",\"result\":\"no_read\"") && result.body.contains("\"snapshot\":"))
+    }
+
     @Test func a400IsCountedLoggedOnceAndNotRetriedAndTheTokenIsNeverLogged() throws {
         let token = "tok-\(UUID().uuidString)"
         let receiver = try WebhookReceiver()

@@ -15,7 +15,8 @@ import SystemCalls
 /// presentation` it also decides which frames are scanned (`ChangeDetector`, on an eighth-scale
 /// picture): a frame with no change is `idle`, released at once, never queued or decoded. In
 /// `trigger.mode: triggered` it takes the trigger's pulls once per frame (`ReadWindows.admit`):
-/// a frame outside every read window is `untriggered`, released at once likewise.
+/// a frame outside every read window is `untriggered`, released at once likewise; with
+/// `trigger.motion` a frame where the scene starts to move presses the trigger first (`MotionTrigger`).
 public final class CaptureSession: @unchecked Sendable {
     public let input: any FrameSource
     public let videoDataOutput: VideoDataOutput
@@ -155,6 +156,19 @@ public final class CaptureSession: @unchecked Sendable {
             }
             return detector.isIdle(frame, settings: settings.trigger, rect: settings.rectOfInterest)
         }
+        var motion = MotionTrigger()
+        /// With `trigger.motion` in triggered mode, presses the trigger (origin `motion`) at a frame
+        /// where the scene starts to move, before the frame is admitted: the window opens at it.
+        func pressOnMotion(_ frame: borrowing VideoFrame) {
+            let settings = metadataOutput.settings
+            guard let readWindows, settings.trigger.mode == .triggered, settings.trigger.motion else {
+                motion.reset()
+                return
+            }
+            if motion.startsMotion(frame, settings: settings.trigger, rect: settings.rectOfInterest) {
+                readWindows.triggers.press(origin: MotionTrigger.origin)
+            }
+        }
         /// Whether a frame outside every read window is left unscanned (`trigger.mode: triggered`);
         /// `nil`: the mode is not triggered.
         func isUntriggered(_ seq: UInt64, pts: MediaTime?) -> Bool? {
@@ -210,6 +224,7 @@ public final class CaptureSession: @unchecked Sendable {
                 }
                 frame.presentationTime = presentationTime(frame.presentationTime, seq: frame.sequenceNumber)
                 let info = frame.info
+                pressOnMotion(frame)
                 let untriggered = isUntriggered(info.sequenceNumber, pts: info.presentationTime)
                 if untriggered == true || (untriggered == nil && isIdle(frame)) {
                     // Released here, unscanned: its buffer goes back to the source at once.

@@ -16,7 +16,7 @@ public struct ReadResult: Sendable {
     public var kind: Kind
     /// The window's number, from 1 in a run of the service.
     public var window: UInt64
-    /// The trigger that opened it (`sigusr1`, `mqtt`, `http`, `key`).
+    /// The trigger that opened it (`sigusr1`, `mqtt`, `http`, `key`, `motion`).
     public var trigger: String
     /// The window's first and last frame.
     public var opened: ItemFrame
@@ -33,6 +33,9 @@ public struct ReadResult: Sendable {
     public var diagnosis: DiagnosisFrame?
     /// The diagnosis JPEG's path, once a handler wrote it (for the handlers after it).
     public var snapshot: String?
+    /// Why no diagnosis JPEG is written, when a handler knew it at once (`queue_full`, the
+    /// directory's errno: `ENOSPC`); `nil` with `snapshot`, or when none was to be written.
+    public var snapshotError: String?
     /// The diagnosis JPEG's bytes, once a handler encoded it (for the handlers after it).
     public var jpeg: [UInt8]?
 

@@ -40,19 +40,27 @@ public struct TriggerSettings: Sendable, Hashable {
     public var changeBlocks: Int
     /// The read window (`triggered`).
     public var window: Window
+    /// A change in the scene presses the trigger (origin `motion`, `MotionTrigger`): a card
+    /// presented opens a read window (`triggered` only).
+    public var motion: Bool
     /// Codes a window is expected to read: 1 to this many is `good`, more is `multiple`.
     public var expected: Int
     /// Where a `no_read` window's diagnosis JPEG is written; `nil`: the snapshots directory when
     /// snapshots are on, else none is written.
     public var noReadDirectory: String?
+    /// No-read JPEGs kept in their directory: the oldest beyond are deleted (only files named as
+    /// no-read images).
+    public var noReadKeep: Int
 
     public static let defaultChangeLevel = 8.0
     public static let defaultChangeBlocks = 4
+    public static let defaultNoReadKeep = 100
 
     public init(mode: Mode = .continuous, changeLevel: Double = TriggerSettings.defaultChangeLevel,
-                changeBlocks: Int = TriggerSettings.defaultChangeBlocks, window: Window = Window(), expected: Int = 1,
-                noReadDirectory: String? = nil) {
+                changeBlocks: Int = TriggerSettings.defaultChangeBlocks, window: Window = Window(), motion: Bool = false, expected: Int = 1,
+                noReadDirectory: String? = nil, noReadKeep: Int = TriggerSettings.defaultNoReadKeep) {
         (self.mode, self.changeLevel, self.changeBlocks) = (mode, changeLevel, max(1, changeBlocks))
         (self.window, self.expected, self.noReadDirectory) = (window, max(1, expected), noReadDirectory)
+        (self.motion, self.noReadKeep) = (motion, max(1, noReadKeep))
     }
 }

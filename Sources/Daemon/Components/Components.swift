@@ -3,7 +3,7 @@ import ConfigurationKeys
 import Media
 
 /// The pluggable parts a configuration composes, each by its descriptor: input families, decoder
-/// libraries, results handlers.
+/// libraries, results handlers, triggers.
 ///
 /// A descriptor owns its key prefix and reads its settings from the reader scoped to it (each
 /// problem named with its key: `check-config`), builds its part, says how a reload reaches it
@@ -36,10 +36,10 @@ public struct Components: Sendable, Hashable {
             .webhook,
             .keyboard,
             .liveView,
-            .keyTrigger,  // a trigger, not a handler, until triggers have a descriptor kind
         ],
         triggers: [
             .signal,  // SIGUSR1
+            .key,  // trigger.key.*: a key of an input device
         ])
 
     public init(inputs: [InputFamily], decoders: [DecoderLibraryDescriptor], handlers: [ResultsHandlerDescriptor],
@@ -60,16 +60,17 @@ public struct Components: Sendable, Hashable {
     var inputSections: [SettingsSection] { inputs.flatMap(\.settings) }
     var decoderSections: [SettingsSection] { [decoding] + decoders.compactMap(\.settings) }
     var handlerSections: [SettingsSection] { handlers.map(\.settings) }
+    var triggerSections: [SettingsSection] { triggers.compactMap(\.settings) }
 
     /// Whether `new`'s component settings reopen the source: an input's settings changed, past
     /// what its family applies in place.
     func restartsSession(from old: ComponentSettingsStore, to new: ComponentSettingsStore) -> Bool {
-        (inputSections + decoderSections + handlerSections).contains { $0.reload == .restartsSession && $0.changed(from: old, to: new) }
+        (inputSections + decoderSections + handlerSections + triggerSections).contains { $0.reload == .restartsSession && $0.changed(from: old, to: new) }
     }
 
     /// The key groups read only at start that differ in `new`, with why.
     func startOnlyChanges(from old: ComponentSettingsStore, to new: ComponentSettingsStore) -> [(keys: String, why: String)] {
-        (inputSections + decoderSections + handlerSections).compactMap { section in
+        (inputSections + decoderSections + handlerSections + triggerSections).compactMap { section in
             guard case .restartsService(let why) = section.reload, section.changed(from: old, to: new) else { return nil }
             return (section.keys, why)
         }
@@ -82,7 +83,8 @@ public struct Components: Sendable, Hashable {
     public var inputVersionLines: [String] { inputs.compactMap { $0.versionLine() } }
 
     /// What the parts `configuration` uses say of themselves in `/status`: the source's input
-    /// family, the engine's libraries, the handlers turned on (`handlers`, as made at start).
+    /// family, the engine's libraries, the handlers and the triggers with settings turned on
+    /// (`handlers`, as made at start).
     func descriptions(_ configuration: SyncscanConfiguration, handlers: ResultsHandlerRegistry.Handlers) -> [ComponentDescription] {
         var described: [ComponentDescription] = []
         if let uri = try? InputRegistry.parse(configuration.source, families: inputs) {

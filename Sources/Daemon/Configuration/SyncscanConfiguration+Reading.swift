@@ -60,6 +60,7 @@ extension SyncscanConfiguration {
         if let v: Logger.Level = keys.choice("log_level", "log level") { logLevel = v }
         output = Output(reading: keys.scoped(to: "output"))
         components.handlerSections.forEach { $0.read(keys, &componentSettings) }
+        components.triggerSections.forEach { $0.read(keys, &componentSettings) }
         let sinks = components.handlers.filter { $0.sink != nil }
         if !output.stdout && !sinks.contains(where: { $0.isOn(self) }) {
             let turnOn = sinks.compactMap(\.sink).joined(separator: " or ")

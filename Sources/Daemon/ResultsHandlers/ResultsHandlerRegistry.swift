@@ -15,21 +15,35 @@ public enum ResultsHandlerRegistry {
     public struct Handlers: Sendable {
         let made: [(descriptor: ResultsHandlerDescriptor, handler: any ResultsHandler)]
         let descriptors: [ResultsHandlerDescriptor]
+        /// The triggers the registered trigger descriptors made (`Components.triggers`).
+        let triggers: [(descriptor: TriggerDescriptor, trigger: MadeTrigger)]
+        /// The counters of the triggers that count, as handlers after the others.
+        private let triggerCounters: [TriggerCounters]
 
-        public var all: [any ResultsHandler] { made.map(\.handler) }
+        init(made: [(descriptor: ResultsHandlerDescriptor, handler: any ResultsHandler)], descriptors: [ResultsHandlerDescriptor],
+             triggers: [(descriptor: TriggerDescriptor, trigger: MadeTrigger)] = []) {
+            (self.made, self.descriptors, self.triggers) = (made, descriptors, triggers)
+            triggerCounters = triggers.compactMap { made in made.trigger.counters.map { TriggerCounters(made.trigger, counters: $0) } }
+        }
+
+        /// The handlers in the order codes pass through them, then the triggers' counters.
+        public var all: [any ResultsHandler] { made.map(\.handler) + triggerCounters }
 
         /// The handler the descriptor named `name` made; `nil`: it is off.
         public func handler(named name: String) -> (any ResultsHandler)? { made.first { $0.descriptor.name == name }?.handler }
 
-        /// The services the handlers run beside the scan (the live view's HTTP server).
+        /// The services the handlers and the triggers run beside the scan (the live view's HTTP
+        /// server, SIGUSR1's listener, the key trigger's device).
         func services(_ configuration: SyncscanConfiguration, context: ComponentServiceContext) -> [ComponentService] {
-            made.flatMap { $0.descriptor.services($0.handler, configuration, context) }
+            made.flatMap { $0.descriptor.services($0.handler, configuration, context) } + triggers.flatMap { $0.trigger.services(context) }
         }
 
         /// What the handlers turned on say of themselves in `/status`.
         func descriptions(_ configuration: SyncscanConfiguration) -> [ComponentDescription] {
             made.filter { $0.descriptor.isDescribed(configuration) }
                 .map { ComponentDescription(kind: "handler", name: $0.descriptor.name, fields: $0.descriptor.describe(configuration)) }
+                + triggers.filter(\.trigger.described)
+                .map { ComponentDescription(kind: "trigger", name: $0.descriptor.name, fields: $0.descriptor.describe(configuration)) }
         }
     }
 
@@ -63,11 +77,15 @@ public enum ResultsHandlerRegistry {
         }
     }
 
-    /// The handlers `configuration` asks for, made (their threads start with `start()`).
+    /// The handlers `configuration` asks for, made (their threads start with `start()`), and its
+    /// triggers, pressing `context.triggers` (their threads start with their services).
     public static func make(_ configuration: SyncscanConfiguration, context: Context) -> Handlers {
         let descriptors = configuration.components.handlers
+        let triggers = configuration.components.triggers.compactMap { descriptor in
+            descriptor.make(configuration, context.triggers, context.logger).map { (descriptor, $0) }
+        }
         return Handlers(made: descriptors.compactMap { descriptor in descriptor.make(configuration, context).map { (descriptor, $0) } },
-                        descriptors: descriptors)
+                        descriptors: descriptors, triggers: triggers)
     }
 
     /// Applies a reloaded configuration to the handlers whose descriptors take one in place (the

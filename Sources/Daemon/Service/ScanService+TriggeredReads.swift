@@ -5,7 +5,8 @@ import Results
 extension ScanService {
     /// The triggered reads' handler: its no-read JPEGs go to `trigger.no_read_directory`, else
     /// to `snapshots.directory` when snapshots are on (beside the snapshots, named apart: the
-    /// snapshots' retention never deletes them), else nowhere.
+    /// snapshots' retention never deletes them, nor theirs the snapshots), else nowhere; the
+    /// oldest beyond `trigger.no_read_keep` are deleted.
     static func makeReadResultsHandler(_ configuration: SyncscanConfiguration, counts: ReadWindowCounts, triggers: TriggerSwitch,
                                        snapshotDirectory: (any SnapshotDirectory)?, logger: Logger) -> ReadResultsHandler {
         let directory: (any SnapshotDirectory)?
@@ -16,6 +17,6 @@ extension ScanService {
         } else {
             directory = nil
         }
-        return ReadResultsHandler(directory: directory, counts: counts, triggers: triggers, logger: logger)
+        return ReadResultsHandler(directory: directory, keep: configuration.trigger.noReadKeep, counts: counts, triggers: triggers, logger: logger)
     }
 }

@@ -4,7 +4,8 @@ import Media
 extension JSONLineEncoder {
     /// `{"type":"read_result","result":"good"|"no_read"|"multiple","window":N,"trigger":…,
     /// "opened_seq":…,"opened_pts":…,"closed_seq":…,"closed_pts":…,"codes":N,"items":[…],
-    /// "frames_scanned":N}`, with `"snapshot":PATH` for a `no_read` whose JPEG was written, then
+    /// "frames_scanned":N}`, with `"snapshot":PATH` for a `no_read` whose JPEG is being written (or
+    /// `"snapshot_error":WHY` when it is not), then
     /// `source` and `time`, and a newline (one read window of `trigger.mode: triggered`).
     public func encode(result: ReadResult, source: String, time: WallClockTime) -> [UInt8] {
         var out = JSONBuffer()
@@ -25,6 +26,9 @@ extension JSONLineEncoder {
         if let snapshot = result.snapshot {
             out.raw(",\"snapshot\":")
             out.string(snapshot)
+        } else if let error = result.snapshotError {
+            out.raw(",\"snapshot_error\":")
+            out.string(error)
         }
         return out.bytes
     }

@@ -10,57 +10,63 @@ import SystemCalls
 /// `triggers_dropped`, `triggers_ignored`, then `no_read_images_written` and `_failed`).
 ///
 /// The JPEG is the window's most promising frame (`DiagnosisFrame`): a camera's MJPEG frame as
-/// it came, else encoded with TurboJPEG (`JPEGEncoder`). It is written on the delivery's thread,
-/// once per `no_read` window, as `no_read-20261122T101500.123Z-w000003.jpg` (wall clock, UTC,
-/// the window's number) through a `SnapshotDirectory` (a temporary name, then rename). A failed
-/// write (a full or read-only disk) is counted and logged once per errno with the path and what
-/// to do; the result still goes on, without `snapshot`. Without a directory the JPEG is still
-/// encoded for the handlers after it (MQTT's `no_read/image`).
+/// it came, else encoded with TurboJPEG (`JPEGEncoder`) on the delivery's thread, once per
+/// `no_read` window. The file is written off that thread (`NoReadImages`, its own thread behind a
+/// bounded queue) as `no_read-20261122T101500.123Z-w000003.jpg` (wall clock, UTC, the window's
+/// number) through a `SnapshotDirectory` (a temporary name, then rename); the oldest beyond
+/// `keep` (`trigger.no_read_keep`) are deleted. The result names the file as queued (`snapshot`),
+/// or why none is written (`snapshot_error`: the directory's errno, `queue_full`); a failure is
+/// counted and logged once per kind with the path and what to do, and the result still goes on.
+/// Without a directory the JPEG is still encoded for the handlers after it (MQTT's `no_read/image`).
 public final class ReadResultsHandler: ResultsHandler, @unchecked Sendable {
     private struct State {
-        var written = 0, failed = 0
-        var prepared: Bool?
         var encoder: JPEGEncoder?
         var encoderFailed = false
         var reported: Set<String> = []
     }
 
-    public let directory: (any SnapshotDirectory)?
+    public var directory: (any SnapshotDirectory)? { images?.directory }
+    /// The no-read JPEGs kept in `directory`: the oldest beyond are deleted.
+    public let keep: Int
     public let counts: ReadWindowCounts
     public let triggers: TriggerSwitch
     private let quality: Int
     private let logger: Logger
     private let clock: @Sendable () -> WallClockTime
     private let state = LockedValue(State())
+    let images: NoReadImages?
 
     /// - Parameters:
     ///   - directory: where the diagnosis JPEGs go (`trigger.no_read_directory`, else the
     ///     snapshots directory); `nil`: none written.
     ///   - counts: the read windows' counts (the service's, shared by its sessions).
     ///   - triggers: the service's trigger switch (its pulls and drops are counted).
-    public init(directory: (any SnapshotDirectory)?, counts: ReadWindowCounts, triggers: TriggerSwitch, quality: Int = 85,
+    ///   - keep: no-read JPEGs kept in `directory` (`trigger.no_read_keep`).
+    public init(directory: (any SnapshotDirectory)?, keep: Int = TriggerSettings.defaultNoReadKeep, counts: ReadWindowCounts,
+                triggers: TriggerSwitch, quality: Int = 85,
                 logger: Logger, clock: @escaping @Sendable () -> WallClockTime = WallClockTime.now) {
-        (self.directory, self.counts, self.triggers, self.quality, self.logger, self.clock) = (directory, counts, triggers, quality, logger, clock)
+        (self.keep, self.counts, self.triggers, self.quality, self.logger, self.clock) = (max(1, keep), counts, triggers, quality, logger, clock)
+        images = directory.map { NoReadImages(directory: $0, keep: keep, logger: logger) }
     }
 
     public func handle(_ code: inout DeliveredCode) throws {}
 
-    public func finish() throws {}
+    /// Starts the images' thread, which creates and lists the directory.
+    public func start() { images?.start() }
 
-    /// Encodes a `no_read` window's diagnosis frame and writes it; attaches both to `result`.
+    /// Writes the images queued and stops their thread (blocking).
+    public func finish() throws { images?.finish() }
+
+    /// Encodes a `no_read` window's diagnosis frame and queues its file; attaches the JPEG and
+    /// the file's path (or why none is written) to `result`. Never waits for the disk.
     public func readResult(_ result: inout ReadResult) throws {
         guard result.kind == .noRead, let diagnosis = result.diagnosis else { return }
         guard let jpeg = diagnosis.pixels.cameraJPEG ?? encode(diagnosis.pixels) else { return }
         result.jpeg = jpeg
-        guard let directory, prepare(directory) else { return }
-        let name = Self.fileName(time: clock(), window: result.window)
-        switch directory.write(jpeg, named: name) {
-        case .success:
-            state.withLock { $0.written += 1 }
-            result.snapshot = directory.path.hasSuffix("/") ? directory.path + name : directory.path + "/" + name
-        case .failure(let error):
-            state.withLock { $0.failed += 1 }
-            reportOnce(error.errno.symbol, "no-read image not saved; the read result is still reported", error: error)
+        guard let images else { return }
+        switch images.submit(jpeg, named: Self.fileName(time: clock(), window: result.window)) {
+        case .queued(let path): result.snapshot = path
+        case .notWritten(let reason): result.snapshotError = reason
         }
     }
 
@@ -92,31 +98,16 @@ public final class ReadResultsHandler: ResultsHandler, @unchecked Sendable {
         }
     }
 
-    /// Creates the directory once (then lists it: `SnapshotDirectory.prepare`); false while it cannot be.
-    private func prepare(_ directory: any SnapshotDirectory) -> Bool {
-        if let prepared = state.withLock({ $0.prepared }) { return prepared }
-        switch directory.prepare() {
-        case .success:
-            state.withLock { $0.prepared = true }
-            return true
-        case .failure(let error):
-            state.withLock { ($0.prepared, $0.failed) = (false, $0.failed + 1) }
-            reportOnce("prepare", "no-read image directory unusable; read results are still reported without images", error: error)
-            return false
-        }
-    }
-
     private func reportOnce(_ kind: String, _ message: String, error: (any Error)?) {
         guard state.withLock({ $0.reported.insert(kind).inserted }) else { return }
-        var metadata: Logger.Metadata = ["later": "further \(kind) failures are counted as no_read_images_failed, not logged"]
-        if let directory { metadata["directory"] = "\(directory.path)" }
+        var metadata: Logger.Metadata = ["later": "further \(kind) failures are not logged"]
         if let error { metadata["error"] = "\(error)" }
         logger.error("\(message)", metadata: metadata)
     }
 
     public var counters: [ResultsCounter] {
         let (reads, pulls) = (counts.current, triggers.counts)
-        let (written, failed) = state.withLock { ($0.written, $0.failed) }
+        let (written, failed) = (images?.written ?? 0, images?.failed ?? 0)
         return [
             ResultsCounter(name: "reads_good", help: "Read windows that read 1 to trigger.expected codes.", value: reads.good, inStatus: true),
             ResultsCounter(name: "reads_no_read", help: "Read windows that read no code.", value: reads.noRead, inStatus: true),

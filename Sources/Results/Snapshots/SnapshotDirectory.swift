@@ -43,8 +43,8 @@ public protocol SnapshotDirectory: Sendable {
     /// The directory's path, for messages.
     var path: String { get }
     /// Creates the directory (and missing parents), removes temporary files a previous run left, and
-    /// lists the snapshots in it (names `isSnapshotName`).
-    func prepare() -> Result<[StoredSnapshot], SnapshotFileError>
+    /// lists the files in it whose names `isListed` accepts (`prepare()`: the snapshots, `isSnapshotName`).
+    func prepare(listing isListed: (String) -> Bool) -> Result<[StoredSnapshot], SnapshotFileError>
     /// Writes `jpeg` to a temporary name, then renames it to `name`: a reader never sees half a file.
     func write(_ jpeg: [UInt8], named name: String) -> Result<Void, SnapshotFileError>
     /// Deletes the snapshot `name`.
@@ -52,6 +52,9 @@ public protocol SnapshotDirectory: Sendable {
 }
 
 extension SnapshotDirectory {
+    /// Creates the directory and lists the snapshots in it (`prepare(listing: isSnapshotName)`).
+    public func prepare() -> Result<[StoredSnapshot], SnapshotFileError> { prepare(listing: Self.isSnapshotName) }
+
     /// Whether `name` is one the snapshot handler writes: `20261122T101500.123Z-seq000123.jpg`.
     public static func isSnapshotName(_ name: String) -> Bool {
         let digits = { (s: Substring) in !s.isEmpty && s.allSatisfy { $0.isASCII && $0.isNumber } }
@@ -78,7 +81,7 @@ public struct FileSystemSnapshotDirectory: SnapshotDirectory {
 
     private func file(_ name: String) -> String { path.hasSuffix("/") ? path + name : path + "/" + name }
 
-    public func prepare() -> Result<[StoredSnapshot], SnapshotFileError> {
+    public func prepare(listing isListed: (String) -> Bool) -> Result<[StoredSnapshot], SnapshotFileError> {
         if case .failure(let failed) = makeDirectories(path, mode: 0o755) {
             return .failure(SnapshotFileError(call: "mkdir", path: failed.component, errno: failed.errno, setting: setting))
         }
@@ -91,7 +94,7 @@ public struct FileSystemSnapshotDirectory: SnapshotDirectory {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
             if name.hasPrefix("."), name.hasSuffix(".jpg.tmp") {
                 _ = unlink(file(name))
-            } else if Self.isSnapshotName(name) {
+            } else if isListed(name) {
                 var info = stat()
                 if stat(file(name), &info) == 0 { found.append(StoredSnapshot(name: name, bytes: Int(info.st_size))) }
             }

@@ -13,6 +13,9 @@ import SystemCalls
 /// spool keeps it), so a receiver drops a repeated delivery by it. `handle` never waits: it hands
 /// the code to each endpoint's thread; past the bounds the oldest codes are dropped and counted,
 /// so a slow or absent receiver never slows scanning. The retry rules are `WebhookRetryRules`.
+/// A read window's result (`trigger.mode: triggered`) goes the same way, as its stdout
+/// `read_result` object plus `"id": "<source>-<run>-window-<N>"`: queued, spooled, retried and
+/// counted as a code is.
 ///
 /// `apply` (a reload) changes the settings in place: a URL kept keeps its endpoint, its queue and
 /// its spool, and takes the new settings before its next request; a URL removed is closed as at
@@ -84,7 +87,21 @@ public final class WebhookResultsHandler: ResultsHandler, @unchecked Sendable {
 
     public func handle(_ code: inout DeliveredCode) throws {
         let (id, payload) = codeEncoder.encode(code, source: source, time: clock())
-        let message = OutboxMessage(key: id, payload: payload, kind: .code)
+        give(OutboxMessage(key: id, payload: payload, kind: .code))
+    }
+
+    /// Hands a read window's result to every endpoint: the stdout `read_result` object with
+    /// `"id": "<source>-<run>-window-<N>"` last, a message as a code's (spooled, retried, counted).
+    public func readResult(_ result: inout ReadResult) throws {
+        let id = "\(codeEncoder.prefix)-window-\(result.window)"
+        var payload = JSONLineEncoder().encode(result: result, source: source, time: clock())
+        payload.removeLast(2)  // `}\n`
+        payload += Array(",\"id\":".utf8) + JSONLineEncoder.quoted(id) + [UInt8(ascii: "}")]
+        give(OutboxMessage(key: id, payload: payload, kind: .code))
+    }
+
+    /// Gives `message` to every endpoint in use.
+    private func give(_ message: OutboxMessage) {
         // An endpoint a reload closed meanwhile refuses the code: the reload's endpoints then get it.
         var given: [ObjectIdentifier] = []
         while true {

@@ -45,10 +45,10 @@ public final class InMemorySnapshotDirectory: SnapshotDirectory, @unchecked Send
     /// Writes attempted.
     public var writes: Int { lock.withLock { _writes } }
 
-    public func prepare() -> Result<[StoredSnapshot], SnapshotFileError> {
+    public func prepare(listing isListed: (String) -> Bool) -> Result<[StoredSnapshot], SnapshotFileError> {
         lock.withLock {
             if let errno = _prepareFailure { return .failure(SnapshotFileError(call: "mkdir", path: path, errno: errno)) }
-            return .success(files.filter { Self.isSnapshotName($0.key) }.map { StoredSnapshot(name: $0.key, bytes: $0.value.count) }
+            return .success(files.filter { isListed($0.key) }.map { StoredSnapshot(name: $0.key, bytes: $0.value.count) }
                 .sorted { $0.name < $1.name })
         }
     }
