@@ -73,8 +73,7 @@ public final class CaptureSession: @unchecked Sendable {
                     onStreaming: @escaping @Sendable () -> Void = {}) async throws -> CaptureStatistics {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<CaptureStatistics, any Error>) in
-                let thread = Thread { [self] in
-                    nameCurrentThread("syncscan-source")  // from inside: a new thread starts with its creator's name
+                startThread(name: "syncscan-source") { [self] in
                     do {
                         try self.runBlocking(synchronizer: synchronizer, frameLimit: frameLimit, onStreaming: onStreaming)
                         continuation.resume(returning: synchronizer.statistics)
@@ -82,7 +81,6 @@ public final class CaptureSession: @unchecked Sendable {
                         continuation.resume(throwing: error)
                     }
                 }
-                thread.start()
             }
         } onCancel: {
             self.stop()
@@ -118,8 +116,7 @@ public final class CaptureSession: @unchecked Sendable {
             let output = metadataOutput
             let copying = pixelPool.map { PixelCopying(request: pixelsRequest, sampler: pixelsSampler, pool: $0, wait: waitWhenFull,
                                                        windows: readWindows) }
-            let t = Thread {
-                nameCurrentThread("syncscan-scan-\(i)")
+            startThread(name: "syncscan-scan-\(i)") {
                 defer { scanners.leave() }
                 let scanner = output.makeScanner(live: live)
                 let plane = DecodedFramePlane()
@@ -130,7 +127,6 @@ public final class CaptureSession: @unchecked Sendable {
                     queue.done()
                 }
             }
-            t.start()
         }
 
         var ledger = SequenceLedger()

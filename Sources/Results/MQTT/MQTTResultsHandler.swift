@@ -115,10 +115,7 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
     /// before is still delivered or spooled.
     public func start() {
         guard shared.withLock({ $0.intake.claimStart() }) else { return }
-        Thread { [self] in
-            nameCurrentThread("syncscan-mqtt")
-            run()
-        }.start()
+        startThread(name: "syncscan-mqtt") { [self] in run() }
     }
 
     /// Changes what a full queue does from now on (`.dropOldest` acts as `.drop`: the memory
