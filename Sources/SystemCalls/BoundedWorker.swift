@@ -22,7 +22,7 @@ public enum OverflowPolicy: Sendable, Hashable {
 /// `finish()` lets the queued jobs run, then ends the thread and waits for it: it blocks, so
 /// call it off the concurrency pool (`runOnThread`). State lives in one `LockedValue` whose
 /// condition is the only wake-up.
-public final class BoundedWorker<Job: Sendable>: @unchecked Sendable {
+public final class BoundedWorker<Job: Sendable>: Sendable {
     private struct State {
         var jobs: [Job?] = []
         var head = 0

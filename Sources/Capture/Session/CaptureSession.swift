@@ -16,7 +16,7 @@ import SystemCalls
 /// picture): a frame with no change is `idle`, released at once, never queued or decoded. In
 /// `trigger.mode: triggered` it takes the trigger's pulls once per frame (`ReadWindows.admit`):
 /// a frame outside every read window is `untriggered`, released at once likewise.
-public final class CaptureSession: @unchecked Sendable {
+public final class CaptureSession: Sendable {
     public let input: any FrameSource
     public let videoDataOutput: VideoDataOutput
     public let metadataOutput: MetadataOutput

@@ -35,7 +35,7 @@ import SystemPackage
 /// session; `makeResultsHandlersService()` starts and finishes them, as a service of the group.
 /// No lock is held while it calls out (a session, a handler, the metrics): each reads what it
 /// needs from `state` and lets go first.
-public final class ScanService: Service, @unchecked Sendable {
+public final class ScanService: Service, Sendable {
     /// One running session: its pipeline (source to handlers), and what reaches its source.
     struct Running {
         var pipeline: CapturePipeline
@@ -90,11 +90,19 @@ public final class ScanService: Service, @unchecked Sendable {
     /// Writes `metrics.textfile` for `MetricsTextfilePublisher` (no thread until its first write);
     /// its failures are counted in the metrics.
     let textfileWriter: MetricsTextfileWriter
+    /// The test seams, set by a test before the run.
+    private let seams = LockedValue<(sessionWillPublish: (@Sendable () -> Void)?, passWillRun: (@Sendable (UInt64, DecoderPass) -> Void)?)>((nil, nil))
     /// Test seam: runs after a session's parts are made, just before they become `current`.
-    var sessionWillPublish: (@Sendable () -> Void)?
+    var sessionWillPublish: (@Sendable () -> Void)? {
+        get { seams.withLock { $0.sessionWillPublish } }
+        set { seams.withLock { $0.sessionWillPublish = newValue } }
+    }
     /// Test seam: runs on the scanning thread before each pass over a frame (its seq and pass):
     /// a test makes a scan block or take long.
-    var passWillRun: (@Sendable (UInt64, DecoderPass) -> Void)?
+    var passWillRun: (@Sendable (UInt64, DecoderPass) -> Void)? {
+        get { seams.withLock { $0.passWillRun } }
+        set { seams.withLock { $0.passWillRun = newValue } }
+    }
     private let runEnds: AsyncStream<RunEnd>
     let runEnd: AsyncStream<RunEnd>.Continuation
 
