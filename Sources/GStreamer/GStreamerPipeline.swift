@@ -5,7 +5,7 @@ import SystemCalls
 /// One playing GStreamer pipeline ending in syncscan's `appsink`; set to NULL and unreferenced in deinit.
 ///
 /// Pulled from one thread at a time (the source's); `deinit` from whichever drops it last.
-final class GStreamerPipeline: @unchecked Sendable {
+final class GStreamerPipeline: @unchecked Sendable {  // unchecked: owns GStreamer C handles pulled from one thread at a time
     private let pipeline: OpaquePointer
     private let sink: OpaquePointer
     /// Whether each pulled buffer's NTP reference timestamp is read.
@@ -81,7 +81,7 @@ final class GStreamerPipeline: @unchecked Sendable {
 
 /// A mapped sample's luma plane; its bytes are lent to a `PixelBuffer`, which unmaps the frame
 /// and drops the sample (`gst_video_frame_unmap`, `gst_sample_unref`) when the pipeline lets go.
-struct GStreamerLuma: @unchecked Sendable {
+struct GStreamerLuma: @unchecked Sendable {  // unchecked: a mapped C frame, handed once to the `PixelBuffer` that unmaps it
     private let mapped: UnsafeMutablePointer<syncscan_gst_luma>
 
     fileprivate init(_ mapped: UnsafeMutablePointer<syncscan_gst_luma>) { self.mapped = mapped }

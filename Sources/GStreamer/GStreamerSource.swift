@@ -11,7 +11,7 @@ import SystemPackage
 /// source (network, `gst:`) that fails or ends is reopened with a capped backoff until
 /// `missingTimeout`, each loss logged once; a file ends at its end. Credentials never reach a log
 /// or an error: every message goes through `shown(_:)`.
-public final class GStreamerSource: FrameSource, @unchecked Sendable {
+public final class GStreamerSource: FrameSource, @unchecked Sendable {  // unchecked: its `var`s are the source thread's alone; what `stop()` and readers touch is behind `control`'s lock
     public let uri: String
     public let isLive: Bool
     /// An `rtsp://`, `http://` stream (not a file or a `gst:` description): for advice in errors.

@@ -27,12 +27,12 @@ import SystemPackage
 /// `maxConnections` for the others. A stream is read through `MHD_create_response_from_callback`
 /// while the client reads; `stop()` closes every open stream before it waits for the connections'
 /// threads.
-public final class HTTPServer: @unchecked Sendable {
+public final class HTTPServer: Sendable {
     public typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
 
     /// The `MHD_Daemon` and the PEM copies it was given, handed between threads only under the
     /// state's lock; the copies are freed after `MHD_stop_daemon`.
-    private struct Daemon: @unchecked Sendable {
+    private struct Daemon: @unchecked Sendable {  // unchecked: C pointers (the MHD daemon, PEM copies), moved only under the state's lock
         let pointer: OpaquePointer
         let pem: [UnsafeMutablePointer<CChar>]
     }

@@ -22,7 +22,7 @@ import SystemCalls
 /// items alive are kept all the same: an entry each, from `handle` to `itemRemoved`).
 /// Choosing, scaling (`PreviewScaler`) and TurboJPEG encoding run on the handler's own thread behind a
 /// queue of one frame that drops when busy; viewers read from the `hub` at their own pace.
-public final class LiveViewResultsHandler: ResultsHandler, FramePixelsSampler, @unchecked Sendable {
+public final class LiveViewResultsHandler: ResultsHandler, FramePixelsSampler, Sendable {
     private struct Sampling {
         var settings: LiveViewSettings
         var nextPreview: ContinuousClock.Instant?
@@ -158,7 +158,7 @@ public final class LiveViewResultsHandler: ResultsHandler, FramePixelsSampler, @
 }
 
 /// Makes previews: the camera's JPEG when it fits, else scaled and encoded; used only on the handler's thread.
-private final class PreviewEncoder: @unchecked Sendable {
+private final class PreviewEncoder: @unchecked Sendable {  // unchecked: its `var`s (the JPEG encoder) are the worker thread's alone
     private let logger: Logger
     private var encoder: JPEGEncoder?
     private var failed = false

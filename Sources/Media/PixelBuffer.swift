@@ -4,7 +4,7 @@
 /// a file source returns its storage to a pool. Either way no frame is copied to be scanned,
 /// and a frame dropped by the late-frame policy goes back at once. The bytes are lent only for
 /// the duration of `withUnsafeBytes`, so no pointer to them outlives the buffer.
-public final class PixelBuffer: @unchecked Sendable {
+public final class PixelBuffer: @unchecked Sendable {  // unchecked: lent raw bytes, read-only, and a release closure that runs once, in deinit
     private let bytes: UnsafeRawBufferPointer
     private let release: () -> Void
 

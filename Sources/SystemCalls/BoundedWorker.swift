@@ -11,7 +11,9 @@ public enum OverflowPolicy: Sendable, Hashable {
 }
 
 /// One thread working through a bounded queue of jobs, in order: the one worker type of
-/// syncscan's outputs (stdout lines, snapshots, the metrics textfile).
+/// syncscan, whose threads are all a worker's: the outputs' queues (stdout lines, snapshots, the
+/// metrics textfile) and, through `startThread`, every thread that runs one job for its whole
+/// life (a session's source and scanning threads, the broker connection, a blocking call).
 ///
 /// `submit` queues a job under `overflow`'s rule and wakes the thread; the thread takes one job
 /// at a time and runs `work` on it *outside* the lock, so submitting never waits for the work
@@ -20,7 +22,7 @@ public enum OverflowPolicy: Sendable, Hashable {
 /// `finish()` lets the queued jobs run, then ends the thread and waits for it: it blocks, so
 /// call it off the concurrency pool (`runOnThread`). State lives in one `LockedValue` whose
 /// condition is the only wake-up.
-public final class BoundedWorker<Job: Sendable>: @unchecked Sendable {
+public final class BoundedWorker<Job: Sendable>: Sendable {
     private struct State {
         var jobs: [Job?] = []
         var head = 0
@@ -136,14 +138,21 @@ public final class BoundedWorker<Job: Sendable>: @unchecked Sendable {
 
     /// Runs the queued jobs, ends the thread and waits for it (blocking); safe to call again.
     public func finish() {
+        guard close() else { return }
+        state.withLock(when: { $0.finished }) { _, _ in }
+    }
+
+    /// Refuses later jobs and lets the queued ones run, after which the thread ends; returns at
+    /// once (`finish()` waits), true when the thread had started.
+    @discardableResult
+    public func close() -> Bool {
         let running: Bool = state.withLock { state in
             state.closed = true
             if !state.started { state.finished = true }
             return state.started
         }
         state.broadcast()
-        guard running else { return }
-        state.withLock(when: { $0.finished }) { _, _ in }
+        return running
     }
 
     private func drain() {
@@ -159,4 +168,14 @@ public final class BoundedWorker<Job: Sendable>: @unchecked Sendable {
         state.withLock { $0.finished = true }
         state.broadcast()
     }
+}
+
+/// Runs `body` once on a thread of its own, named `name` (at most 15 bytes), and returns at once:
+/// a `BoundedWorker` of that one job, closed as it is queued, so its thread ends when `body`
+/// returns. For a thread that runs one loop for its whole life (a session's source) or one
+/// blocking call; the worker lives as long as its thread.
+public func startThread(name: String, _ body: @escaping @Sendable () -> Void) {
+    let worker = BoundedWorker<Void>(name: name, capacity: 1, overflow: .wait) { _, _ in body() }
+    worker.submit(())
+    worker.close()
 }

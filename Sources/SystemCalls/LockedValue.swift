@@ -19,7 +19,7 @@ import Darwin
 /// waits until the value satisfies a predicate, and `broadcast()` wakes the waiters after a
 /// change; so the same type is the lock of a worker's queue. The mutex and the condition live in
 /// their own allocations (neither may move), destroyed in `deinit`.
-public final class LockedValue<Value>: @unchecked Sendable {
+public final class LockedValue<Value>: @unchecked Sendable {  // unchecked: the value is reached only under the pthread mutex
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let condition: UnsafeMutablePointer<pthread_cond_t>
     private var value: Value

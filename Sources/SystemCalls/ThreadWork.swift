@@ -4,17 +4,14 @@ import Foundation
 /// concurrency pool (two on a 2-core machine) is held while it blocks: finishing a queue that
 /// waits for a slow reader, a `waitpid`, a join.
 ///
-/// One new `Thread` per call (named `name`, for `top -H` and backtraces); the continuation is
-/// resumed from it with what `body` returned or threw. Cancellation does not interrupt `body`.
+/// One new thread per call (`startThread`, named `name`, for `top -H` and backtraces); the
+/// continuation is resumed from it with what `body` returned or threw. Cancellation does not
+/// interrupt `body`.
 public func runOnThread<T: Sendable, Failure: Error>(
     name: String, _ body: @escaping @Sendable () throws(Failure) -> T
 ) async throws(Failure) -> T {
     let result: Result<T, Failure> = await withCheckedContinuation { continuation in
-        // Named from inside: a new thread starts with its creator's name.
-        Thread {
-            nameCurrentThread(name)
-            continuation.resume(returning: Result(catching: body))
-        }.start()
+        startThread(name: name) { continuation.resume(returning: Result(catching: body)) }
     }
     return try result.get()
 }

@@ -9,7 +9,7 @@ import SystemCalls
 /// logged once per cause, a decoder warning that lost no pixel once per cause too. The source asks
 /// `isStalled` on every turn: frames that keep arriving with none decodable for a stall timeout
 /// end in the same reopen as a camera that sends nothing.
-final class CompressedFrameTracking: CompressedFrameDecoder, @unchecked Sendable {
+final class CompressedFrameTracking: CompressedFrameDecoder, Sendable {
     private let decoder: (any CompressedFrameDecoder)?
     private let logger: Logger
     private let device: String

@@ -14,7 +14,7 @@ import SystemPackage
 /// refuses REQBUFS while a buffer is mapped (`v4l2_check_buffer_change_ok`, EBUSY). `retire()`
 /// unmaps and frees at once when no frame is lent out; otherwise `deinit` does, once the last
 /// lent frame is released.
-public final class V4L2BufferQueue: @unchecked Sendable {
+public final class V4L2BufferQueue: @unchecked Sendable {  // unchecked: its mmap'd buffers are raw pointers; the state they depend on is behind `state`'s lock
     public let device: V4L2Device
     /// Which open of the device this queue belongs to (1 for the first), for logs.
     public let generation: Int

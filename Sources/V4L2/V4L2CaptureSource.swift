@@ -19,7 +19,7 @@ import SystemPackage
 /// EBUSY/EACCES, and at the first open a failure to set up streaming once the format is agreed
 /// (REQBUFS, QBUF, STREAMON), are retried `busyRetryLimit` times, then thrown. `stop()` interrupts both a poll
 /// and a backoff sleep at once (an eventfd in the poll set).
-public final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
+public final class V4L2CaptureSource: FrameSource, Sendable {
     /// The device path being captured (`/dev/video0`, `/dev/v4l/by-id/…`).
     public let path: String
     /// `v4l2:` followed by the path.
@@ -34,7 +34,7 @@ public final class V4L2CaptureSource: FrameSource, @unchecked Sendable {
 
     /// One open streaming device; replaced on every reopen.
     /// Touched only by the source thread (or by `stop()` when no source call is running).
-    private final class Stream: @unchecked Sendable {
+    private final class Stream: @unchecked Sendable {  // unchecked: its `var`s are the source thread's alone (or `stop()`'s when no source call runs)
         let queue: V4L2BufferQueue
         let format: NegotiatedFormat
         let openedAt: ContinuousClock.Instant

@@ -8,7 +8,7 @@ import SystemCalls
 /// The synchronizer calls `deliver` from one thread at a time (outside its lock), in frame
 /// order, and `finish` after the last. `setReporting` may come from any thread (a reload); its
 /// effect, and the removals it causes, reach the handler with the next frame.
-public final class Delivery: @unchecked Sendable {
+public final class Delivery: Sendable {
     /// A closed window's result, and the items it removed, each with whether its item was shown.
     private typealias ClosedWindow = (result: ReadResult, removed: [(RemovedItem, shown: Bool)])
 

@@ -10,7 +10,7 @@ import SystemCalls
 /// The settings can be replaced while running; scanners pick them up before their next frame.
 /// `effort` (`ScanEffort`) picks each frame's passes; what `auto` decides from on a live source
 /// (recent pass costs, recent codes, the frame interval) is shared by the threads.
-public final class MetadataOutput: @unchecked Sendable {
+public final class MetadataOutput: Sendable {
     /// What to scan for, with which decoder, how hard, and where.
     public struct Settings: Sendable, Hashable {
         /// The passes and the libraries that run them (`Decoders` builds `zbar`, `zxing`, `hybrid`).

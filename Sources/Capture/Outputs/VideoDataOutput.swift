@@ -36,7 +36,7 @@ public struct VideoDataOutput: Sendable, Hashable {
 
 /// The hand-off between the source thread and the scanning threads: a bounded FIFO that
 /// counts frames being scanned as in flight.
-final class FrameQueue: @unchecked Sendable {
+final class FrameQueue: Sendable {
     private struct State {
         var frames: [VideoFrame] = []
         var busy = 0

@@ -17,7 +17,7 @@ import SystemCalls
 /// `trigger.mode: triggered` it takes the trigger's pulls once per frame (`ReadWindows.admit`):
 /// a frame outside every read window is `untriggered`, released at once likewise; with
 /// `trigger.motion` a frame where the scene starts to move presses the trigger first (`MotionTrigger`).
-public final class CaptureSession: @unchecked Sendable {
+public final class CaptureSession: Sendable {
     public let input: any FrameSource
     public let videoDataOutput: VideoDataOutput
     public let metadataOutput: MetadataOutput
@@ -74,8 +74,7 @@ public final class CaptureSession: @unchecked Sendable {
                     onStreaming: @escaping @Sendable () -> Void = {}) async throws -> CaptureStatistics {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<CaptureStatistics, any Error>) in
-                let thread = Thread { [self] in
-                    nameCurrentThread("syncscan-source")  // from inside: a new thread starts with its creator's name
+                startThread(name: "syncscan-source") { [self] in
                     do {
                         try self.runBlocking(synchronizer: synchronizer, frameLimit: frameLimit, onStreaming: onStreaming)
                         continuation.resume(returning: synchronizer.statistics)
@@ -83,7 +82,6 @@ public final class CaptureSession: @unchecked Sendable {
                         continuation.resume(throwing: error)
                     }
                 }
-                thread.start()
             }
         } onCancel: {
             self.stop()
@@ -119,8 +117,7 @@ public final class CaptureSession: @unchecked Sendable {
             let output = metadataOutput
             let copying = pixelPool.map { PixelCopying(request: pixelsRequest, sampler: pixelsSampler, pool: $0, wait: waitWhenFull,
                                                        windows: readWindows) }
-            let t = Thread {
-                nameCurrentThread("syncscan-scan-\(i)")
+            startThread(name: "syncscan-scan-\(i)") {
                 defer { scanners.leave() }
                 let scanner = output.makeScanner(live: live)
                 let plane = DecodedFramePlane()
@@ -131,7 +128,6 @@ public final class CaptureSession: @unchecked Sendable {
                     queue.done()
                 }
             }
-            t.start()
         }
 
         var ledger = SequenceLedger()

@@ -13,7 +13,7 @@ import SystemCalls
 /// A compressed frame (MJPEG) is copied as the grey plane it was decoded to (`format` is `grey`,
 /// `frame.format` `MJPG`); a copy of the whole of it also keeps the camera's own bytes
 /// (`cameraJPEG`), so a snapshot can be the camera's JPEG as it came.
-public final class FramePixels: @unchecked Sendable, Hashable {
+public final class FramePixels: @unchecked Sendable, Hashable {  // unchecked: owns a raw buffer, written once before it is shared and read-only after
     /// The frame the pixels were copied from.
     public let frame: FrameInfo
     /// The part of the frame copied, in frame pixels.
@@ -72,7 +72,7 @@ public final class FramePixels: @unchecked Sendable, Hashable {
 /// delivered (`FramePixels.markDelivered`) and will be freed by a handler. Copies not yet
 /// delivered wait only for frames ahead of them, which may themselves need a copy, so waiting
 /// for those could deadlock: with every copy undelivered it skips instead.
-public final class FramePixelPool: @unchecked Sendable {
+public final class FramePixelPool: Sendable {
     /// Copies that may exist at once.
     public let capacity: Int
     /// The buffers and counts, under the pool's one lock (its condition wakes a waiting `copy`).
@@ -87,7 +87,7 @@ public final class FramePixelPool: @unchecked Sendable {
 
     private let state = LockedValue(State())
 
-    private struct FreeBuffer: @unchecked Sendable {
+    private struct FreeBuffer: @unchecked Sendable {  // unchecked: a raw buffer no one else holds, kept under the pool's lock
         let storage: UnsafeMutableRawBufferPointer
     }
 

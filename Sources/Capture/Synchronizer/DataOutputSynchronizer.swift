@@ -17,7 +17,7 @@ import SystemCalls
 /// delivers them, in order, before it returns.
 ///
 /// This is also the pipeline's ledger: `statistics` counts what came out.
-public final class DataOutputSynchronizer: @unchecked Sendable {
+public final class DataOutputSynchronizer: Sendable {
     public typealias Delivery = @Sendable (SynchronizedDataCollection) throws -> Void
 
     /// The slots, the ledger and the outbox, under the synchronizer's one lock.

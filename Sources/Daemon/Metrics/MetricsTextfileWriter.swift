@@ -14,11 +14,13 @@ import SystemPackage
 /// content or the new, never part of one. `submit` never waits: the latest content replaces one
 /// not yet written. A failed write is counted and logged once per errno until a write succeeds
 /// again; it never reaches the caller, so scanning goes on.
-public final class MetricsTextfileWriter: @unchecked Sendable {
+public final class MetricsTextfileWriter: Sendable {
     /// Failed writes, and the errnos already logged since the last successful write.
     private struct Failures {
         var count = 0
         var logged: Set<Errno> = []
+        /// Whether a content was ever submitted (the thread runs from then on).
+        var used = false
     }
 
     private let worker: BoundedWorker<(bytes: [UInt8], path: FilePath)>
@@ -48,8 +50,12 @@ public final class MetricsTextfileWriter: @unchecked Sendable {
     /// Writes that failed so far.
     public var failures: Int { state.withLock { $0.count } }
 
+    /// Whether a content was ever submitted: until then no thread runs and `finish()` has nothing to do.
+    public var used: Bool { state.withLock { $0.used } }
+
     /// Queues `bytes` to replace the file at `path`, dropping content queued and not yet written.
     public func submit(_ bytes: [UInt8], to path: FilePath) {
+        state.withLock { $0.used = true }
         worker.submit((bytes, path))
     }
 

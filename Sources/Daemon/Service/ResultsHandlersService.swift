@@ -53,14 +53,13 @@ public final class ResultsHandlersService: Service, Sendable {
         // Cancelled before the graceful shutdown came here: the scan had not returned yet.
         let stage = LockedValue(Task.isCancelled ? ShutdownTimeoutError.Stage.scan : .handlers)
         let (handlers, writer) = (self.handlers, self.writer)
-        Thread {
-            nameCurrentThread("syncscan-finish")
+        startThread(name: "syncscan-finish") {
             var errors: [any Error] = []
             do { try ResultsFanOut(handlers).finish() } catch { errors.append(error) }
             stage.withLock { $0 = .stdout }
             do { try writer.finish() } catch { errors.append(error) }
             outcome.yield(.flushed(errors))
-        }.start()
+        }
         let first: FlushOutcome = await withTaskCancellationHandler {
             for await first in outcomes { return first }
             return .givenUp

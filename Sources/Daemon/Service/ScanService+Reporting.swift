@@ -5,8 +5,9 @@ import Media
 import Results
 import SystemPackage
 
-/// What the service reports while it runs: the stats line, STATUS= (a `ServiceStatus`), `/status`,
-/// the metrics (`/metrics` and `metrics.textfile`), and the loops that refresh them.
+/// What the service shows of itself while it runs: its counts, the stats line's content, its
+/// status (STATUS=, `/status`) and `/metrics`. The parts that report them periodically read them
+/// through `ScanReadings`.
 extension ScanService {
     /// The stats line's content now: counts so far (all sessions), scan times, output drops,
     /// then each results handler's counters.
@@ -45,8 +46,8 @@ extension ScanService {
 
     /// The Prometheus text exposition now, from the same metrics as `metrics.textfile` (`/metrics`).
     public func metricsExposition() -> [UInt8] {
-        let (metrics, textfile) = state.withLock { ($0.metrics, $0.textfileWriter) }
-        metrics.update(counters(), textfileWriteFailures: textfile?.failures ?? 0)
+        let metrics = state.withLock { $0.metrics }
+        metrics.update(counters(), textfileWriteFailures: textfileWriter.failures)
         return metrics.render()
     }
 
@@ -84,22 +85,6 @@ extension ScanService {
         return new
     }
 
-    /// Brings the metrics up to `counters` and, with `metrics.textfile` set, hands the file's new
-    /// content to the textfile writer's thread; returns that writer.
-    @discardableResult
-    func publishMetrics(_ counters: ServiceCounters) -> MetricsTextfileWriter? {
-        let (metrics, path, existing) = state.withLock { ($0.metrics, $0.options.configuration.metrics.textfile, $0.textfileWriter) }
-        metrics.update(counters, textfileWriteFailures: existing?.failures ?? 0)
-        guard let path else { return existing }
-        let textfile = existing ?? MetricsTextfileWriter(logger: logger)
-        if existing == nil { state.withLock { $0.textfileWriter = textfile } }
-        textfile.submit(metrics.render(), to: FilePath(path))
-        return textfile
-    }
-
-    /// How often STATUS= is refreshed (when it changed) and a missing camera keeps the watchdog fed.
-    static let statusInterval: Duration = .seconds(1)
-
     /// The STATUS= line now (`ServiceStatus.line`).
     public func statusLine() -> String { status().line }
 
@@ -121,58 +106,5 @@ extension ScanService {
         var statistics = totals
         statistics.add(running.pipeline.statistics)
         return .scanning(source: input.uri, statistics: statistics, handlerCounters: handlers.flatMap(\.counters).filter(\.inStatus))
-    }
-
-    /// Logs each scan newly past `scan_timeout_seconds`, tells `events` whether one is stuck,
-    /// and without a supervisor that restarts on that, ends the run (once).
-    func checkForStuckScans() {
-        let (metadata, timeout) = state.withLock { ($0.current?.pipeline.metadataOutput, $0.options.configuration.scanTimeoutSeconds) }
-        let restarts = events.restartsWhenStuck
-        let finding = stuckScans.check(metadata, timeout: timeout, endRun: !restarts)
-        for (scan, elapsed) in finding.fresh {
-            logger.error("a scan did not return within scan_timeout_seconds", metadata: [
-                "seq": "\(scan.sequenceNumber)", "pass": "\(scan.pass.map { "\($0)" } ?? "-")",
-                "seconds": "\(elapsed.components.seconds)",
-                "scan_timeout_seconds": "\(DecimalText.string(timeout, fractionDigits: 3))",
-                "action": "\(restarts ? "watchdog pings stop until it returns" : "the run ends")",
-            ])
-        }
-        events.scanStuck(!finding.stuck.isEmpty)
-        if finding.endsRun, let first = finding.stuck.first {
-            runEnd.yield(.stuck(ScanStuckError(timeoutSeconds: timeout, sequenceNumber: first.sequenceNumber)))
-        }
-    }
-
-    func reportStatusPeriodically() async {
-        var last = ""
-        while !Task.isCancelled {
-            checkForStuckScans()
-            let status = status()
-            if status.line != last { events.status(status.line); last = status.line }
-            // Liveness while the camera is missing: its reconnect backoff ends at device.missing_timeout.
-            if case .waiting = status { events.sourceMissing() }
-            do { try await Task.sleep(for: Self.statusInterval) } catch { return }
-        }
-    }
-
-    func reportStatsPeriodically() async {
-        // The frames counted at the last report, and when: `frames_per_second` is the rate since.
-        var last = (frames: counters().statistics.frames, at: ContinuousClock.now)
-        while !Task.isCancelled {
-            let interval = state.withLock { $0.options.configuration.statsIntervalSeconds }
-            guard interval > 0 else {
-                try? await Task.sleep(for: .seconds(1))
-                continue
-            }
-            do { try await Task.sleep(for: .seconds(interval)) } catch { return }
-            logger.notice("\(statsLine())")
-            let counters = counters()
-            let (frames, now) = (counters.statistics.frames, ContinuousClock.now)
-            let fps = Double(frames - last.frames) / max(0.001, (now - last.at) / .seconds(1))
-            last = (frames, now)
-            let json = ServiceLines.statsJSON(counters, framesPerSecond: fps)
-            for handler in handlers { handler.statsUpdated(json) }
-            publishMetrics(counters)
-        }
     }
 }

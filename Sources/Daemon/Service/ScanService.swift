@@ -16,12 +16,12 @@ import SystemPackage
 /// policy restarts the session. A summary line goes to stderr at the end in every case, once the
 /// handlers have flushed (`makeResultsHandlersService()`).
 ///
-/// A scan of one frame that has not returned after `scan_timeout_seconds` is noticed by the
-/// status loop (never on a scanning thread): logged once at error level with the frame's seq
-/// and pass, counted (`scans_stuck`), shown in STATUS=, and the watchdog pings stop while it
-/// lasts (`ServiceEvents.scanStuck`). When no supervisor restarts the service on that
-/// (`restartsWhenStuck`: no systemd watchdog), the run ends with `ScanStuckError` once what was
-/// emitted is written: the stuck thread cannot be stopped, so its session is not waited for.
+/// What it reports is read by parts of their own, services of the daemon's group beside it
+/// (`Daemon.serviceGroup`), through `ScanReadings`: the stats line (`StatsLineReporter`), STATUS=
+/// (`StatusReporter`), `metrics.textfile` (`MetricsTextfilePublisher`) and the stuck-scan watch
+/// (`StuckScanWatch`). When that watch finds a scan stuck and no supervisor restarts the service
+/// on that, it ends the run (`endRun`) with `ScanStuckError` once what was emitted is written:
+/// the stuck thread cannot be stopped, so its session is not waited for.
 ///
 /// A reload never ends the service by itself. Its new source is checked first
 /// (`SourceFactory.checkOpenable`): one that cannot be opened is logged and the running session
@@ -35,7 +35,7 @@ import SystemPackage
 /// session; `makeResultsHandlersService()` starts and finishes them, as a service of the group.
 /// No lock is held while it calls out (a session, a handler, the metrics): each reads what it
 /// needs from `state` and lets go first.
-public final class ScanService: Service, @unchecked Sendable {
+public final class ScanService: Service, Sendable {
     /// One running session: its pipeline (source to handlers), and what reaches its source.
     struct Running {
         var pipeline: CapturePipeline
@@ -63,8 +63,6 @@ public final class ScanService: Service, @unchecked Sendable {
         var currentStreamed = false
         /// The metrics of the current source (a reload to another source starts new series).
         var metrics: ServiceMetrics
-        /// Made on the first write of a `metrics.textfile`.
-        var textfileWriter: MetricsTextfileWriter?
     }
 
     /// How `run` learns that its sessions ended or that a stuck scan ends the run.
@@ -84,19 +82,27 @@ public final class ScanService: Service, @unchecked Sendable {
     public let triggers = TriggerSwitch()
     /// The read windows' counts over every session (`trigger.mode: triggered`).
     public let readCounts = ReadWindowCounts()
-    /// The triggered reads' handler (no-read JPEGs, the read counters), first of the handlers;
-    /// `nil` unless `trigger.mode` was `triggered` at start.
-    let readResults: ReadResultsHandler?
     /// The configured handlers, then an embedding program's own (`additionalHandlers`).
     let handlers: [any ResultsHandler]
     let state: LockedValue<State>
-    /// Scans past `scan_timeout_seconds`, checked by the status loop.
-    let stuckScans = StuckScanWatch(interval: ScanService.statusInterval)
+    /// Scans past `scan_timeout_seconds`, as `StuckScanWatch` finds them.
+    let stuckScans = StuckScans()
+    /// Writes `metrics.textfile` for `MetricsTextfilePublisher` (no thread until its first write);
+    /// its failures are counted in the metrics.
+    let textfileWriter: MetricsTextfileWriter
+    /// The test seams, set by a test before the run.
+    private let seams = LockedValue<(sessionWillPublish: (@Sendable () -> Void)?, passWillRun: (@Sendable (UInt64, DecoderPass) -> Void)?)>((nil, nil))
     /// Test seam: runs after a session's parts are made, just before they become `current`.
-    var sessionWillPublish: (@Sendable () -> Void)?
+    var sessionWillPublish: (@Sendable () -> Void)? {
+        get { seams.withLock { $0.sessionWillPublish } }
+        set { seams.withLock { $0.sessionWillPublish = newValue } }
+    }
     /// Test seam: runs on the scanning thread before each pass over a frame (its seq and pass):
     /// a test makes a scan block or take long.
-    var passWillRun: (@Sendable (UInt64, DecoderPass) -> Void)?
+    var passWillRun: (@Sendable (UInt64, DecoderPass) -> Void)? {
+        get { seams.withLock { $0.passWillRun } }
+        set { seams.withLock { $0.passWillRun = newValue } }
+    }
     private let runEnds: AsyncStream<RunEnd>
     let runEnd: AsyncStream<RunEnd>.Continuation
 
@@ -114,13 +120,16 @@ public final class ScanService: Service, @unchecked Sendable {
         self.logger = logger
         self.events = events
         self.summary = summary
+        textfileWriter = MetricsTextfileWriter(logger: logger)
         let parsed = try? InputRegistry.parse(options.source, families: options.configuration.components.inputs)
         let sourceURI = parsed?.description ?? SourceURI.redactingCredentials(options.source)
         configuredHandlers = ResultsHandlerRegistry.make(options.configuration, context: .init(
             source: sourceURI, sourceName: parsed?.name, logger: logger, snapshotDirectory: snapshotDirectory,
             softwareVersion: options.softwareVersion, triggers: triggers,
             readWindows: options.configuration.trigger.mode == .triggered))
-        readResults = options.configuration.trigger.mode == .triggered
+        // The triggered reads' handler (no-read JPEGs, the read counters), first of the handlers,
+        // when `trigger.mode` is `triggered` at start.
+        let readResults = options.configuration.trigger.mode == .triggered
             ? Self.makeReadResultsHandler(options.configuration, counts: readCounts, triggers: triggers,
                                           snapshotDirectory: snapshotDirectory, logger: logger) : nil
         handlers = (readResults.map { [$0] } ?? []) + configuredHandlers.all + additionalHandlers
@@ -128,29 +137,32 @@ public final class ScanService: Service, @unchecked Sendable {
         (runEnds, runEnd) = AsyncStream.makeStream(of: RunEnd.self)
     }
 
-    /// Runs the sessions, and the stats and status loops beside them, until the source ends, a
-    /// graceful shutdown or a failure (thrown). The handlers are not finished here: that is
+    /// Runs the sessions until the source ends, a graceful shutdown, a stuck scan (`endRun`) or a
+    /// failure (thrown). The handlers are not finished here: that is
     /// `makeResultsHandlersService()`'s service, which the group shuts down after this one.
     public func run() async throws {
-        // The stats and status loops are child tasks: they end (their last metrics write
-        // included) before the handlers are finished and the final metrics are written.
-        let failure: (any Error)? = await withTaskGroup(of: Void.self) { loops in
-            loops.addTask { await self.reportStatsPeriodically() }
-            loops.addTask { await self.reportStatusPeriodically() }
-            defer { loops.cancelAll() }
-            return await runSessionsUnlessStuck()
-        }
+        let failure = await runSessionsUnlessStuck()
         events.stopping()
         if let failure { throw failure }
     }
 
     /// The service that starts this scan's results handlers (the configured ones and an embedding
     /// program's own), flushes them and stdout's lines when the group shuts it down, and then
-    /// writes the run's summary line and final metrics. The group lists it before this service.
-    /// - Parameter forcedStop: the signal that forces the stop, if one does (`StopSignals`).
-    public func makeResultsHandlersService(forcedStop: ForcedStop? = nil) -> ResultsHandlersService {
+    /// writes the run's summary line and hands the final counts to `atEnd`. The group lists it
+    /// before this service.
+    /// - Parameters:
+    ///   - forcedStop: the signal that forces the stop, if one does (`StopSignals`).
+    ///   - atEnd: the final counts, after the summary line (the last `metrics.textfile` write).
+    public func makeResultsHandlersService(forcedStop: ForcedStop? = nil,
+                                           atEnd: @escaping @Sendable (ServiceCounters) async -> Void = { _ in }) -> ResultsHandlersService {
         ResultsHandlersService(handlers: handlers, writer: writer, timeoutSeconds: shutdownTimeoutSeconds,
-                               forcedStop: forcedStop) { [self] in await reportEnd() }
+                               forcedStop: forcedStop) { [self] in await reportEnd(atEnd) }
+    }
+
+    /// Ends the run with `error` (a stuck scan, from `StuckScanWatch`), without waiting for the
+    /// session whose scan is stuck; only the first end counts.
+    func endRun(_ error: ScanStuckError) {
+        runEnd.yield(.stuck(error))
     }
 
     /// `shutdown_timeout_seconds` as the service started (a reload does not change it), or its
@@ -160,11 +172,11 @@ public final class ScanService: Service, @unchecked Sendable {
         return configured ?? (events.stopsAreTimed ? SyncscanConfiguration.defaultSupervisedShutdownTimeoutSeconds : 0)
     }
 
-    /// The run's end, once the handlers have flushed: the summary line, the final metrics.
-    private func reportEnd() async {
+    /// The run's end, once the handlers have flushed: the summary line, then `atEnd` (the final metrics).
+    private func reportEnd(_ atEnd: @Sendable (ServiceCounters) async -> Void) async {
         let final = counters()
         summary(ServiceLines.summary(final, handlerSummaryFields: handlers.map(\.summaryFields)))
-        if let textfile = publishMetrics(final) { await runOnThread(name: "syncscan-metric") { textfile.finish() } }
+        await atEnd(final)
     }
 
     /// `runSessions()`'s outcome, or a `ScanStuckError` as soon as a stuck scan ends the run:

@@ -75,12 +75,11 @@ struct StopSignals {
     /// stderr line naming stdout's lines not written; the process's normal exit comes first when
     /// the cancelled run ends in time.
     private static func exitIfStillRunning(after seconds: Double, signal: UnixSignal, writer: LineWriter) {
-        Thread {
-            nameCurrentThread("syncscan-exit")
+        startThread(name: "syncscan-exit") {
             Thread.sleep(forTimeInterval: seconds)
             StandardError.writeLine("syncscan: error: a second \(signal) forced the stop, which had not ended "
                                     + "\(Int(seconds)) s later: stdout had \(writer.pendingLines) lines not written; exiting without them")
             _exit(1)
-        }.start()
+        }
     }
 }

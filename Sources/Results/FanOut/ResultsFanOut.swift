@@ -7,7 +7,7 @@ import SystemCalls
 /// Each handler keeps its own bound and counters (its own queue and thread), so a slow one
 /// holds up another only where its policy says so: a file source's queues wait, a live
 /// source's drop and count.
-public final class ResultsFanOut: ResultsHandler, @unchecked Sendable {
+public final class ResultsFanOut: ResultsHandler, Sendable {
     public let handlers: [any ResultsHandler]
 
     public init(_ handlers: [any ResultsHandler]) { self.handlers = handlers }

@@ -3,7 +3,7 @@ import Media
 
 /// The default results handler: one JSON object per code, one line each, to a `LineWriter`
 /// (stdout in the daemon).
-public final class JSONLinesResultsHandler: ResultsHandler, @unchecked Sendable {
+public final class JSONLinesResultsHandler: ResultsHandler, Sendable {
     private let writer: LineWriter
     private let encoder = JSONLineEncoder()
     private let source: String

@@ -37,7 +37,7 @@ import SystemPackage
 /// With `.wait` (a file source) `handle` waits for room while the broker is connected. Failures
 /// are logged once per kind with the URL and what to do; they never stop capture or stdout.
 
-public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
+public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {  // unchecked: `codeEncoder` is the delivery thread's alone; `drainTimeoutSeconds` is set before `start()`; the rest is behind `shared`'s lock
     public let settings: MQTTSettings
     public let topicPrefix: String
     let connectionOptions: MQTTConnection.Options
@@ -115,10 +115,7 @@ public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {
     /// before is still delivered or spooled.
     public func start() {
         guard shared.withLock({ $0.intake.claimStart() }) else { return }
-        Thread { [self] in
-            nameCurrentThread("syncscan-mqtt")
-            run()
-        }.start()
+        startThread(name: "syncscan-mqtt") { [self] in run() }
     }
 
     /// Changes what a full queue does from now on (`.dropOldest` acts as `.drop`: the memory

@@ -12,7 +12,7 @@ import SystemPackage
 /// and every later `write` throws the `IOError` (code `closed` for EPIPE/EBADF), so the daemon
 /// can exit non-zero.
 /// SIGPIPE must be ignored by the process (`main` does it) or the first EPIPE kills it instead.
-public final class LineWriter: @unchecked Sendable {
+public final class LineWriter: Sendable {
     public typealias OverflowPolicy = SystemCalls.OverflowPolicy
 
     private let worker: BoundedWorker<[UInt8]>

@@ -23,7 +23,7 @@ import SystemPackage
 /// snapshot is still tried, unnamed (and deleted once written: it only proves the directory
 /// works again). Snapshots already queued, named, when the disk filled fail too: each is
 /// counted in `failed`, and the log names the first.
-public final class SnapshotResultsHandler: ResultsHandler, @unchecked Sendable {
+public final class SnapshotResultsHandler: ResultsHandler, @unchecked Sendable {  // unchecked: `lastFrame` is the delivery thread's alone (`handle` is called from it only)
     /// One frame to save.
     private struct Job: Sendable {
         let pixels: FramePixels
@@ -159,7 +159,7 @@ public final class SnapshotResultsHandler: ResultsHandler, @unchecked Sendable {
 
 /// Encodes and writes snapshots; used only on the handler's thread (its store and encoder are
 /// that thread's alone).
-private final class SnapshotSaver: @unchecked Sendable {
+private final class SnapshotSaver: @unchecked Sendable {  // unchecked: its `var`s (store, JPEG encoder) are the worker thread's alone
     /// `encodeSeconds`: `nil` for a camera JPEG written as it came.
     enum Outcome { case written(encodeSeconds: Double?), failed }
 
