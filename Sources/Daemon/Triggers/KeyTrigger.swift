@@ -57,12 +57,11 @@ public final class KeyTrigger: Sendable {
             state.withLock { $0.ended = true }
             return
         }
-        Thread { [self] in
-            nameCurrentThread("syncscan-key")
+        startThread(name: "syncscan-key") { [self] in
             read(wake: wake)
             state.withLock { $0.ended = true }
             state.broadcast()
-        }.start()
+        }
     }
 
     /// Ends the thread and waits for it (blocking: call it off the concurrency pool).

@@ -17,7 +17,7 @@ import SystemCalls
 /// `no_read-20261122T101500.123Z-w000003.jpg`), those a previous run left included (the directory
 /// is listed, through `SnapshotDirectory.prepare(listing:)`, when the thread starts, and again
 /// before a write while it could not be): the snapshots beside them are never touched.
-final class NoReadImages: @unchecked Sendable {
+final class NoReadImages: Sendable {
     /// Where a no-read image went when `submit` returned.
     enum Outcome: Sendable, Hashable {
         /// Queued under this path (named in the line).
@@ -96,7 +96,7 @@ final class NoReadImages: @unchecked Sendable {
 }
 
 /// The no-read images' directory, worked on the `NoReadImages` thread only (its `state` from any).
-private final class NoReadImageStore: @unchecked Sendable {
+private final class NoReadImageStore: @unchecked Sendable {  // unchecked: `stored` is the writing thread's alone (the worker runs one job at a time)
     struct Job: Sendable {
         let jpeg: [UInt8]
         let name: String

@@ -16,7 +16,7 @@ import SystemPackage
 /// change; an endpoint whose URL a reload removes is closed as at exit, and one made for a URL
 /// whose spool file an older endpoint still holds starts once that one has finished. No lock is
 /// held during a request: `add`, `apply` and the counters share only `Shared` with the thread.
-final class WebhookEndpoint: @unchecked Sendable {
+final class WebhookEndpoint: Sendable {
     struct Counts: Sendable {
         /// Delivered (a 2xx), waiting in memory or the spool, dropped.
         var outbox = OutboxIntake.Counts()
@@ -114,10 +114,7 @@ final class WebhookEndpoint: @unchecked Sendable {
     /// Starts the thread (once).
     func start() {
         guard shared.withLock({ $0.intake.claimStart() }) else { return }
-        Thread { [self] in
-            nameCurrentThread("syncscan-hook")
-            run()
-        }.start()
+        startThread(name: "syncscan-hook") { [self] in run() }
     }
 
     /// Closes the endpoint without waiting: from now on `add` takes nothing, and the thread
