@@ -35,11 +35,7 @@ private func code(_ text: String, identifier: String, seq: UInt64 = 1) -> Delive
     @Test func eachGTINsCodesArriveOnItsOwnTopic() throws {
         let broker = try MosquittoBroker()
         let subscriber = try MosquittoSubscriber(broker: broker, topic: "syncscan/test/gs1r/#")
-        var settings = MQTTSettings(url: try MQTTBrokerURL(parsing: broker.url))
-        (settings.topicPrefix, settings.topicByAI) = ("syncscan/test/gs1r", "01")
-        let handler = MQTTResultsHandler(settings: settings, source: "y4m:test", hostname: "test", password: nil, softwareVersion: "0",
-                                         logger: LogRecorder().logger, overflow: .wait)
-        handler.start()
+        let handler = try startedMQTTHandler(broker, source: "y4m:test") { ($0.topicPrefix, $0.topicByAI) = ("syncscan/test/gs1r", "01") }
         #expect(waitUntil { handler.isConnected }, "connected")
         var codes = [code("0109506000134352" + "17201225" + "10ABC" + gs + "21S1", identifier: "]C1", seq: 1),
                      code("https://id.gs1.org/01/9506000134352/10/XYZ", identifier: "]Q1", seq: 2),

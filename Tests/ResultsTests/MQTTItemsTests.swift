@@ -80,11 +80,7 @@ private func parse(_ bytes: [UInt8]) throws -> [String: Any] {
     /// never push a code (or one another) out of a queue of two.
     @Test func waitingForRoomCountsItemsMessagesSoNoCodeIsPushedOut() throws {
         let broker = try MosquittoBroker()
-        var settings = MQTTSettings(url: try MQTTBrokerURL(parsing: broker.url))
-        (settings.queueMessages, settings.homeAssistantDiscovery) = (2, true)
-        let handler = MQTTResultsHandler(settings: settings, source: "/dev/video0", hostname: "test", password: nil, softwareVersion: "0",
-                                         logger: LogRecorder().logger, overflow: .wait)
-        handler.start()
+        let handler = try startedMQTTHandler(broker, source: "/dev/video0") { ($0.queueMessages, $0.homeAssistantDiscovery) = (2, true) }
         #expect(waitUntil { handler.isConnected }, "connected")
         for seq in UInt64(1)...100 {
             try handOver(item: seq, to: handler)
@@ -112,11 +108,7 @@ private func handOver(item seq: UInt64, to handler: MQTTResultsHandler) throws {
     @Test func aMismatchingCodeIsPublishedAgainOnTheMismatchTopic() throws {
         let broker = try MosquittoBroker()
         let subscriber = try MosquittoSubscriber(broker: broker, topic: "scan/#")
-        var settings = MQTTSettings(url: try MQTTBrokerURL(parsing: broker.url))
-        settings.topicPrefix = "scan"
-        let handler = MQTTResultsHandler(settings: settings, source: "/dev/video0", hostname: "test", password: nil, softwareVersion: "0",
-                                         logger: LogRecorder().logger, overflow: .wait)
-        handler.start()
+        let handler = try startedMQTTHandler(broker, source: "/dev/video0") { $0.topicPrefix = "scan" }
         for (seq, match) in [(UInt64(1), Bool?.some(true)), (2, false), (3, nil)] {
             let frame = GreyFrame(width: 16, height: 16).videoFrame(sequenceNumber: seq, presentationTime: MediaTime(nanoseconds: Int64(seq) * 100_000_000))
             var code = DeliveredCode(code: MachineReadableCodeObject(symbology: .qrcode, data: Array("SN-\(seq)".utf8), text: "SN-\(seq)",

@@ -13,11 +13,7 @@ import TestSupport
     @Test func resultsArePublishedAndANoReadsJPEGIsRetained() throws {
         let broker = try MosquittoBroker()
         let subscriber = try MosquittoSubscriber(broker: broker, topic: "reader/results")
-        var settings = MQTTSettings(url: try MQTTBrokerURL(parsing: broker.url))
-        settings.topicPrefix = "reader"
-        let handler = MQTTResultsHandler(settings: settings, source: "y4m:-", hostname: "test", password: nil, softwareVersion: "0",
-                                         logger: LogRecorder().logger, overflow: .wait)
-        handler.start()
+        let handler = try startedMQTTHandler(broker) { $0.topicPrefix = "reader" }
         let jpeg: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x0A, 0x0D, 0x0A, 0x00, 0xFF, 0xD9]  // bytes a text line would mangle
         let frame = { (seq: UInt64) in ItemFrame(sequenceNumber: seq, presentationTime: MediaTime(nanoseconds: Int64(seq) * 100_000_000)) }
         var noRead = ReadResult(kind: .noRead, window: 1, trigger: "mqtt", opened: frame(1), closed: frame(4), codes: 0, framesScanned: 4)

@@ -126,9 +126,12 @@ public final class MosquittoSubscriber: @unchecked Sendable {
     /// The payload of the test's own messages that proved the subscription (left out of `messages`).
     private let marker: String
 
+    /// SIGTERM, then SIGKILL past 5 s: mosquitto_sub's SIGTERM handler calls
+    /// `mosquitto_disconnect_v5`, which can wait forever on a lock the interrupted code holds (seen:
+    /// a test hung 20 minutes here with mosquitto_sub parked in the handler).
     deinit {
         process.signal(SIGTERM)
-        process.wait()
+        _ = process.wait(timeout: .seconds(5))
     }
 
     /// Every message so far, as (topic, payload), in arrival order; an empty payload (which
