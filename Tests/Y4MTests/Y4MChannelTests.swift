@@ -35,3 +35,30 @@ struct Y4MChannelTests {
         #expect(try channel.read(into: buffer) == .stopped)
     }
 }
+
+@Suite("Y4M reader copies", .offThePool)
+struct Y4MReaderCopyTests {
+    @Test("a frame larger than the read buffer passes at most a few KiB of itself through it; a small one goes through it whole")
+    func largeFramesAreReadInPlace() throws {
+        let large = y4mPattern(count: 640 * 480, seed: 3), small = y4mPattern(count: 8 * 4, seed: 4)
+        let file = try Y4MTemporaryFile(bytes: y4mStream(header: "YUV4MPEG2 W640 H480 F30:1 Cmono", frames: [large, large, large]))
+        let reader = Y4MReader(channel: try Y4MChannel(path: file.path))
+        #expect(try reader.readHeader() != nil)
+        let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: large.count, alignment: 64)
+        defer { storage.deallocate() }
+        // The header's read fills the buffer (the frame's size is not known yet): from the second frame on.
+        for number in 0..<3 {
+            guard case .frame = try reader.readFrame(number: UInt64(number), into: storage) else { Issue.record("no frame \(number)"); return }
+            #expect(Array(storage) == large)
+            if number > 0 { #expect(reader.lastFrameBufferedBytes <= Y4MReader.frameLineRead, "frame \(number)") }
+        }
+
+        let smallFile = try Y4MTemporaryFile(bytes: y4mStream(header: "YUV4MPEG2 W8 H4 Cmono", frames: [small, small]))
+        let smallReader = Y4MReader(channel: try Y4MChannel(path: smallFile.path))
+        #expect(try smallReader.readHeader() != nil)
+        let smallStorage = UnsafeMutableRawBufferPointer.allocate(byteCount: small.count, alignment: 64)
+        defer { smallStorage.deallocate() }
+        guard case .frame = try smallReader.readFrame(number: 0, into: smallStorage) else { Issue.record("no small frame"); return }
+        #expect(Array(smallStorage) == small && smallReader.lastFrameBufferedBytes == small.count)
+    }
+}
