@@ -4,10 +4,11 @@ import Synchronization
 
 /// The input descriptor plus a `WakeSignal`, so that `stop()` can interrupt a read blocked on a pipe.
 ///
-/// The input is non-blocking: a read first tries `read(2)`, and only when nothing is there
-/// (`EAGAIN`, or 0 bytes, which a FIFO also answers before its writer has come) does it
-/// `poll(2)` the wake signal and the input, so bytes already waiting cost one system call, not
-/// two. Standard input is blocking and shared with whoever started the process; when it is a pipe
+/// The input is non-blocking: a read told that data is expected (the rest of a frame whose
+/// start has come) first tries `read(2)`, and only when nothing is there (`EAGAIN`, or 0 bytes,
+/// which a FIFO also answers before its writer has come) does it `poll(2)` the wake signal and
+/// the input, so bytes already waiting cost one system call, not two; any other read (a frame's
+/// `FRAME` line, which on a live input is usually still to come) polls first. Standard input is blocking and shared with whoever started the process; when it is a pipe
 /// or FIFO it is opened anew through `/proc/self/fd/0` (a description of this process's own,
 /// non-blocking), else every read polls first. `wake()` sets a flag and signals; neither is
 /// undone, so once woken every later read returns `.stopped` at once.
@@ -97,10 +98,11 @@ final class Y4MChannel: @unchecked Sendable {
         wakeSignal.signal()
     }
 
-    /// Reads at most `buffer.count` bytes once some are available, or reports why there are none.
-    func read(into buffer: UnsafeMutableRawBufferPointer) throws(IOError) -> ReadOutcome {
+    /// Reads at most `buffer.count` bytes once some are available, or reports why there are none;
+    /// `dataExpected`: try `read(2)` before waiting in `poll(2)`.
+    func read(into buffer: UnsafeMutableRawBufferPointer, dataExpected: Bool = false) throws(IOError) -> ReadOutcome {
         guard !isClosed, !woken.load(ordering: .acquiring) else { return .stopped }
-        if readsFirst {
+        if readsFirst && dataExpected {
             switch Result(catchingErrno: { try input.read(into: buffer) }) {
             case .success(let count) where count > 0: return .bytes(count)
             case .success, .failure(.resourceTemporarilyUnavailable):

@@ -101,7 +101,7 @@ final class Y4MReader: @unchecked Sendable {
             head += filled
         }
         while filled < storage.count {
-            switch try channel.read(into: UnsafeMutableRawBufferPointer(rebasing: storage[filled...])) {
+            switch try channel.read(into: UnsafeMutableRawBufferPointer(rebasing: storage[filled...]), dataExpected: true) {
             case .bytes(let count):
                 filled += count
             case .endOfStream:

@@ -6,21 +6,24 @@ import TestSupport
 
 @Suite("Y4M channel reads", .offThePool)
 struct Y4MChannelTests {
-    @Test("bytes already in a pipe are read with read(2) alone; poll(2) only waits for an empty one")
+    @Test("bytes expected and already in a pipe are read with read(2) alone; poll(2) waits for an empty pipe and for a read not told to expect data")
     func waitingBytesAreReadWithoutPolling() throws {
         let pipe = try Y4MTestPipe()
         let channel = try Y4MChannel(path: pipe.path)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 16, alignment: 1)
         defer { buffer.deallocate() }
         pipe.write([1, 2, 3])
-        #expect(try channel.read(into: buffer) == .bytes(3))
+        #expect(try channel.read(into: buffer, dataExpected: true) == .bytes(3))
         #expect(Array(buffer.prefix(3)) == [1, 2, 3])
         pipe.write([4, 5])
-        #expect(try channel.read(into: buffer) == .bytes(2))
+        #expect(try channel.read(into: buffer, dataExpected: true) == .bytes(2))
         #expect(channel.pollCount == 0)
-        pipe.closeWriteEnd()
-        #expect(try channel.read(into: buffer) == .endOfStream)
+        pipe.write([6])
+        #expect(try channel.read(into: buffer) == .bytes(1))
         #expect(channel.pollCount == 1)
+        pipe.closeWriteEnd()
+        #expect(try channel.read(into: buffer, dataExpected: true) == .endOfStream)
+        #expect(channel.pollCount == 2)
     }
 
     @Test("once woken, a read returns stopped even with bytes waiting in the pipe")
@@ -31,7 +34,7 @@ struct Y4MChannelTests {
         defer { buffer.deallocate() }
         pipe.write([1, 2, 3])
         channel.wake()
-        #expect(try channel.read(into: buffer) == .stopped)
+        #expect(try channel.read(into: buffer, dataExpected: true) == .stopped)
         #expect(try channel.read(into: buffer) == .stopped)
     }
 }
