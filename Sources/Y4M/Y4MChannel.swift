@@ -1,10 +1,17 @@
 import SystemCalls
 import SystemPackage
+import Synchronization
 
 /// The input descriptor plus a `WakeSignal`, so that `stop()` can interrupt a read blocked on a pipe.
 ///
-/// Every read first `poll(2)`s the wake signal and the input; `wake()` signals it, and it is
-/// never drained, so once woken every later read returns `.stopped` at once.
+/// The input is non-blocking: a read told that data is expected (the rest of a frame whose
+/// start has come) first tries `read(2)`, and only when nothing is there (`EAGAIN`, or 0 bytes,
+/// which a FIFO also answers before its writer has come) does it `poll(2)` the wake signal and
+/// the input, so bytes already waiting cost one system call, not two; any other read (a frame's
+/// `FRAME` line, which on a live input is usually still to come) polls first. Standard input is blocking and shared with whoever started the process; when it is a pipe
+/// or FIFO it is opened anew through `/proc/self/fd/0` (a description of this process's own,
+/// non-blocking), else every read polls first. `wake()` sets a flag and signals; neither is
+/// undone, so once woken every later read returns `.stopped` at once.
 /// The descriptors are closed by `close()` or `deinit`, and only by the thread that reads, or
 /// when none is reading: the owner (`Y4MSource`) guarantees that, so a descriptor is never
 /// closed under a `read` that might then read a reused number. Standard input is never closed.
@@ -21,7 +28,12 @@ final class Y4MChannel: @unchecked Sendable {
     let kind: Y4MFileKind
     private let input: FileDescriptor
     private let closesInput: Bool
+    /// Whether `input` is non-blocking, so a read may be tried before polling.
+    private let readsFirst: Bool
     private let wakeSignal: WakeSignal
+    private let woken = Atomic(false)
+    /// `poll(2)` calls made by `read` (tests check that waiting bytes are read without one).
+    private(set) var pollCount = 0
     /// The wake signal (index 0), then the input (index 1).
     private let pollSet: PollSet
     private(set) var isClosed = false
@@ -31,25 +43,31 @@ final class Y4MChannel: @unchecked Sendable {
     init(path: String) throws(IOError) {
         let isStandardInput = path == "-"
         name = isStandardInput ? "standard input" : path
-        let input: FileDescriptor
+        var input: FileDescriptor
+        var readsFirst = true
         if isStandardInput {
             input = .standardInput
+            readsFirst = false
         } else {
             switch Result(catchingErrno: { try FileDescriptor.open(path, .readOnly, options: [.nonBlocking, .closeOnExec]) }) {
             case .success(let opened): input = opened
             case .failure(let error): throw .cannotOpen(path: path, errno: error)
             }
         }
-        let closeInput = { if !isStandardInput { try? input.close() } }
-
+        var closesInput = !isStandardInput
         let kind: Y4MFileKind
         do {
             kind = try Y4MFileKind(of: input)
         } catch {
-            closeInput()
+            if closesInput { try? input.close() }
             throw isStandardInput ? .readFailed(path: name, call: "fstat", errno: error)
                                   : .cannotOpen(path: path, call: "fstat", errno: error)
         }
+        if isStandardInput, kind == .fifo,
+           let own = try? FileDescriptor.open("/proc/self/fd/0", .readOnly, options: [.nonBlocking, .closeOnExec]) {
+            (input, readsFirst, closesInput) = (own, true, true)
+        }
+        let closeInput = { [input, closesInput] in if closesInput { try? input.close() } }
         guard kind != .directory else {
             closeInput()
             throw .notAStream(path: name, kind: kind.rawValue)
@@ -65,7 +83,8 @@ final class Y4MChannel: @unchecked Sendable {
 
         self.kind = kind
         self.input = input
-        closesInput = !isStandardInput
+        self.closesInput = closesInput
+        self.readsFirst = readsFirst
         wakeSignal = wake
         pollSet = PollSet([wake.descriptor, input])
     }
@@ -75,13 +94,24 @@ final class Y4MChannel: @unchecked Sendable {
     /// Makes the current and every later `read` return `.stopped`. Safe from any thread while open.
     func wake() {
         guard !isClosed else { return }
+        woken.store(true, ordering: .releasing)
         wakeSignal.signal()
     }
 
-    /// Reads at most `buffer.count` bytes once some are available, or reports why there are none.
-    func read(into buffer: UnsafeMutableRawBufferPointer) throws(IOError) -> ReadOutcome {
-        guard !isClosed else { return .stopped }
+    /// Reads at most `buffer.count` bytes once some are available, or reports why there are none;
+    /// `dataExpected`: try `read(2)` before waiting in `poll(2)`.
+    func read(into buffer: UnsafeMutableRawBufferPointer, dataExpected: Bool = false) throws(IOError) -> ReadOutcome {
+        guard !isClosed, !woken.load(ordering: .acquiring) else { return .stopped }
+        if readsFirst && dataExpected {
+            switch Result(catchingErrno: { try input.read(into: buffer) }) {
+            case .success(let count) where count > 0: return .bytes(count)
+            case .success, .failure(.resourceTemporarilyUnavailable):
+                break  // Nothing yet (or a FIFO's writer has not come): wait below.
+            case .failure(let error): throw .readFailed(path: name, errno: error)
+            }
+        }
         while true {
+            pollCount += 1
             if case .failure(let error) = pollSet.wait() {
                 throw .systemCallFailed(call: "poll", errno: error)
             }

@@ -4,7 +4,9 @@ import SystemCalls
 /// Parses a YUV4MPEG2 stream from a `Y4MChannel`: the header once, then one frame per call.
 ///
 /// Lines (header, `FRAME` markers) go through a 64 KiB read buffer; frame pixels are copied
-/// from what is already buffered and the rest is read straight into the caller's storage.
+/// from what is already buffered and the rest is read straight into the caller's storage. Before
+/// a frame larger than the buffer, the `FRAME` line is read with at most `frameLineRead` bytes,
+/// so little of the frame passes through the buffer (one copy of a few KiB, not of 64).
 /// In steady state it allocates nothing per frame. Used by one thread at a time (the owner,
 /// `Y4MSource`, hands it only to the thread that holds its `reading` flag).
 final class Y4MReader: @unchecked Sendable {
@@ -26,6 +28,8 @@ final class Y4MReader: @unchecked Sendable {
     /// The longest `FRAME` line accepted, newline excluded.
     static let maximumFrameLineLength = 4096
     static let readBufferSize = 64 * 1024
+    /// The most read at once for a `FRAME` line followed by a frame larger than the read buffer.
+    static let frameLineRead = 4 * 1024
 
     private let channel: Y4MChannel
     private let readBuffer: UnsafeMutableRawBufferPointer
@@ -35,6 +39,8 @@ final class Y4MReader: @unchecked Sendable {
     private var line: [UInt8] = []
     /// Bytes of the stream consumed so far.
     private(set) var offset: Int64 = 0
+    /// Pixel bytes of the last frame copied from the read buffer (the rest was read in place).
+    private(set) var lastFrameBufferedBytes = 0
 
     init(channel: Y4MChannel) {
         self.channel = channel
@@ -68,7 +74,8 @@ final class Y4MReader: @unchecked Sendable {
     /// Reads frame `number`'s `FRAME` line and its pixels into `storage` (exactly the frame's size).
     func readFrame(number: UInt64, into storage: UnsafeMutableRawBufferPointer) throws(IOError) -> FrameOutcome {
         let markerOffset = offset
-        switch try readLine(limit: Self.maximumFrameLineLength) {
+        let refill = storage.count > Self.readBufferSize ? Self.frameLineRead : Self.readBufferSize
+        switch try readLine(limit: Self.maximumFrameLineLength, refill: refill) {
         case .stopped:
             return .stopped
         case .endOfStream:
@@ -88,12 +95,13 @@ final class Y4MReader: @unchecked Sendable {
         let arrival = MediaTime.monotonicNow()
 
         var filled = min(tail - head, storage.count)
+        lastFrameBufferedBytes = filled
         if filled > 0 {
             storage.baseAddress!.copyMemory(from: readBuffer.baseAddress! + head, byteCount: filled)
             head += filled
         }
         while filled < storage.count {
-            switch try channel.read(into: UnsafeMutableRawBufferPointer(rebasing: storage[filled...])) {
+            switch try channel.read(into: UnsafeMutableRawBufferPointer(rebasing: storage[filled...]), dataExpected: true) {
             case .bytes(let count):
                 filled += count
             case .endOfStream:
@@ -108,14 +116,15 @@ final class Y4MReader: @unchecked Sendable {
         return .frame(arrival: arrival)
     }
 
-    /// Reads bytes into `line` up to a newline (consumed, not stored), the end, or `limit` bytes.
-    private func readLine(limit: Int) throws(IOError) -> LineEnd {
+    /// Reads bytes into `line` up to a newline (consumed, not stored), the end, or `limit` bytes,
+    /// refilling the read buffer with at most `refill` bytes a read.
+    private func readLine(limit: Int, refill: Int = readBufferSize) throws(IOError) -> LineEnd {
         line.removeAll(keepingCapacity: true)
         while true {
             if head == tail {
                 head = 0
                 tail = 0
-                switch try channel.read(into: readBuffer) {
+                switch try channel.read(into: UnsafeMutableRawBufferPointer(rebasing: readBuffer[..<min(refill, readBuffer.count)])) {
                 case .bytes(let count): tail = count
                 case .endOfStream: return .endOfStream
                 case .stopped: return .stopped
