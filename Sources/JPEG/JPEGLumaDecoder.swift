@@ -19,8 +19,8 @@ import SystemCalls
 /// segment cut short, lost restart markers) means part of the picture was filled in by the
 /// decoder, so the frame is `undecodable` like one that fails outright: scanning made-up pixels
 /// wastes a scanner on a frame the next one, a frame interval later, replaces.
-public final class JPEGLumaDecoder: CompressedFrameDecoder, @unchecked Sendable {
-    private struct Handle: @unchecked Sendable { let handle: tjhandle }
+public final class JPEGLumaDecoder: CompressedFrameDecoder, Sendable {
+    private struct Handle: @unchecked Sendable { let handle: tjhandle }  // unchecked: a TurboJPEG handle, used by one thread at a time (taken from `idle`, given back)
     private let idle = LockedValue<[Handle]>([])
 
     public init() {}

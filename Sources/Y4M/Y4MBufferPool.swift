@@ -7,13 +7,13 @@ import SystemCalls
 /// gives its storage back when the pipeline lets go of the frame. At most `retainedLimit` free
 /// buffers are kept; any beyond that are freed, so the pool never grows past what was in flight
 /// at once plus that limit. Outstanding buffers keep the pool alive, so they may outlive the source.
-final class Y4MBufferPool: @unchecked Sendable {
+final class Y4MBufferPool: Sendable {
     /// Bytes in each buffer.
     let byteCount: Int
     /// Free buffers kept for reuse.
     let retainedLimit: Int
     /// A buffer owned by the pool while free: no frame refers to it.
-    private struct FreeBuffer: @unchecked Sendable {
+    private struct FreeBuffer: @unchecked Sendable {  // unchecked: a raw buffer the pool alone owns while it is free
         let storage: UnsafeMutableRawBufferPointer
     }
     private struct State {

@@ -16,7 +16,7 @@ import Synchronization
 /// when none is reading: the owner (`Y4MSource`) guarantees that, so a descriptor is never
 /// closed under a `read` that might then read a reused number. Standard input is never closed.
 /// `wake()` may come from any thread; everything else from the one reading thread.
-final class Y4MChannel: @unchecked Sendable {
+final class Y4MChannel: @unchecked Sendable {  // unchecked: `isClosed` and `pollCount` are the reading thread's (the owner closes only when none reads); `wake()` only signals
     enum ReadOutcome: Equatable {
         case bytes(Int)
         case endOfStream

@@ -9,7 +9,7 @@ import SystemCalls
 /// so little of the frame passes through the buffer (one copy of a few KiB, not of 64).
 /// In steady state it allocates nothing per frame. Used by one thread at a time (the owner,
 /// `Y4MSource`, hands it only to the thread that holds its `reading` flag).
-final class Y4MReader: @unchecked Sendable {
+final class Y4MReader: @unchecked Sendable {  // unchecked: its buffer and line are the reading thread's alone (`Y4MSource` hands it to one thread at a time)
     enum FrameOutcome: Equatable {
         /// The pixels were written; `arrival` is the monotonic time the `FRAME` line was read.
         case frame(arrival: MediaTime)

@@ -12,7 +12,7 @@ import SystemCalls
 ///
 /// `stop()` may be called from any thread: it wakes a `next()` blocked on a pipe (which then
 /// returns `nil`) and closes the input as soon as no `next()` is running.
-public final class Y4MSource: FrameSource, @unchecked Sendable {
+public final class Y4MSource: FrameSource, @unchecked Sendable {  // unchecked: `nextSequenceNumber`, `failure` and `ended` are the reading thread's alone (the one holding `reading`); the rest is behind `state`
     /// `y4m:PATH`, or `y4m:-` for standard input.
     public let uri: String
     /// The path as given; `-` is standard input.
