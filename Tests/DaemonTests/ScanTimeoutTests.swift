@@ -82,7 +82,9 @@ private final class Finished: Sendable {
         var messages: [String] = []
         let noticed = waitUntil {
             messages += listener.receivedMessages()
-            return messages.contains { $0.hasPrefix("STATUS=scan stuck: frame 3 for ") } && log.contains("a scan did not return")
+            // STATUS= and the stuck-scan log come from two services of the same period: wait for both.
+            return messages.contains { $0.hasPrefix("STATUS=scan stuck: frame 3 for ") }
+                && log.all.contains { $0.message.contains("a scan did not return") && $0.metadata["seq"] == "3" }
         }
         #expect(noticed, "messages: \(messages) log: \(log.all.map(\.line))")
         // Frame 3's scan, held, is logged once. (On a machine loaded far enough, another scan may

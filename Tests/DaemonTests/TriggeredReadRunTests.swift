@@ -61,12 +61,30 @@ private final class OutputFile: @unchecked Sendable {
         let service = ScanService(options: PipelineOptions(c), writer: writer, logger: Logger(label: "test")) { _ in }
         let (blank, one, two) = try scenes()
 
-        // The camera: frames every 20 ms; each phase presses, then feeds its scene until the window's result is out.
+        // The camera: frames every 20 ms; each phase presses, then feeds its scene until the window's
+        // result is out. A press waits until every frame sent so far has been delivered: a frame is
+        // bigger than the pipe's buffer, so when its write returns the source may not have taken it
+        // yet, and a press then would open its window at that earlier frame (the first frame of a
+        // window is the one a slowed scanner surely scans).
         let fed = LockedValue(true)
         let camera = Thread {
             guard let fd = try? FileDescriptor.open(fifo.path, .writeOnly) else { fed.withLock { $0 = false }; return }
             defer { try? fd.close() }
-            func send(_ bytes: [UInt8]) -> Bool { (try? bytes.withUnsafeBytes { try fd.writeAll($0) }) != nil }
+            var sent = 0
+            func send(_ bytes: [UInt8]) -> Bool {
+                guard (try? bytes.withUnsafeBytes { try fd.writeAll($0) }) != nil else { return false }
+                if bytes.starts(with: Array("FRAME".utf8)) { sent += 1 }
+                return true
+            }
+            func pressWhenTaken() -> Bool {
+                let deadline = ContinuousClock.now + hangTimeout
+                while service.statistics().frames < sent {
+                    guard ContinuousClock.now < deadline else { return false }
+                    pause(.milliseconds(5))
+                }
+                service.triggers.press(origin: "test")
+                return true
+            }
             func feed(_ frame: [UInt8], until results: Int, alsoPressAt extra: Int? = nil) -> Bool {
                 let deadline = ContinuousClock.now + hangTimeout
                 var n = 0
@@ -80,17 +98,10 @@ private final class OutputFile: @unchecked Sendable {
             }
             var ok = send(Array("YUV4MPEG2 W\(width) H\(height) F50:1 Ip A1:1 Cmono\n".utf8))
             for _ in 0..<3 where ok { ok = send(blank); pause(.milliseconds(20)) }
-            service.triggers.press(origin: "test")
-            ok = ok && feed(blank, until: 1)
+            ok = ok && pressWhenTaken() && feed(blank, until: 1)
             for _ in 0..<3 where ok { ok = send(one); pause(.milliseconds(20)) }  // outside any window: never read
-            service.triggers.press(origin: "test")
-            ok = ok && feed(one, until: 2, alsoPressAt: 2)
-            // A frame is bigger than the pipe's buffer: when a write returns, the source may not
-            // have taken that frame yet, and a press then opens its window at it. Blank frames
-            // first, so the frame a press can find in flight is never "one".
-            for _ in 0..<3 where ok { ok = send(blank); pause(.milliseconds(20)) }
-            service.triggers.press(origin: "test")
-            ok = ok && feed(two, until: 3)
+            ok = ok && pressWhenTaken() && feed(one, until: 2, alsoPressAt: 2)
+            ok = ok && pressWhenTaken() && feed(two, until: 3)
             fed.withLock { $0 = ok }
         }
         camera.start()
