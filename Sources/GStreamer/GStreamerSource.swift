@@ -274,7 +274,7 @@ public final class GStreamerSource: FrameSource, @unchecked Sendable {  // unche
         let event = SourceEvent.frame(VideoFrame(
             sequenceNumber: nextSequenceNumber + skipped, presentationTime: time,
             width: luma.width, height: luma.height, bytesPerLine: luma.bytesPerLine, format: .grey, buffer: luma.pixelBuffer(),
-            cameraTime: cameraTime))
+            cameraTime: cameraTime, capturedAt: isLive ? MediaTime.monotonicNow() : nil))
         guard let detail else {
             nextSequenceNumber += 1
             return event

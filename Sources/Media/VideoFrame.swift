@@ -17,10 +17,14 @@ public struct VideoFrame: Sendable {
     public var decoder: (any CompressedFrameDecoder)?
     /// When the camera saw it, on the camera's clock (RTSP with `rtsp.camera_time`); `nil` when unknown.
     public var cameraTime: CameraTime?
+    /// When a live source captured it (the kernel's stamp) or, without one, took it in, on
+    /// CLOCK_MONOTONIC (`MediaTime.monotonicNow`), as triggers stamp their presses; `nil` for a
+    /// source with no such time (a file).
+    public var capturedAt: MediaTime?
 
     public init(sequenceNumber: UInt64, presentationTime: MediaTime, width: Int, height: Int,
                 bytesPerLine: Int, format: PixelFormat, buffer: PixelBuffer, decoder: (any CompressedFrameDecoder)? = nil,
-                cameraTime: CameraTime? = nil) {
+                cameraTime: CameraTime? = nil, capturedAt: MediaTime? = nil) {
         self.sequenceNumber = sequenceNumber
         self.presentationTime = presentationTime
         self.width = width
@@ -30,6 +34,7 @@ public struct VideoFrame: Sendable {
         self.buffer = buffer
         self.decoder = decoder
         self.cameraTime = cameraTime
+        self.capturedAt = capturedAt
     }
 
     /// The frame's identity and geometry without its pixels.

@@ -373,7 +373,8 @@ public final class V4L2CaptureSource: FrameSource, Sendable {
         let pixels = PixelBuffer(bytes: bytes) { queue.requeue(index) }
         return .frame(VideoFrame(sequenceNumber: sequence, presentationTime: buffer.timestamp, width: format.width,
                                  height: format.height, bytesPerLine: format.bytesPerLine, format: format.pixelFormat,
-                                 buffer: pixels, decoder: compressed ? tracking : nil))
+                                 buffer: pixels, decoder: compressed ? tracking : nil,
+                                 capturedAt: buffer.monotonicCaptureTime(now: .monotonicNow())))
     }
 
     /// An `undecodable` drop, counted and its cause logged once; `sequence`: the buffer's, else the one after the last.

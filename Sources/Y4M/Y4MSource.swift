@@ -190,7 +190,7 @@ public final class Y4MSource: FrameSource, @unchecked Sendable {  // unchecked: 
             return .frame(VideoFrame(
                 sequenceNumber: sequenceNumber, presentationTime: presentationTime,
                 width: header.width, height: header.height, bytesPerLine: header.bytesPerLine,
-                format: header.pixelFormat, buffer: pool.pixelBuffer(storage)))
+                format: header.pixelFormat, buffer: pool.pixelBuffer(storage), capturedAt: isLive ? arrival : nil))
         }
     }
 

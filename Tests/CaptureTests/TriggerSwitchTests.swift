@@ -1,5 +1,6 @@
 import Capture
 import Foundation
+import Media
 import Testing
 
 @Suite struct TriggerSwitchTests {
@@ -10,6 +11,22 @@ import Testing
         #expect(triggers.takePulls().map { "\($0.kind.rawValue) \($0.origin)" } == ["press sigusr1", "release key"])
         #expect(triggers.takePulls().isEmpty)
         #expect(triggers.counts == .init(pulls: 2, dropped: 0))
+    }
+
+    /// A frame takes the pulls made by its capture time; the later ones wait for a later frame,
+    /// in their order; a source with no capture time takes them all.
+    @Test func aFrameTakesOnlyThePullsMadeByItsCapture() {
+        let triggers = TriggerSwitch()
+        triggers.press(origin: "early", at: MediaTime(nanoseconds: 100))
+        triggers.press(origin: "late", at: MediaTime(nanoseconds: 300))
+        triggers.release(origin: "now")
+        #expect(triggers.takePulls(capturedAt: MediaTime(nanoseconds: 99)).isEmpty)
+        #expect(triggers.takePulls(capturedAt: MediaTime(nanoseconds: 100)).map(\.origin) == ["early"], "a press at the capture time is taken")
+        #expect(triggers.takePulls(capturedAt: MediaTime(nanoseconds: 300)).map(\.origin) == ["late"])
+        let now = MediaTime.monotonicNow()
+        #expect(triggers.takePulls(capturedAt: now).map(\.origin) == ["now"], "stamped on CLOCK_MONOTONIC when made")
+        triggers.press(origin: "file")
+        #expect(triggers.takePulls().map(\.origin) == ["file"])
     }
 
     /// A storm keeps the newest `capacity` pulls and counts the rest; recording never blocks.

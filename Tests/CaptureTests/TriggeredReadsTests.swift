@@ -26,7 +26,8 @@ private enum Scene {
 }
 
 /// A frame source that pulls the trigger just before it hands out the frames named in `pulls`
-/// (the pipeline takes them with that frame: the window opens there).
+/// (a source without capture times: the pipeline takes them with that frame, the window opens
+/// there; one that stamps them: the frame was captured before the pull, the window opens at the next).
 private final class PullingSource: FrameSource, @unchecked Sendable {
     let inner: ScriptedFrameSource
     let triggers: TriggerSwitch
@@ -87,12 +88,14 @@ private final class ResultsRecorder: ResultsHandler, @unchecked Sendable {
 /// pulling the trigger as `pulls` says; returns the recorder, the counts and the statistics.
 private func run(_ steps: [ScriptedFrameSource.Step], pulls: [UInt64: [TriggerSwitch.Pull.Kind]], window: TriggerSettings.Window,
                  expected: Int = 1, reporting: CodeReporting = .items(ItemTracker.Settings()), live: Bool = false,
-                 triggers: TriggerSwitch = TriggerSwitch(), hold: (frame: UInt64, released: @Sendable () -> Bool)? = nil,
+                 stampsCapture: Bool = false, triggers: TriggerSwitch = TriggerSwitch(),
+                 hold: (frame: UInt64, released: @Sendable () -> Bool)? = nil,
                  started: (PullingSource) -> Void = { _ in }) async throws -> (ResultsRecorder, ReadWindowCounts.Counts, CaptureStatistics) {
     let recorder = ResultsRecorder()
     let counts = ReadWindowCounts()
     let source = PullingSource(ScriptedFrameSource(steps: steps, isLive: live, width: width, height: height,
-                                                   interval: live ? .milliseconds(10) : nil), triggers: triggers, pulls: pulls, hold: hold)
+                                                   interval: live ? .milliseconds(10) : nil, stampsCapture: stampsCapture),
+                               triggers: triggers, pulls: pulls, hold: hold)
     started(source)
     var settings = MetadataOutput.Settings(engine: .zbar)
     settings.trigger = TriggerSettings(mode: .triggered, window: window, expected: expected)
@@ -188,6 +191,17 @@ private let fourFrames = TriggerSettings.Window(duration: MediaTime(nanoseconds:
         #expect(recorder.results.count == 1 && result.kind == .good && result.closed.sequenceNumber == 8)
         #expect(statistics.scanned < 20)
         #expect(recorder.frames[19] == .some(.untriggered))
+    }
+
+    /// On a live source that stamps capture times, a press made after a frame was captured (here
+    /// while the source hands it out, as one waiting in the driver or the pipe) opens the window
+    /// at the next frame: the frame captured before the press stays untriggered.
+    @Test func aPressOpensTheWindowAtTheFirstFrameCapturedAfterIt() async throws {
+        let (recorder, _, _) = try await run(ScriptedFrameSource.frames(20), pulls: [5: [.press]], window: fourFrames, live: true,
+                                             stampsCapture: true)
+        #expect(recorder.results.map(\.opened.sequenceNumber) == [6], "\(recorder.results.map(\.opened))")
+        #expect(recorder.frames[5] == .some(.untriggered), "frame 5 was captured before the press")
+        #expect(recorder.frames[6] != .some(.untriggered))
     }
 
     /// A window longer than the run closes at the end of the source with its result.

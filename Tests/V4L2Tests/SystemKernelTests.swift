@@ -1,3 +1,4 @@
+import Media
 import SystemCalls
 import Testing
 import TestSupport
@@ -13,6 +14,26 @@ import V4L2
         #expect(before.nanoseconds == 9_223_372_036_838_000_000)
         #expect(after.nanoseconds &- before.nanoseconds == 33_458_616)
         #expect(V4L2DequeuedBuffer.timestamp(seconds: 12, microseconds: 345_678).nanoseconds == 12_345_678_000)
+    }
+
+    /// A frame's capture time (what a trigger's press is compared with): the kernel's stamp when
+    /// the driver flags it CLOCK_MONOTONIC and it is recent, else the dequeue time; a wrapped
+    /// stamp (vivid's `wrap_timestamp=1`) or one from the future never traps and is not used.
+    @Test func theCaptureTimeIsAMonotonicStampThatIsRecentElseTheDequeueTime() {
+        let now = MediaTime(nanoseconds: 5_000_000_000_000)
+        func buffer(_ flags: UInt32, _ stamp: MediaTime) -> V4L2DequeuedBuffer {
+            V4L2DequeuedBuffer(index: 0, bytesUsed: 1, flags: flags, sequence: 0, timestamp: stamp)
+        }
+        let earlier = MediaTime(nanoseconds: now.nanoseconds - 40_000_000)
+        #expect(buffer(0x2000, earlier).monotonicCaptureTime(now: now) == earlier)
+        #expect(buffer(0x2000 | 0x1_0000, earlier).monotonicCaptureTime(now: now) == earlier, "start of exposure is monotonic too")
+        #expect(buffer(0, earlier).monotonicCaptureTime(now: now) == now, "a stamp of unknown clock")
+        #expect(buffer(0x4000, earlier).monotonicCaptureTime(now: now) == now, "a stamp copied from the output side")
+        #expect(buffer(0x2000, MediaTime(nanoseconds: now.nanoseconds + 1)).monotonicCaptureTime(now: now) == now)
+        #expect(buffer(0x2000, MediaTime(nanoseconds: Int64.min + 5)).monotonicCaptureTime(now: now) == now)
+        #expect(buffer(0x2000, MediaTime(nanoseconds: Int64.max - 5)).monotonicCaptureTime(now: now) == now)
+        #expect(buffer(0x2000, MediaTime(nanoseconds: now.nanoseconds - 11_000_000_000)).monotonicCaptureTime(now: now) == now,
+                "older than the driver's queue holds a frame")
     }
 
     @Test func aNodeThatIsNotAV4L2DeviceIsRefusedByName() throws {

@@ -14,9 +14,11 @@ import SystemCalls
 /// the first frame, strictly increasing across clock wraps and resets). In `trigger.mode:
 /// presentation` it also decides which frames are scanned (`ChangeDetector`, on an eighth-scale
 /// picture): a frame with no change is `idle`, released at once, never queued or decoded. In
-/// `trigger.mode: triggered` it takes the trigger's pulls once per frame (`ReadWindows.admit`):
-/// a frame outside every read window is `untriggered`, released at once likewise; with
-/// `trigger.motion` a frame where the scene starts to move presses the trigger first (`MotionTrigger`).
+/// `trigger.mode: triggered` it takes the trigger's pulls once per frame (`ReadWindows.admit`),
+/// those made by the frame's capture (`VideoFrame.capturedAt`; a dropped frame takes none made
+/// after the last frame's): a frame outside every read window is `untriggered`, released at once
+/// likewise; with `trigger.motion` a frame where the scene starts to move presses the trigger
+/// first (`MotionTrigger`), stamped with the frame's capture time.
 public final class CaptureSession: Sendable {
     public let input: any FrameSource
     public let videoDataOutput: VideoDataOutput
@@ -162,14 +164,16 @@ public final class CaptureSession: Sendable {
                 return
             }
             if motion.startsMotion(frame, settings: settings.trigger, rect: settings.rectOfInterest) {
-                readWindows.triggers.press(origin: MotionTrigger.origin)
+                readWindows.triggers.press(origin: MotionTrigger.origin, at: frame.capturedAt)
             }
         }
+        /// The capture time of the last frame (`nil`: none yet, or a source without capture times).
+        var lastCapturedAt: MediaTime?
         /// Whether a frame outside every read window is left unscanned (`trigger.mode: triggered`);
         /// `nil`: the mode is not triggered.
-        func isUntriggered(_ seq: UInt64, pts: MediaTime?) -> Bool? {
+        func isUntriggered(_ seq: UInt64, pts: MediaTime?, capturedAt: MediaTime?) -> Bool? {
             guard let readWindows else { return nil }
-            return readWindows.admit(seq, pts: pts, settings: metadataOutput.settings.trigger).map { $0 == .outside }
+            return readWindows.admit(seq, pts: pts, capturedAt: capturedAt, settings: metadataOutput.settings.trigger).map { $0 == .outside }
         }
         var sourceError: (any Error)?
         var opened = 0
@@ -208,7 +212,7 @@ public final class CaptureSession: Sendable {
                 }
                 logger.debug("frame dropped by source", metadata: ["seq": "\(seq)", "reason": "\(reason)", "detail": "\(detail)"])
                 let time = pts.map { presentationTime($0, seq: seq) }
-                _ = isUntriggered(seq, pts: time)
+                _ = isUntriggered(seq, pts: time, capturedAt: lastCapturedAt)
                 synchronizer.open(seq, with: SynchronizedDataCollection(
                     video: SynchronizedVideoData(sequenceNumber: seq, presentationTime: time, frame: nil, droppedReason: reason),
                     metadata: nil))
@@ -221,7 +225,8 @@ public final class CaptureSession: Sendable {
                 frame.presentationTime = presentationTime(frame.presentationTime, seq: frame.sequenceNumber)
                 let info = frame.info
                 pressOnMotion(frame)
-                let untriggered = isUntriggered(info.sequenceNumber, pts: info.presentationTime)
+                lastCapturedAt = frame.capturedAt
+                let untriggered = isUntriggered(info.sequenceNumber, pts: info.presentationTime, capturedAt: frame.capturedAt)
                 if untriggered == true || (untriggered == nil && isIdle(frame)) {
                     // Released here, unscanned: its buffer goes back to the source at once.
                     synchronizer.open(info.sequenceNumber, with: SynchronizedDataCollection(

@@ -5,7 +5,8 @@ import SystemCalls
 /// told by the source thread to the scanning threads and to the delivery.
 ///
 /// The source thread calls `admit` once per frame (a dropped one included, not a gap): it takes
-/// the trigger's pulls (`TriggerSwitch.takePulls`) and says whether the frame is in a window.
+/// the trigger's pulls made by the frame's capture time (`TriggerSwitch.takePulls(capturedAt:)`;
+/// all of them for a source without one, a file) and says whether the frame is in a window.
 /// A press with no window open opens one at this frame; a press while one is open is ignored
 /// and counted (`ReadWindowCounts.ignored`); a release closes the window when
 /// `trigger.window.until_release` is set (after this frame, so a window holds at least the frame
@@ -58,11 +59,11 @@ public final class ReadWindows: Sendable {
     /// The number the next window opened will get.
     public var nextWindow: UInt64 { state.withLock { $0.nextNumber } }
 
-    /// Source thread: takes the pulls waiting and says whether frame `seq` stamped `pts` is in a
-    /// window (`nil`: not triggered, the frame is scanned as the mode says). Records the mark for
-    /// the scanning threads and the delivery.
-    public func admit(_ seq: UInt64, pts: MediaTime?, settings: TriggerSettings) -> Mark? {
-        let pulls = triggers.takePulls()
+    /// Source thread: takes the pulls made by `capturedAt` (every one waiting when `nil`) and says
+    /// whether frame `seq` stamped `pts` is in a window (`nil`: not triggered, the frame is
+    /// scanned as the mode says). Records the mark for the scanning threads and the delivery.
+    public func admit(_ seq: UInt64, pts: MediaTime?, capturedAt: MediaTime? = nil, settings: TriggerSettings) -> Mark? {
+        let pulls = triggers.takePulls(capturedAt: capturedAt)
         return state.withLock { state -> Mark? in
             guard settings.mode == .triggered else {
                 guard state.open != nil else { return nil }

@@ -1,22 +1,27 @@
+import Media
 import SystemCalls
 
 /// The trigger line of a triggered reader: what every trigger (SIGUSR1, an MQTT command, an HTTP
 /// request, a key) presses and releases, from any thread.
 ///
-/// Triggers only record their pulls here; the pipeline takes them once per frame
-/// (`takePulls()`) and decides what they mean (a read window opens, closes, or a pull is ignored
-/// while one is open). Pulls waiting to be taken are bounded: past `capacity` the oldest waiting
-/// one is dropped and counted (`dropped`), so a trigger storm costs a fixed amount of memory and
-/// never blocks the trigger's thread.
+/// Triggers only record their pulls here, each stamped when it was made on the clock frames are
+/// stamped with (`VideoFrame.capturedAt`, CLOCK_MONOTONIC); the pipeline takes them once per
+/// frame (`takePulls(capturedAt:)`): a pull belongs to the first frame captured at or after it,
+/// never to one captured before it that was still waiting in the driver, the pipe or the
+/// pipeline. The pipeline decides what they mean (a read window opens, closes, or a pull is
+/// ignored while one is open). Pulls waiting to be taken are bounded: past `capacity` the oldest
+/// waiting one is dropped and counted (`dropped`), so a trigger storm costs a fixed amount of
+/// memory and never blocks the trigger's thread.
 public final class TriggerSwitch: Sendable {
     /// One press or release, with who made it (`sigusr1`, `mqtt`, `http`, `key`, `motion`).
     public struct Pull: Sendable, Equatable {
         public enum Kind: String, Sendable, Equatable { case press, release }
         public var kind: Kind
         public var origin: String
-        public var at: ContinuousClock.Instant
+        /// When it was made, on CLOCK_MONOTONIC (`MediaTime.monotonicNow`).
+        public var at: MediaTime
 
-        public init(kind: Kind, origin: String, at: ContinuousClock.Instant = .now) {
+        public init(kind: Kind, origin: String, at: MediaTime = .monotonicNow()) {
             (self.kind, self.origin, self.at) = (kind, origin, at)
         }
     }
@@ -42,24 +47,33 @@ public final class TriggerSwitch: Sendable {
 
     public init(capacity: Int = 64) { self.capacity = max(1, capacity) }
 
-    /// Records a press by `origin` (a read window opens at the next frame).
-    public func press(origin: String) { record(Pull(kind: .press, origin: origin)) }
+    /// Records a press by `origin`, made now or `at` (a read window opens at the first frame
+    /// captured then or later).
+    public func press(origin: String, at: MediaTime? = nil) { record(.press, origin: origin, at: at) }
 
     /// Records a release by `origin` (a window open until release closes).
-    public func release(origin: String) { record(Pull(kind: .release, origin: origin)) }
+    public func release(origin: String) { record(.release, origin: origin, at: nil) }
 
-    /// The pulls recorded since the last call, oldest first.
-    public func takePulls() -> [Pull] {
+    /// The pulls made at or before `capturedAt` (all when `nil`: a source with no capture time),
+    /// oldest first; later ones wait for a later frame.
+    public func takePulls(capturedAt: MediaTime? = nil) -> [Pull] {
         state.withLock { state in
-            defer { state.waiting.removeAll(keepingCapacity: true) }
-            return state.waiting
+            guard let capturedAt else {
+                defer { state.waiting.removeAll(keepingCapacity: true) }
+                return state.waiting
+            }
+            let taken = state.waiting.filter { $0.at <= capturedAt }
+            if !taken.isEmpty { state.waiting.removeAll { $0.at <= capturedAt } }
+            return taken
         }
     }
 
     public var counts: Counts { state.withLock { $0.counts } }
 
-    private func record(_ pull: Pull) {
+    /// Stamped under the lock unless `at` is given: pulls from any thread wait in the order of their stamps.
+    private func record(_ kind: Pull.Kind, origin: String, at: MediaTime?) {
         state.withLock { state in
+            let pull = Pull(kind: kind, origin: origin, at: at ?? .monotonicNow())
             state.counts.pulls += 1
             if state.waiting.count == capacity {
                 state.waiting.removeFirst()

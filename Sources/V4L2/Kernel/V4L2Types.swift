@@ -230,6 +230,22 @@ public struct V4L2DequeuedBuffer: Sendable, Hashable {
 
     public var hasErrorFlag: Bool { flags & Self.errorFlag != 0 }
 
+    /// V4L2_BUF_FLAG_TIMESTAMP_MASK and its V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC value.
+    static let timestampTypeMask: UInt32 = 0x0000_E000, timestampMonotonic: UInt32 = 0x0000_2000
+
+    /// When the frame was captured on CLOCK_MONOTONIC, dequeued at `now`: the kernel's stamp when
+    /// the driver says it is monotonic and it lies in the last `plausibleAge` (a wrapped or
+    /// copied stamp is not), else `now`.
+    public func monotonicCaptureTime(now: MediaTime) -> MediaTime {
+        let age = now.nanoseconds &- timestamp.nanoseconds  // never traps: a wrapped stamp is far off either way
+        guard flags & Self.timestampTypeMask == Self.timestampMonotonic, (0...Self.plausibleAge.nanoseconds).contains(age)
+        else { return now }
+        return timestamp
+    }
+
+    /// The oldest a monotonic stamp is taken to be when its buffer is dequeued.
+    static let plausibleAge = MediaTime(seconds: 10)
+
     /// A VIDIOC_DQBUF `struct timeval` in nanoseconds, modulo 2^64 like the kernel's own `u64`
     /// nanosecond clock: never traps, so a clock that wraps (vivid's `wrap_timestamp=1` goes from
     /// 2^63 − 1 ns to −2^63 ns, whose `tv_sec` times 10^9 is below `Int64.min`) stays a step

@@ -34,6 +34,7 @@ public final class ScriptedFrameSource: FrameSource, @unchecked Sendable {
     private let interval: Duration?
     private let described: SourceReport?
     private let decoder: (any CompressedFrameDecoder)?
+    private let stampsCapture: Bool
 
     /// - Parameters:
     ///   - interval: pause before each step, as a camera's frame interval; `nil` for none.
@@ -41,8 +42,11 @@ public final class ScriptedFrameSource: FrameSource, @unchecked Sendable {
     ///     `GREY` at the interval's rate (origin `script`).
     ///   - decoder: frames are MJPEG (the script's bytes a JPEG each, of any length) carrying this
     ///     decoder, as a camera's; `nil`: GREY.
+    ///   - stampsCapture: each frame's `capturedAt` is the monotonic time `next()` made it, as a
+    ///     live camera's; `false`: none, as a file's.
     public init(steps: [Step], isLive: Bool, width: Int = 64, height: Int = 48, interval: Duration? = nil, report: SourceReport? = nil,
-                decoder: (any CompressedFrameDecoder)? = nil) {
+                decoder: (any CompressedFrameDecoder)? = nil, stampsCapture: Bool = false) {
+        self.stampsCapture = stampsCapture
         self.described = report
         self.decoder = decoder
         self.steps = steps
@@ -80,7 +84,8 @@ public final class ScriptedFrameSource: FrameSource, @unchecked Sendable {
             precondition(decoder != nil || bytes.count == width * height, "scripted frame has the wrong size")
             return .frame(VideoFrame(sequenceNumber: seq, presentationTime: pts ?? MediaTime(nanoseconds: Int64(seq) * 33_333_333),
                                      width: width, height: height, bytesPerLine: decoder == nil ? width : 0,
-                                     format: decoder == nil ? .grey : .mjpeg, buffer: makeBuffer(bytes), decoder: decoder))
+                                     format: decoder == nil ? .grey : .mjpeg, buffer: makeBuffer(bytes), decoder: decoder,
+                                     capturedAt: stampsCapture ? .monotonicNow() : nil))
         case .dropped(let seq, let reason):
             return .dropped(sequenceNumber: seq, presentationTime: MediaTime(nanoseconds: Int64(seq) * 33_333_333),
                             reason: reason, detail: "scripted")
