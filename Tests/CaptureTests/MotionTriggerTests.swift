@@ -1,4 +1,6 @@
+import JPEG
 import Media
+import SystemCalls
 import TestSupport
 import Testing
 @testable import Capture
@@ -34,6 +36,64 @@ private func desk(seed: UInt64, card: Bool) throws -> GreyFrame {
     /// background, and presses (the trigger never stays blind to a scene that changed for good).
     @Test func aSceneStillForThirtySecondsBecomesTheBackground() throws {
         #expect(try presses(cardUntil: 10 + 775, frames: 800) == [10, 785])
+    }
+
+    /// Each frame's eighth-scale picture is made once, however many of the trigger's detectors
+    /// judge it (the frame before, the background, a background adopted): a card laid down and
+    /// taken away, counted through the trigger's picture builder.
+    @Test func eachFrameIsReducedOnce() throws {
+        let reductions = LockedValue(0)
+        var motion = MotionTrigger(makePicture: { picture, frame in
+            reductions.withLock { $0 += 1 }
+            return picture.make(from: frame)
+        })
+        let settings = TriggerSettings(mode: .triggered, motion: true)
+        var perFrame: [Int] = []
+        var presses: [Int] = []
+        for i in 0..<60 {
+            let frame = try desk(seed: UInt64(i), card: (10..<30).contains(i))
+                .videoFrame(sequenceNumber: UInt64(i), presentationTime: MediaTime(nanoseconds: Int64(i) * 40_000_000))
+            let before = reductions.withLock { $0 }
+            if motion.startsMotion(frame, settings: settings) { presses.append(i) }
+            perFrame.append(reductions.withLock { $0 } - before)
+        }
+        #expect(presses == [10], "the scenario exercises the trigger: the card pressed once")
+        #expect(perFrame.allSatisfy { $0 == 1 }, "reductions per frame: \(perFrame)")
+    }
+
+    /// A camera's MJPEG frame that does not decode is no change: among still frames of the
+    /// background it presses nothing, and the motion after it still presses.
+    @Test func anUndecodableMJPEGFrameIsNoMotion() throws {
+        let decoder = JPEGLumaDecoder()
+        func jpeg(_ frame: GreyFrame) throws -> [UInt8] {
+            let (yuyv, stride) = frame.bytes(as: .yuyv)
+            return try yuyv.withUnsafeBytes {
+                try JPEGEncoder().encode($0, format: .yuyv, width: frame.width, height: frame.height, bytesPerLine: stride, quality: 88)
+            }
+        }
+        // A JPEG whose headers are overwritten: no marker after the start of image.
+        var corrupt = try jpeg(try desk(seed: 99, card: false))
+        for i in 2..<min(corrupt.count, 400) { corrupt[i] = 0x00 }
+        let eighth = [UInt8](repeating: 0, count: 40 * 30)
+        let decodes = corrupt.withUnsafeBytes { raw in
+            var out = eighth
+            return out.withUnsafeMutableBytes { decoder.decodeLumaEighth(raw, width: 320, height: 240, into: $0) }
+        }
+        #expect(!decodes, "the corrupt frame's eighth-scale picture cannot be made")
+        var motion = MotionTrigger()
+        let settings = TriggerSettings(mode: .triggered, motion: true)
+        var presses: [Int] = []
+        for i in 0..<30 {
+            let bytes = i == 12 ? corrupt : try jpeg(try desk(seed: UInt64(i), card: i >= 20))
+            let pressed = bytes.withUnsafeBytes { raw in
+                let frame = VideoFrame(sequenceNumber: UInt64(i), presentationTime: MediaTime(nanoseconds: Int64(i) * 40_000_000),
+                                       width: 320, height: 240, bytesPerLine: 0, format: .mjpeg, buffer: PixelBuffer(bytes: raw) {},
+                                       decoder: decoder)
+                return motion.startsMotion(frame, settings: settings)
+            }
+            if pressed { presses.append(i) }
+        }
+        #expect(presses == [20], "only the card laid down at frame 20 pressed, not the corrupt frame 12")
     }
 
     /// The first frame, with nothing to compare with, is the scene, not a motion; switching off

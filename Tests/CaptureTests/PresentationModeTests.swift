@@ -207,6 +207,24 @@ private func verdicts(after reference: GreyFrame, _ frames: [GreyFrame], as form
         #expect(counting.full == statistics.scanned, "a full decode for each frame scanned, none for an idle one")
         #expect(handler.added.map(\.text) == ["held still"] && handler.added.first?.seq == 20)
     }
+
+    @Test("an MJPEG frame that does not decode is no change: it stays undecodable in the ledger and the still frames after it stay idle")
+    func anUndecodableMJPEGFrameDoesNotWake() async throws {
+        var jpegs = try (0..<16).map { i in
+            let (yuyv, stride) = try scene(seed: UInt64(300 + i)).bytes(as: .yuyv)
+            return try yuyv.withUnsafeBytes { try JPEGEncoder().encode($0, format: .yuyv, width: width, height: height, bytesPerLine: stride, quality: 88) }
+        }
+        for i in 2..<400 { jpegs[8][i] = 0x00 }  // its headers overwritten: no marker after the start of image
+        let source = ScriptedFrameSource(steps: jpegs.enumerated().map { .frame(UInt64($0.offset), pixels: $0.element) },
+                                         isLive: false, width: width, height: height, decoder: JPEGLumaDecoder())
+        let (_, handler) = try await runInPresentationMode(source)
+        let reasons = handler.reasons
+        #expect(reasons.count == 16)
+        #expect(reasons[8] == .undecodable, "handed to the scan, which finds it undecodable, as before")
+        let scanned = reasons.indices.filter { reasons[$0] == nil }
+        #expect(scanned == [0, 1, 2], "the first frame and the two that settle it; none woken by the corrupt frame")
+        #expect(reasons[9...].allSatisfy { $0 == .idle }, "\(reasons)")
+    }
 }
 
 /// Counts a decoder's full and eighth-scale decodes, passing each on.

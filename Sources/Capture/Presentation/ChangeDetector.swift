@@ -22,10 +22,12 @@ import Media
 /// adds up, and every idle frame is within the threshold of a frame that was scanned (so its
 /// codes may be taken as still there). After a change, the next `settleFrames` frames are scanned
 /// too: a hand that brings a code and stops leaves a still, sharp picture that a blurred frame of
-/// the motion may not have read. A picture that cannot be made (a JPEG that does not decode, a
-/// format without one) counts as changed: the scan decides what the frame is.
+/// the motion may not have read. A frame whose picture cannot be made (a JPEG that does not
+/// decode, a format without one) is scanned, so the scan says what it is (`undecodable`), and is
+/// no change: the reference and the frames left to settle stay as they were.
 ///
 /// Used by one thread (the session's source thread); its two pictures are reused frame to frame.
+/// Several detectors judging the same frame share one picture of it (`isIdle(picture:settings:rect:)`).
 public struct ChangeDetector: Sendable {
     /// Frames scanned after a changed one even when they did not change.
     public static let settleFrames = 2
@@ -45,9 +47,23 @@ public struct ChangeDetector: Sendable {
     /// When it is not, call `scanned()` once it is handed to a scanner.
     public mutating func isIdle(_ frame: borrowing VideoFrame, settings: TriggerSettings, rect: NormalizedRect = .full) -> Bool {
         candidate = current.make(from: frame)
+        return judged(settings: settings, rect: rect)
+    }
+
+    /// `isIdle(_:settings:rect:)` for a frame whose picture was made already (`nil`: it could not
+    /// be), so one reduction serves every detector judging the frame.
+    public mutating func isIdle(picture: EighthScalePicture?, settings: TriggerSettings, rect: NormalizedRect = .full) -> Bool {
+        if let picture { current.copy(from: picture) }
+        candidate = picture != nil
+        return judged(settings: settings, rect: rect)
+    }
+
+    /// Whether the frame whose picture is in `current` (when `candidate`) is idle.
+    private mutating func judged(settings: TriggerSettings, rect: NormalizedRect) -> Bool {
         changed = false
-        guard candidate, hasReference, reference.width == current.width, reference.height == current.height else {
-            changed = candidate  // a first picture: all of it is new
+        guard candidate else { return false }  // no picture: scanned, and no change
+        guard hasReference, reference.width == current.width, reference.height == current.height else {
+            changed = true  // a first picture: all of it is new
             return false
         }
         changed = Self.changedBlocks(current, against: reference, in: current.blocks(covering: rect), level: settings.changeLevel)
@@ -56,12 +72,9 @@ public struct ChangeDetector: Sendable {
     }
 
     /// The frame judged last was handed to a scanner: its picture becomes the reference, and a
-    /// changed frame starts `settleFrames` more.
+    /// changed frame starts `settleFrames` more (a frame without a picture changes nothing).
     public mutating func scanned() {
-        guard candidate else {
-            (hasReference, settleLeft) = (false, 0)
-            return
-        }
+        guard candidate else { return }
         swap(&reference, &current)
         settleLeft = changed ? Self.settleFrames : max(0, settleLeft - 1)
         hasReference = true

@@ -41,6 +41,13 @@ public struct EighthScalePicture: Sendable {
         }
     }
 
+    /// Makes this picture a copy of `other`, in the storage it has (reallocated only for a new size).
+    public mutating func copy(from other: EighthScalePicture) {
+        (width, height) = (other.width, other.height)
+        guard pixels.count == other.pixels.count else { pixels = other.pixels; return }
+        pixels.withUnsafeMutableBytes { out in other.pixels.withUnsafeBytes { out.copyMemory(from: $0) } }
+    }
+
     /// The blocks covering `rect` of the frame (at least one each way).
     public func blocks(covering rect: NormalizedRect) -> (x: Range<Int>, y: Range<Int>) {
         let r = rect.pixels(width: width, height: height)

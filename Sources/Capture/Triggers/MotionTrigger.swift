@@ -14,6 +14,10 @@ import Media
 /// stays still and unlike the background for `backgroundAfter` of frame time (an object left in
 /// view, the camera moved) becomes the background: the trigger never stays blind.
 ///
+/// Each frame's eighth-scale picture is made once and handed to both detectors. A frame whose
+/// picture cannot be made (an MJPEG frame that does not decode) is no change: it presses nothing
+/// and leaves the trigger as it was.
+///
 /// Used by one thread (the session's source thread).
 public struct MotionTrigger: Sendable {
     /// The origin of the presses it makes.
@@ -30,24 +34,32 @@ public struct MotionTrigger: Sendable {
     private var atBackground = false
     /// When the still scene unlike the background began.
     private var stillSince: MediaTime?
+    /// The frame's picture, kept from frame to frame.
+    private var picture = EighthScalePicture()
+    /// Makes a frame's picture (`EighthScalePicture.make(from:)`); a seam for tests that count them.
+    private let makePicture: @Sendable (inout EighthScalePicture, borrowing VideoFrame) -> Bool
 
-    public init() {}
+    public init() { self.init(makePicture: { $0.make(from: $1) }) }
+
+    init(makePicture: @escaping @Sendable (inout EighthScalePicture, borrowing VideoFrame) -> Bool) { self.makePicture = makePicture }
 
     /// Whether a presentation starts at `frame` under `settings`, looking at `rect` of it.
     public mutating func startsMotion(_ frame: borrowing VideoFrame, settings: TriggerSettings, rect: NormalizedRect = .full) -> Bool {
-        let still = frameToFrame.isIdle(frame, settings: settings, rect: rect)
+        let make = makePicture
+        guard make(&picture, frame) else { return false }
+        let still = frameToFrame.isIdle(picture: picture, settings: settings, rect: rect)
         frameToFrame.scanned()
         let wasMoving = moving
         moving = !still
         guard still else { return !wasMoving && hasBackground && atBackground }
         if !hasBackground {
-            adopt(frame, settings: settings, rect: rect)
+            adopt(settings: settings, rect: rect)
         } else if wasMoving {
             // A motion ended: on the background again (a card taken away), or on something new.
-            atBackground = background.isIdle(frame, settings: settings, rect: rect)
+            atBackground = background.isIdle(picture: picture, settings: settings, rect: rect)
             stillSince = atBackground ? nil : frame.presentationTime
         } else if let since = stillSince, frame.presentationTime - since >= Self.backgroundAfter {
-            adopt(frame, settings: settings, rect: rect)
+            adopt(settings: settings, rect: rect)
         }
         return false
     }
@@ -59,12 +71,12 @@ public struct MotionTrigger: Sendable {
         (hasBackground, moving, atBackground, stillSince) = (false, true, false, nil)
     }
 
-    /// Makes `frame`'s scene the background: judged and taken as scanned until the detector has
-    /// settled on it (`settleFrames` after its first picture), then only judged against.
-    private mutating func adopt(_ frame: borrowing VideoFrame, settings: TriggerSettings, rect: NormalizedRect) {
+    /// Makes the scene in `picture` the background: judged and taken as scanned until the detector
+    /// has settled on it (`settleFrames` after its first picture), then only judged against.
+    private mutating func adopt(settings: TriggerSettings, rect: NormalizedRect) {
         background.reset()
         for _ in 0...ChangeDetector.settleFrames {
-            _ = background.isIdle(frame, settings: settings, rect: rect)
+            _ = background.isIdle(picture: picture, settings: settings, rect: rect)
             background.scanned()
         }
         (hasBackground, atBackground, stillSince) = (true, true, nil)
