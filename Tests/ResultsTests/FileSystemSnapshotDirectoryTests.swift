@@ -17,6 +17,25 @@ import TestSupport
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == [old, "notes.txt"])
     }
 
+    /// Snapshots and no-read images may share a directory: each writer's start-up removes only
+    /// its own leftover temporary files, never the other's being written, and lists only its own files.
+    @Test func writersSharingADirectoryRemoveOnlyTheirOwnTemporaries() throws {
+        let root = try TemporaryDirectory()
+        let directory = FileSystemSnapshotDirectory(path: root.path)
+        let snapshot = "20261122T101500.123Z-seq000123.jpg", noRead = "no_read-20261122T101500.123Z-w000003.jpg"
+        let (snapshotTemporary, noReadTemporary) = ("." + snapshot + ".tmp", "." + noRead + ".tmp")
+        func put(_ name: String) throws { try Data([0xFF, 0xD8]).write(to: URL(fileURLWithPath: root.path + "/" + name)) }
+        for name in [snapshot, noRead, snapshotTemporary, noReadTemporary] { try put(name) }
+
+        #expect(try directory.prepare().get().map(\.name) == [snapshot])
+        #expect(try root.fileNames().sorted() == [noReadTemporary, noRead, snapshot].sorted(),
+                "the snapshots' start-up kept the no-read image being written")
+        try put(snapshotTemporary)  // a snapshot being written when the no-read images start
+        #expect(try directory.prepare(listing: NoReadImages.isNoReadName).get().map(\.name) == [noRead])
+        #expect(try root.fileNames().sorted() == [snapshotTemporary, noRead, snapshot].sorted(),
+                "the no-read images' start-up kept the snapshot being written")
+    }
+
     @Test func writeRenamesIntoPlaceAndRemoveDeletes() throws {
         let root = try TemporaryDirectory()
         let directory = FileSystemSnapshotDirectory(path: root.path)

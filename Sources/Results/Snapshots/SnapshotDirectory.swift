@@ -42,8 +42,10 @@ public struct SnapshotFileError: Error, Sendable, Hashable, CustomStringConverti
 public protocol SnapshotDirectory: Sendable {
     /// The directory's path, for messages.
     var path: String { get }
-    /// Creates the directory (and missing parents), removes temporary files a previous run left, and
-    /// lists the files in it whose names `isListed` accepts (`prepare()`: the snapshots, `isSnapshotName`).
+    /// Creates the directory (and missing parents), removes the temporary files a previous run left
+    /// of names `isListed` accepts, and lists the files in it whose names it accepts (`prepare()`:
+    /// the snapshots, `isSnapshotName`). Another writer's files in the same directory (the no-read
+    /// images beside the snapshots), its temporary ones being written included, are left alone.
     func prepare(listing isListed: (String) -> Bool) -> Result<[StoredSnapshot], SnapshotFileError>
     /// Writes `jpeg` to a temporary name, then renames it to `name`: a reader never sees half a file.
     func write(_ jpeg: [UInt8], named name: String) -> Result<Void, SnapshotFileError>
@@ -92,7 +94,7 @@ public struct FileSystemSnapshotDirectory: SnapshotDirectory {
         var found: [StoredSnapshot] = []
         while let entry = readdir(stream) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name.hasPrefix("."), name.hasSuffix(".jpg.tmp") {
+            if name.hasPrefix("."), name.hasSuffix(".jpg.tmp"), isListed(String(name.dropFirst().dropLast(4))) {
                 _ = unlink(file(name))
             } else if isListed(name) {
                 var info = stat()
