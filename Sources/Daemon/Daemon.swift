@@ -102,7 +102,7 @@ extension Daemon {
     /// `ScanReadings`: the stats line, STATUS=, `metrics.textfile`, the stuck-scan watch.
     static func reporters(scan: ScanService, textfile: MetricsTextfilePublisher, logger: Logger) -> [any Service] {
         [
-            StatsLineReporter(scan: scan, handlers: scan.handlers, logger: logger),
+            StatsLineReporter(scan: scan, handlers: scan.hooked, logger: logger),
             StatusReporter(scan: scan, events: scan.events),
             textfile,
             StuckScanWatch(scan: scan, stuckScans: scan.stuckScans, events: scan.events, logger: scan.logger,

@@ -22,7 +22,7 @@ import SystemCalls
 /// items alive are kept all the same: an entry each, from `handle` to `itemRemoved`).
 /// Choosing, scaling (`PreviewScaler`) and TurboJPEG encoding run on the handler's own thread behind a
 /// queue of one frame that drops when busy; viewers read from the `hub` at their own pace.
-public final class LiveViewResultsHandler: ResultsHandler, FramePixelsSampler, Sendable {
+public final class LiveViewResultsHandler: ResultsHandler, ServiceHooks, CountsReporting, FramePixelsSampler, Sendable {
     private struct Sampling {
         var settings: LiveViewSettings
         var nextPreview: ContinuousClock.Instant?

@@ -16,7 +16,7 @@ import Testing
         let file = try TemporaryConfigFile("trigger:\n  key:\n    device: /dev/input/by-id/none-event-kbd\n    code: BTN_0\n")
         let configuration = try await SyncscanConfiguration.load(file: file.path, environment: [:])
         let handlers = ResultsHandlerRegistry.make(configuration, context: .init(source: "y4m:-", logger: LogRecorder().logger))
-        let counters = handlers.all.flatMap(\.counters).map(\.name)
+        let counters = handlers.counted.flatMap(\.counters).map(\.name)
         #expect(counters == ["trigger_key_presses", "trigger_key_reopens", "trigger_key_open"], "\(counters)")
         #expect(handlers.triggers.map(\.descriptor.name) == ["signal", "key"])
         let status = configuration.components.descriptions(configuration, handlers: handlers).filter { $0.kind == "trigger" }
@@ -26,7 +26,7 @@ import Testing
         // Off without a device: nothing counted; a change to trigger.key.* says a restart applies it.
         let none = try await SyncscanConfiguration.load(file: nil, environment: [:])
         let off = ResultsHandlerRegistry.make(none, context: .init(source: "y4m:-", logger: LogRecorder().logger))
-        #expect(off.all.flatMap(\.counters).isEmpty && off.triggers.map(\.descriptor.name) == ["signal"])
+        #expect(off.counted.flatMap(\.counters).isEmpty && off.triggers.map(\.descriptor.name) == ["signal"])
         #expect(configuration.startOnlyChanges(from: none).map(\.keys) == ["trigger.key.*"])
     }
 }

@@ -171,7 +171,7 @@ private func verdict(_ handler: any ResultsHandler, _ text: String?) throws -> B
     }
 }
 
-/// A handler's counter by name (0 when it has none).
+/// A handler's counter by name (0 when it has none), found as the service finds it (`CountsReporting`).
 private func counter(_ handler: any ResultsHandler, _ name: String) -> Int {
-    handler.counters.first { $0.name == name }?.value ?? 0
+    (handler as? any CountsReporting)?.counters.first { $0.name == name }?.value ?? 0
 }

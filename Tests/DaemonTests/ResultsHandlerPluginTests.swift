@@ -8,9 +8,10 @@ import SystemPackage
 import TestSupport
 import Testing
 
-/// A results handler the service knows nothing about: it only implements `ResultsHandler`.
-/// It records what the service asked of it and counts codes by its own counter.
-private final class RecordingResultsHandler: ResultsHandler, @unchecked Sendable {
+/// A results handler the service knows nothing about: it only implements the handler protocols
+/// (`ResultsHandler` for delivery, `ServiceHooks`, `CountsReporting`). It records what the service
+/// asked of it and counts codes by its own counter.
+private final class RecordingResultsHandler: ResultsHandler, ServiceHooks, CountsReporting, Sendable {
     private let record = LockedValue((events: [String](), texts: [String](), stats: 0))
 
     var events: [String] { record.withLock { $0.events } }
@@ -41,7 +42,7 @@ private final class RecordingResultsHandler: ResultsHandler, @unchecked Sendable
     /// The service starts it, sets its overflow policy for the source, tells it the source
     /// streams, hands it every code before the JSON line (its field reaches the line), passes it
     /// the stats, finishes it, and shows its counter in the stats line, the summary and the
-    /// metrics file — all through the protocol.
+    /// metrics file — all through the protocols.
     @Test func aHandlerPlugsInThroughTheProtocolAlone() async throws {
         let video = try TemporaryFile.qrClip("plug-in", frames: 6)
         let metrics = try TemporaryDirectory()

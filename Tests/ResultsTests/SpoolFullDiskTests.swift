@@ -9,7 +9,7 @@ import TestSupport
 /// A results handler that forwards codes to a peer through a spool (MQTT, the webhook), its
 /// counters by name, and the peer, which starts late.
 private struct SpoolingHandler {
-    let handler: any ResultsHandler
+    let handler: any ResultsHandler & ServiceHooks & CountsReporting
     let delivered: String, queued: String, spooled: String, dropped: [String]
     let spoolDirectory: String
     let startPeer: () throws -> Void

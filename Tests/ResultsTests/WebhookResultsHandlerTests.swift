@@ -17,7 +17,7 @@ func send(_ handler: some ResultsHandler, frames: Range<UInt64>) throws {
     }
 }
 
-func counter(_ handler: some ResultsHandler, _ name: String) -> Int {
+func counter(_ handler: some CountsReporting, _ name: String) -> Int {
     handler.counters.first { $0.name == name }?.value ?? 0
 }
 

@@ -1,16 +1,14 @@
 import Media
-import SystemCalls
 
 /// Where matched code + frame pairs go: JSON lines on stdout, JPEG snapshots, an MQTT broker —
-/// the one protocol a results handler implements to plug into the service.
+/// what delivery needs of a results handler, and all the capture pipeline knows of one.
 ///
 /// Calls to `handle` and `frameCompleted` arrive serially, in frame order. `handle` must not
 /// block the pipeline for long: a handler that writes somewhere slow buffers with a bound and
-/// counts what it drops. Through the same protocol a handler brings its lifecycle (`start`,
-/// `finish`), its overflow policy (set per source by the service), the events it reacts to
-/// (the source streams, a stats interval passed) and its `counters`, which the stats line,
-/// STATUS=, the summary and the metrics show without knowing the handler. Every requirement but
-/// `handle` and `finish` has a default that does nothing.
+/// counts what it drops. What the daemon tells a handler beside its codes (start its threads,
+/// its overflow policy, the source streams, a stats interval passed) and the counts it shows are
+/// Results' `ServiceHooks` and `CountsReporting`, adopted only by a handler that has a use for
+/// them. Every requirement but `handle` and `finish` has a default that does nothing.
 public protocol ResultsHandler: AnyObject, Sendable {
     /// The frame pixels this handler needs with each code; `nil` (the default) needs none. Only
     /// when some handler asks does the session copy a frame's pixels (those with codes) before
@@ -39,21 +37,9 @@ public protocol ResultsHandler: AnyObject, Sendable {
     /// The collection of one frame has been delivered (after `handle` for each code it kept).
     /// Handlers that audit every frame implement it; the default does nothing.
     func frameCompleted(_ collection: SynchronizedDataCollection) throws
-    /// No more codes will come; flush what is buffered (may block: the service calls it off the
-    /// concurrency pool).
+    /// No more codes will come; flush what is buffered and stop the handler's threads (may
+    /// block: the service calls it off the concurrency pool).
     func finish() throws
-    /// The service runs: start the handler's threads (never in `init`).
-    func start()
-    /// What a full queue does from now on: `.wait` for a file source, `.drop` for a live one.
-    func setOverflowPolicy(_ policy: OverflowPolicy)
-    /// The source is open and streaming (again, after a reopen).
-    func sourceStreaming()
-    /// A stats interval passed: `json` is the service's counters as one JSON object.
-    func statsUpdated(_ json: [UInt8])
-    /// The handler's counts now, in the order the stats and summary lines show them.
-    var counters: [ResultsCounter] { get }
-    /// Extra `name=value` fields for the end-of-run summary line only (a median time).
-    var summaryFields: [String] { get }
 }
 
 extension ResultsHandler {
@@ -64,46 +50,6 @@ extension ResultsHandler {
     public func itemRemoved(_ item: RemovedItem) throws {}
     public func itemUpdated(_ update: ItemUpdate) throws {}
     public func readResult(_ result: inout ReadResult) throws {}
-    public func start() {}
-    public func setOverflowPolicy(_ policy: OverflowPolicy) {}
-    public func sourceStreaming() {}
-    public func statsUpdated(_ json: [UInt8]) {}
-    public var counters: [ResultsCounter] { [] }
-    public var summaryFields: [String] { [] }
-}
-
-/// One count of a results handler, as the stats line, the summary, `<prefix>/stats` and the
-/// Prometheus metrics show it.
-public struct ResultsCounter: Sendable, Hashable {
-    public enum Kind: Sendable, Hashable {
-        /// Only grows over the run (Prometheus `_total`).
-        case counter
-        /// A level now (a queue's length; 1 or 0 for a state).
-        case gauge
-    }
-
-    /// The field name in the stats and summary lines and in `<prefix>/stats`: `snapshots_written`.
-    public var name: String
-    /// The Prometheus metric name after `syncscan_` (a counter gets `_total`): `snapshots_written`.
-    public var metric: String
-    public var help: String
-    public var kind: Kind
-    public var value: Int
-    /// Shown in the stats and summary lines and `<prefix>/stats`; false: metrics only.
-    public var inLines: Bool
-    /// Also shown in STATUS= (a count an operator watches: `reads_mismatch`).
-    public var inStatus: Bool
-
-    public init(name: String, metric: String? = nil, help: String, kind: Kind = .counter, value: Int, inLines: Bool = true,
-                inStatus: Bool = false) {
-        self.name = name
-        self.metric = metric ?? name
-        self.help = help
-        self.kind = kind
-        self.value = value
-        self.inLines = inLines
-        self.inStatus = inStatus
-    }
 }
 
 /// Which part of a frame's pixels a results handler wants with its codes.

@@ -2,6 +2,7 @@ import Capture
 import Foundation
 import Media
 import Prometheus
+import Results
 import SystemCalls
 
 /// The service's counts since it started, taken at one moment: what the summary line and the metrics file both show.

@@ -1,5 +1,6 @@
 import Capture
 import Media
+import Results
 
 /// The text the service reports: the stats line (stderr, every `stats_interval_seconds`), the
 /// summary line (at exit), STATUS= (systemd) and `<prefix>/stats` (the counters as JSON),

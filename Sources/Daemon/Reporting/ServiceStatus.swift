@@ -1,6 +1,7 @@
 import Capture
 import Foundation
 import Media
+import Results
 
 /// What the service is doing now: the one value STATUS=, `/status` and the live view render.
 ///

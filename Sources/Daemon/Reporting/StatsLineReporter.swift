@@ -1,17 +1,18 @@
 import Logging
-import Capture
+import Results
 import ServiceLifecycle
 
 /// The stats line every `stats_interval_seconds` (0: none; a reload's interval applies from the
 /// next wait): logged at notice level, and the counters as JSON handed to each results handler
-/// (`statsUpdated`: MQTT's `<prefix>/stats`) with `frames_per_second`, the rate since the last line.
+/// that takes the service's hooks (`ServiceHooks.statsUpdated`: MQTT's `<prefix>/stats`) with
+/// `frames_per_second`, the rate since the last line.
 ///
 /// A service of the daemon's group, listed after the scan's results handlers and before the
 /// scan: the group stops it once the scan has returned.
 struct StatsLineReporter: Service {
     let scan: any ScanReadings
-    /// Every results handler of the scan, in delivery order.
-    let handlers: [any ResultsHandler]
+    /// The scan's results handlers that take the service's hooks, in delivery order.
+    let handlers: [any ServiceHooks]
     let logger: Logger
 
     func run() async throws {

@@ -37,7 +37,7 @@ public struct ResultsHandlerDescriptor: Sendable {
     /// - Parameters:
     ///   - key: its settings' key; its name is the handler's key prefix (`webhook` for `webhook.*`).
     ///   - read: reads `<prefix>.*` from the reader scoped to it; `nil` leaves the handler off.
-    ///   - make: the handler for the settings (its threads start with `start()`).
+    ///   - make: the handler for the settings (its threads start with `ServiceHooks.start()`).
     ///   - services: the services it runs beside the scan (the live view's HTTP server), each with
     ///     what a reload hands it.
     ///   - describe: its fields in `/status` (never a secret).

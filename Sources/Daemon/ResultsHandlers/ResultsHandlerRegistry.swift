@@ -6,9 +6,10 @@ import Results
 /// The results handlers a configuration turns on beside stdout's JSON lines, made from its
 /// registered descriptors (`Components.handlers`), in the order each code passes through them.
 ///
-/// To add a handler: its type (a `ResultsHandler`), its settings, and its descriptor
+/// To add a handler: its type (a `ResultsHandler`; a `ServiceHooks` too when it has threads to
+/// start, a `CountsReporting` when it counts), its settings, and its descriptor
 /// (`ResultsHandlerDescriptor`), registered by one line in `Components.standard`. The service
-/// starts, feeds, counts, reloads and finishes it through the descriptor and the protocol alone.
+/// starts, feeds, counts, reloads and finishes it through the descriptor and the protocols alone.
 public enum ResultsHandlerRegistry {
     /// The handlers one configuration turned on, each with its descriptor, in the order codes
     /// pass through them; the descriptors of those left off too (a reload may tell of them).
@@ -17,7 +18,7 @@ public enum ResultsHandlerRegistry {
         let descriptors: [ResultsHandlerDescriptor]
         /// The triggers the registered trigger descriptors made (`Components.triggers`).
         let triggers: [(descriptor: TriggerDescriptor, trigger: MadeTrigger)]
-        /// The counters of the triggers that count, as handlers after the others.
+        /// The counters of the triggers that count, after the handlers'.
         private let triggerCounters: [TriggerCounters]
 
         init(made: [(descriptor: ResultsHandlerDescriptor, handler: any ResultsHandler)], descriptors: [ResultsHandlerDescriptor],
@@ -26,8 +27,11 @@ public enum ResultsHandlerRegistry {
             triggerCounters = triggers.compactMap { made in made.trigger.counters.map { TriggerCounters(made.trigger, counters: $0) } }
         }
 
-        /// The handlers in the order codes pass through them, then the triggers' counters.
-        public var all: [any ResultsHandler] { made.map(\.handler) + triggerCounters }
+        /// The handlers in the order codes pass through them.
+        public var all: [any ResultsHandler] { made.map(\.handler) }
+
+        /// What counts, in the order the lines show it: the handlers that count, then the triggers that do.
+        public var counted: [any CountsReporting] { made.compactMap { $0.handler as? any CountsReporting } + triggerCounters }
 
         /// The handler the descriptor named `name` made; `nil`: it is off.
         public func handler(named name: String) -> (any ResultsHandler)? { made.first { $0.descriptor.name == name }?.handler }
@@ -77,8 +81,9 @@ public enum ResultsHandlerRegistry {
         }
     }
 
-    /// The handlers `configuration` asks for, made (their threads start with `start()`), and its
-    /// triggers, pressing `context.triggers` (their threads start with their services).
+    /// The handlers `configuration` asks for, made (their threads start with
+    /// `ServiceHooks.start()`), and its triggers, pressing `context.triggers` (their threads start
+    /// with their services).
     public static func make(_ configuration: SyncscanConfiguration, context: Context) -> Handlers {
         let descriptors = configuration.components.handlers
         let triggers = configuration.components.triggers.compactMap { descriptor in

@@ -5,9 +5,10 @@ import Results
 import ServiceLifecycle
 import SystemCalls
 
-/// The results handlers' lifetime as a service of the daemon's group: their threads start when
-/// it runs; on graceful shutdown they flush, stdout's lines after them, and then `finished` runs
-/// (the run's summary line and final metrics, which count what the flush wrote).
+/// The results handlers' lifetime as a service of the daemon's group, the one lifecycle of their
+/// threads: those that have threads (`ServiceHooks.start`) start when it runs; on graceful shutdown
+/// every handler flushes (`ResultsHandler.finish`), stdout's lines after them, and then `finished`
+/// runs (the run's summary line and final metrics, which count what the flush wrote).
 ///
 /// It is listed before the scan service, and the group shuts its services down in reverse order,
 /// each after the one before it has returned: so the handlers are told to flush only once the
@@ -23,20 +24,23 @@ import SystemCalls
 /// (the flush's thread is left to the process's exit).
 public final class ResultsHandlersService: Service, Sendable {
     private let handlers: [any ResultsHandler]
+    private let hooked: [any ServiceHooks]
     private let writer: LineWriter
     private let timeoutSeconds: Double
     private let forcedStop: ForcedStop?
     private let finished: @Sendable () async -> Void
 
     /// - Parameters:
-    ///   - handlers: the handlers whose `start()` and `finish()` it calls, in delivery order.
+    ///   - handlers: the handlers whose `finish()` it calls, in delivery order.
+    ///   - hooked: the handlers whose `start()` it calls (those of `handlers` that take the hooks).
     ///   - writer: stdout's lines, finished after the handlers.
     ///   - timeoutSeconds: the group's shutdown limit, for `ShutdownTimeoutError`'s message.
     ///   - forcedStop: the signal that forced the stop, if one does, for the same message.
     ///   - finished: runs after the flush, errors or not, and when the flush is given up.
-    public init(handlers: [any ResultsHandler], writer: LineWriter, timeoutSeconds: Double = 0, forcedStop: ForcedStop? = nil,
-                finished: @escaping @Sendable () async -> Void = {}) {
+    public init(handlers: [any ResultsHandler], hooked: [any ServiceHooks], writer: LineWriter, timeoutSeconds: Double = 0,
+                forcedStop: ForcedStop? = nil, finished: @escaping @Sendable () async -> Void = {}) {
         self.handlers = handlers
+        self.hooked = hooked
         self.writer = writer
         self.timeoutSeconds = timeoutSeconds
         self.forcedStop = forcedStop
@@ -44,7 +48,7 @@ public final class ResultsHandlersService: Service, Sendable {
     }
 
     public func run() async throws {
-        for handler in handlers { handler.start() }
+        for handler in hooked { handler.start() }
         // Returns at the group's graceful shutdown, or at its cancellation (the limit passed).
         try? await gracefulShutdown()
         // The flush's thread and the cancellation each yield an outcome; the first one counts

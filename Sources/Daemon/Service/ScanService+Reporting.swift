@@ -37,7 +37,7 @@ extension ScanService {
             counters.streaming = streamed && report.health.missingSince == nil
         }
         counters.outputLinesDropped = writer.droppedLines
-        counters.handlers = handlers.map(\.counters)
+        counters.handlers = counted.map(\.counters)
         return counters
     }
 
@@ -105,6 +105,6 @@ extension ScanService {
         }
         var statistics = totals
         statistics.add(running.pipeline.statistics)
-        return .scanning(source: input.uri, statistics: statistics, handlerCounters: handlers.flatMap(\.counters).filter(\.inStatus))
+        return .scanning(source: input.uri, statistics: statistics, handlerCounters: counted.flatMap(\.counters).filter(\.inStatus))
     }
 }

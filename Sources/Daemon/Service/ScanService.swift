@@ -31,8 +31,9 @@ import SystemPackage
 /// again from its middle, so for it that second failure is the usual outcome.)
 ///
 /// It names no particular results handler: the configured ones (`ResultsHandlerRegistry`) are
-/// fed and counted through `ResultsHandler` alone, before stdout's JSON lines handler of each
-/// session; `makeResultsHandlersService()` starts and finishes them, as a service of the group.
+/// fed through `ResultsHandler` alone, before stdout's JSON lines handler of each session, told
+/// of the run through `ServiceHooks` and counted through `CountsReporting` (those that adopt
+/// them); `makeResultsHandlersService()` starts and finishes them, as a service of the group.
 /// No lock is held while it calls out (a session, a handler, the metrics): each reads what it
 /// needs from `state` and lets go first.
 public final class ScanService: Service, Sendable {
@@ -84,6 +85,12 @@ public final class ScanService: Service, Sendable {
     public let readCounts = ReadWindowCounts()
     /// The configured handlers, then an embedding program's own (`additionalHandlers`).
     let handlers: [any ResultsHandler]
+    /// Those of `handlers` that take the service's hooks (`start`, the overflow policy, the
+    /// source streams, a stats interval passed): the ones with threads of their own, MQTT's events.
+    let hooked: [any ServiceHooks]
+    /// What the lines, STATUS=, `/status` and the metrics count, part by part in delivery order:
+    /// the handlers that count, the triggers' counts after the configured handlers.
+    let counted: [any CountsReporting]
     let state: LockedValue<State>
     /// Scans past `scan_timeout_seconds`, as `StuckScanWatch` finds them.
     let stuckScans = StuckScans()
@@ -133,6 +140,9 @@ public final class ScanService: Service, Sendable {
             ? Self.makeReadResultsHandler(options.configuration, counts: readCounts, triggers: triggers,
                                           snapshotDirectory: snapshotDirectory, logger: logger) : nil
         handlers = (readResults.map { [$0] } ?? []) + configuredHandlers.all + additionalHandlers
+        hooked = handlers.compactMap { $0 as? any ServiceHooks }
+        counted = (readResults.map { [$0] } ?? []) + configuredHandlers.counted
+            + additionalHandlers.compactMap { $0 as? any CountsReporting }
         state = LockedValue(State(options: options, metrics: ServiceMetrics(source: sourceURI)))
         (runEnds, runEnd) = AsyncStream.makeStream(of: RunEnd.self)
     }
@@ -155,7 +165,7 @@ public final class ScanService: Service, Sendable {
     ///   - atEnd: the final counts, after the summary line (the last `metrics.textfile` write).
     public func makeResultsHandlersService(forcedStop: ForcedStop? = nil,
                                            atEnd: @escaping @Sendable (ServiceCounters) async -> Void = { _ in }) -> ResultsHandlersService {
-        ResultsHandlersService(handlers: handlers, writer: writer, timeoutSeconds: shutdownTimeoutSeconds,
+        ResultsHandlersService(handlers: handlers, hooked: hooked, writer: writer, timeoutSeconds: shutdownTimeoutSeconds,
                                forcedStop: forcedStop) { [self] in await reportEnd(atEnd) }
     }
 
@@ -175,7 +185,7 @@ public final class ScanService: Service, Sendable {
     /// The run's end, once the handlers have flushed: the summary line, then `atEnd` (the final metrics).
     private func reportEnd(_ atEnd: @Sendable (ServiceCounters) async -> Void) async {
         let final = counters()
-        summary(ServiceLines.summary(final, handlerSummaryFields: handlers.map(\.summaryFields)))
+        summary(ServiceLines.summary(final, handlerSummaryFields: counted.map(\.summaryFields)))
         await atEnd(final)
     }
 
@@ -237,7 +247,7 @@ public final class ScanService: Service, Sendable {
         // Lines wait for a slow reader only when frames wait too (a file read to its end).
         let policy: OverflowPolicy = options.configuration.videoDataOutput.framesWait(for: source) ? .wait : .drop
         writer.setOverflowPolicy(policy)
-        for handler in handlers { handler.setOverflowPolicy(policy) }
+        for handler in hooked { handler.setOverflowPolicy(policy) }
         let lines = options.configuration.output.stdout
             ? JSONLinesResultsHandler(writer: writer, source: source.uri, emitFrames: options.emitFrames) : nil
         let parts: [any ResultsHandler] = handlers + (lines.map { [$0] } ?? [])
@@ -263,13 +273,13 @@ public final class ScanService: Service, Sendable {
         let limit = options.frameLimit
         let result: Result<Void, any Error>
         let streamed = LockedValue(false)
-        let handlers = self.handlers
+        let hooked = self.hooked
         do {
             try await withGracefulShutdownHandler {
                 _ = try await pipeline.run(frameLimit: limit, onStreaming: { [state] in
                     streamed.withLock { $0 = true }
                     state.withLock { $0.currentStreamed = true }
-                    for handler in handlers { handler.sourceStreaming() }
+                    for handler in hooked { handler.sourceStreaming() }
                     events.streaming()
                 })
             } onGracefulShutdown: {

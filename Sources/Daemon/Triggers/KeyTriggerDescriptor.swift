@@ -1,5 +1,6 @@
 import Capture
 import Logging
+import Results
 
 extension TriggerDescriptor {
     /// The key trigger (`trigger.key.*`): a key of an input device presses and releases the

@@ -1,6 +1,7 @@
 import Capture
 import ConfigurationKeys
 import Logging
+import Results
 import ServiceLifecycle
 import UnixSignals
 
@@ -67,16 +68,14 @@ struct MadeTrigger: Sendable {
     let described: Bool
 }
 
-/// A made trigger's counters among the results handlers' (the stats and summary lines, STATUS=,
-/// `/status`, the metrics read them there); it handles no code.
-final class TriggerCounters: ResultsHandler {
+/// A made trigger's counters after the results handlers' (the stats and summary lines, STATUS=,
+/// `/status`, the metrics read them there).
+final class TriggerCounters: CountsReporting {
     let trigger: MadeTrigger
     private let read: @Sendable () -> [ResultsCounter]
 
     init(_ trigger: MadeTrigger, counters: @escaping @Sendable () -> [ResultsCounter]) { (self.trigger, self.read) = (trigger, counters) }
 
-    func handle(_ code: inout DeliveredCode) throws {}
-    func finish() throws {}
     var counters: [ResultsCounter] { read() }
 }
 

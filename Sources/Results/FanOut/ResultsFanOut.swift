@@ -1,12 +1,12 @@
 import Capture
-import SystemCalls
 
 /// Several results handlers as one: each code goes to each, in order (a handler sees the fields
 /// the ones before it attached: snapshots before JSON lines, so a line names its snapshot).
 ///
 /// Each handler keeps its own bound and counters (its own queue and thread), so a slow one
 /// holds up another only where its policy says so: a file source's queues wait, a live
-/// source's drop and count.
+/// source's drop and count. It forwards delivery alone: the daemon starts, tells and counts
+/// each handler itself (`ServiceHooks`, `CountsReporting`).
 public final class ResultsFanOut: ResultsHandler, Sendable {
     public let handlers: [any ResultsHandler]
 
@@ -45,18 +45,6 @@ public final class ResultsFanOut: ResultsHandler, Sendable {
     public func readResult(_ result: inout ReadResult) throws {
         for handler in handlers { try handler.readResult(&result) }
     }
-
-    public func start() { for handler in handlers { handler.start() } }
-
-    public func setOverflowPolicy(_ policy: OverflowPolicy) { for handler in handlers { handler.setOverflowPolicy(policy) } }
-
-    public func sourceStreaming() { for handler in handlers { handler.sourceStreaming() } }
-
-    public func statsUpdated(_ json: [UInt8]) { for handler in handlers { handler.statsUpdated(json) } }
-
-    public var counters: [ResultsCounter] { handlers.flatMap(\.counters) }
-
-    public var summaryFields: [String] { handlers.flatMap(\.summaryFields) }
 
     /// Finishes every handler, even after one fails; throws the first failure.
     public func finish() throws {

@@ -23,7 +23,7 @@ extension VirtualKeyboard: KeyboardTypist {}
 /// never makes the pipeline wait: a full queue drops the code (`keyboard_dropped`). A code with a
 /// character the layout has no key for is refused whole, never typed in part, with one log line
 /// naming the code and the character (`keyboard_refused`).
-public final class KeyboardResultsHandler: ResultsHandler, Sendable {
+public final class KeyboardResultsHandler: ResultsHandler, ServiceHooks, CountsReporting, Sendable {
     /// A code's strokes, the suffix included.
     private struct Job: Sendable {
         let strokes: [KeyStroke]

@@ -37,7 +37,7 @@ import SystemPackage
 /// With `.wait` (a file source) `handle` waits for room while the broker is connected. Failures
 /// are logged once per kind with the URL and what to do; they never stop capture or stdout.
 
-public final class MQTTResultsHandler: ResultsHandler, @unchecked Sendable {  // unchecked: `codeEncoder` is the delivery thread's alone; `drainTimeoutSeconds` is set before `start()`; the rest is behind `shared`'s lock
+public final class MQTTResultsHandler: ResultsHandler, ServiceHooks, CountsReporting, @unchecked Sendable {  // unchecked: `codeEncoder` is the delivery thread's alone; `drainTimeoutSeconds` is set before `start()`; the rest is behind `shared`'s lock
     public let settings: MQTTSettings
     public let topicPrefix: String
     let connectionOptions: MQTTConnection.Options

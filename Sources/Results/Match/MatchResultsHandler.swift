@@ -11,7 +11,7 @@ import SystemCalls
 /// `/status`, `<prefix>/stats`, the metrics) and, metrics only, `reads_match_timeouts`: texts
 /// whose match the pattern's time limit stopped (each is a mismatch too; the first is logged).
 /// `apply` takes a reload's settings (a new pattern, the list read again) from the next code on.
-public final class MatchResultsHandler: ResultsHandler, Sendable {
+public final class MatchResultsHandler: ResultsHandler, CountsReporting, Sendable {
     private struct State {
         var settings: MatchSettings
         var matched = 0

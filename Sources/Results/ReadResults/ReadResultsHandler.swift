@@ -18,7 +18,7 @@ import SystemCalls
 /// or why none is written (`snapshot_error`: the directory's errno, `queue_full`); a failure is
 /// counted and logged once per kind with the path and what to do, and the result still goes on.
 /// Without a directory the JPEG is still encoded for the handlers after it (MQTT's `no_read/image`).
-public final class ReadResultsHandler: ResultsHandler, Sendable {
+public final class ReadResultsHandler: ResultsHandler, ServiceHooks, CountsReporting, Sendable {
     private struct State {
         var encoder: JPEGEncoder?
         var encoderFailed = false

@@ -23,7 +23,7 @@ import SystemPackage
 /// snapshot is still tried, unnamed (and deleted once written: it only proves the directory
 /// works again). Snapshots already queued, named, when the disk filled fail too: each is
 /// counted in `failed`, and the log names the first.
-public final class SnapshotResultsHandler: ResultsHandler, @unchecked Sendable {  // unchecked: `lastFrame` is the delivery thread's alone (`handle` is called from it only)
+public final class SnapshotResultsHandler: ResultsHandler, ServiceHooks, CountsReporting, @unchecked Sendable {  // unchecked: `lastFrame` is the delivery thread's alone (`handle` is called from it only)
     /// One frame to save.
     private struct Job: Sendable {
         let pixels: FramePixels

@@ -21,7 +21,7 @@ import SystemCalls
 /// its spool, and takes the new settings before its next request; a URL removed is closed as at
 /// exit (its codes delivered, else spooled); a URL added gets a new endpoint. Every code goes to
 /// every URL configured when it is handled.
-public final class WebhookResultsHandler: ResultsHandler, @unchecked Sendable {  // unchecked: `codeEncoder` is the delivery thread's alone (`handle`); the rest is immutable or the endpoint's, behind its lock
+public final class WebhookResultsHandler: ResultsHandler, ServiceHooks, CountsReporting, @unchecked Sendable {  // unchecked: `codeEncoder` is the delivery thread's alone (`handle`); the rest is immutable or the endpoint's, behind its lock
     /// The endpoints and what made them, shared by `handle`, `apply`, `finish` and the counters.
     private struct State {
         var settings: WebhookSettings
