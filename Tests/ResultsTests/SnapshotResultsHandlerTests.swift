@@ -97,17 +97,19 @@ private final class SteppingClock: @unchecked Sendable {
                                              logger: LogRecorder().logger, clock: SteppingClock().now)
         let pool = FramePixelPool(capacity: 8)
         var named: [UInt64: String] = [:]
-        func handle(_ seq: UInt64) throws {
+        /// Hands frame `seq`'s code over, then waits until its snapshot's outcome is known to the
+        /// handler (`done`), not only until its write began: the next code's line depends on it.
+        func handle(_ seq: UInt64, done: @escaping () -> Bool = { true }) throws {
             let f = try frame("x", seq: seq)
             var delivered = DeliveredCode(code: code("x", in: f), pixels: pool.copy(f, wait: true))
             try handler.handle(&delivered)
             if let name = delivered.fields.first(where: { $0.name == "snapshot" })?.value { named[seq] = name }
-            #expect(waitUntil { directory.writes == Int(seq) + 1 }, "the snapshot of frame \(seq) was tried")
+            #expect(waitUntil { directory.writes == Int(seq) + 1 && done() }, "the snapshot of frame \(seq) was tried")
         }
-        try handle(0)  // named: nothing had failed yet; its write fails
+        try handle(0) { handler.failed == 1 }  // named: nothing had failed yet; its write fails
         for seq in UInt64(1)...3 { try handle(seq) }  // the disk is full: no line names a snapshot
         directory.writeFailure = nil
-        try handle(4)  // a trial: written, then deleted, named in no line
+        try handle(4) { directory.removals == 1 }  // a trial: written, then deleted, named in no line
         try handle(5)  // the directory works again: named
         try handler.finish()
         #expect(named.keys.sorted() == [0, 5], "\(named)")

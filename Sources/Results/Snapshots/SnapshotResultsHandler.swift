@@ -71,12 +71,13 @@ public final class SnapshotResultsHandler: ResultsHandler, ServiceHooks, CountsR
         }) { job, _ in
             switch saver.save(job.pixels, named: job.name) {
             case .written(let seconds):
-                if !job.named { saver.remove(named: job.name) }
+                // The directory works again before the trial is deleted: once it is gone, lines name snapshots.
                 counts.withLock {
                     $0.failing = false
                     if job.named { $0.written += 1 }
                     if let seconds { $0.encodeTimes.add(seconds) }
                 }
+                if !job.named { saver.remove(named: job.name) }
             case .failed: counts.withLock { $0.failing = true; if job.named { $0.failed += 1 } }
             }
         }

@@ -11,6 +11,7 @@ public final class InMemorySnapshotDirectory: SnapshotDirectory, @unchecked Send
     private var _writeFailure: Errno?
     private var _prepareFailure: Errno?
     private var _writes = 0
+    private var _removals = 0
     /// Writes wait while this is true (`holdWrites`/`releaseWrites`).
     private let held = LockedValue(false)
 
@@ -44,6 +45,8 @@ public final class InMemorySnapshotDirectory: SnapshotDirectory, @unchecked Send
     public var contents: [String: [UInt8]] { lock.withLock { files } }
     /// Writes attempted.
     public var writes: Int { lock.withLock { _writes } }
+    /// Files removed (`remove(named:)` that found its file).
+    public var removals: Int { lock.withLock { _removals } }
 
     public func prepare(listing isListed: (String) -> Bool) -> Result<[StoredSnapshot], SnapshotFileError> {
         lock.withLock {
@@ -70,6 +73,7 @@ public final class InMemorySnapshotDirectory: SnapshotDirectory, @unchecked Send
             guard files.removeValue(forKey: name) != nil else {
                 return .failure(SnapshotFileError(call: "unlink", path: path + "/" + name, errno: .noSuchFileOrDirectory))
             }
+            _removals += 1
             return .success(())
         }
     }
