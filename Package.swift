@@ -222,6 +222,7 @@ let package = Package(
         .testTarget(name: "DaemonTests", dependencies: [
             "ConfigurationKeys", "Daemon", "Decoders", "Results", "MQTT", "SystemCalls", "TestSupport", .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "Logging", package: "swift-log"), .product(name: "SystemPackage", package: "swift-system"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .testTarget(name: "syncscanTests", dependencies: ["syncscan", "Daemon", "SystemCalls", "TestSupport"]),
     ]

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import Results
 import SystemCalls
+import ServiceLifecycle
 import SystemPackage
 import TestSupport
 import Testing
@@ -55,8 +56,9 @@ private final class OutputFile {
             func stopping() {}
             var stopsAreTimed: Bool { true }
         }
-        let writer = LineWriter(fileDescriptor: try OutputFile().fd, name: "out", capacity: 8, overflow: .drop)
-        defer { try? writer.finish() }
+        let out = try OutputFile()
+        let writer = LineWriter(fileDescriptor: out.fd, name: "out", capacity: 8, overflow: .drop)
+        defer { try? writer.finish(); withExtendedLifetime(out) {} }
         func limit(_ configured: Double?, _ events: any ServiceEvents) -> Double {
             var o = options(source: "y4m:-")
             o.configuration.shutdownTimeoutSeconds = configured
@@ -90,13 +92,35 @@ private final class OutputFile {
         let text = error.map { "\($0)" } ?? ""
         #expect(text.contains("shutdown_timeout_seconds (5 s)") && text.contains("lines not written"), "\(text)")
         #expect(summaries.withLock { $0.count } == 1 && summaries.withLock { $0[0] }.contains("frames=100"), "\(summaries.withLock { $0 })")
-        // Read the pipe out so the flush's thread ends before the descriptors close.
+        // Read the pipe out until the writer's thread has written its last line and ended
+        // (`finish()`, on a thread of the test's own), so no write meets the descriptors closed:
+        // a line still being written when the queue is empty would raise SIGPIPE in the tests.
+        let finished = LockedValue(false)
+        Thread { try? writer.finish(); finished.withLock { $0 = true } }.start()
         _ = fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK)
         var buffer = [UInt8](repeating: 0, count: 65_536)
         #expect(waitUntil(every: .milliseconds(5)) {
             while read(fds[0], &buffer, buffer.count) > 0 {}
-            return writer.pendingLines == 0
+            return finished.withLock { $0 }
         })
+    }
+
+    /// A limit that passes after the scan has returned, while another service of the group is
+    /// still stopping, names that stage, not the scan.
+    @Test func aServiceSlowToStopAfterTheScanIsNamedNotTheScan() async throws {
+        let file = try TemporaryFile(contents: try y4m(frames: 5, text: "slow to stop"), suffix: ".y4m")
+        var limited = options(source: file.path)
+        limited.configuration.shutdownTimeoutSeconds = 1
+        let out = try OutputFile()
+        let writer = LineWriter(fileDescriptor: out.fd, name: "out", capacity: 64, overflow: .wait)
+        let service = ScanService(options: limited, writer: writer, logger: Logger(label: "test")) { _ in }
+        let group = Daemon.serviceGroup(scan: service, between: [.init(service: StopsOnlyWhenCancelled())], logger: Logger(label: "test"))
+        let error = await #expect(throws: ShutdownTimeoutError.self) { try await group.run() }
+        #expect(error?.stage == .services, "\(String(describing: error))")
+        #expect(error.map { "\($0)" }?.contains("other services") == true, "\(String(describing: error))")
+        // The flush given up runs on: let it write its lines and end before the file's descriptor closes.
+        try writer.finish()
+        withExtendedLifetime(out) {}
     }
 
     /// `output.queue_lines` changed by a reload resizes the output queue.
@@ -174,5 +198,13 @@ private final class OutputFile {
         let codes = out.lines.filter { $0.contains("\"type\":\"code\"") }
         // A live pipe: frames that arrive together may be dropped as late; at least one is scanned.
         #expect(!codes.isEmpty && codes.allSatisfy { $0.contains("fallback") }, "lines: \(out.lines) log: \(log.all.map(\.message))")
+    }
+}
+
+/// A service of the group that ignores its graceful shutdown and ends only when cancelled (the
+/// group's shutdown limit passed).
+private struct StopsOnlyWhenCancelled: Service {
+    func run() async throws {
+        while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(10)) }
     }
 }

@@ -28,6 +28,7 @@ public final class ResultsHandlersService: Service, Sendable {
     private let writer: LineWriter
     private let timeoutSeconds: Double
     private let forcedStop: ForcedStop?
+    private let scanReturned: @Sendable () -> Bool
     private let finished: @Sendable () async -> Void
 
     /// - Parameters:
@@ -36,14 +37,19 @@ public final class ResultsHandlersService: Service, Sendable {
     ///   - writer: stdout's lines, finished after the handlers.
     ///   - timeoutSeconds: the group's shutdown limit, for `ShutdownTimeoutError`'s message.
     ///   - forcedStop: the signal that forced the stop, if one does, for the same message.
+    ///   - scanReturned: whether the scan service's run has returned, for the same message (a
+    ///     limit passed before the flush began: the scan was still delivering, or the services
+    ///     listed after this one were still stopping).
     ///   - finished: runs after the flush, errors or not, and when the flush is given up.
     public init(handlers: [any ResultsHandler], hooked: [any ServiceHooks], writer: LineWriter, timeoutSeconds: Double = 0,
-                forcedStop: ForcedStop? = nil, finished: @escaping @Sendable () async -> Void = {}) {
+                forcedStop: ForcedStop? = nil, scanReturned: @escaping @Sendable () -> Bool = { false },
+                finished: @escaping @Sendable () async -> Void = {}) {
         self.handlers = handlers
         self.hooked = hooked
         self.writer = writer
         self.timeoutSeconds = timeoutSeconds
         self.forcedStop = forcedStop
+        self.scanReturned = scanReturned
         self.finished = finished
     }
 
@@ -54,8 +60,11 @@ public final class ResultsHandlersService: Service, Sendable {
         // The flush's thread and the cancellation each yield an outcome; the first one counts
         // (the stream keeps it until it is read), as `ScanService`'s run end does.
         let (outcomes, outcome) = AsyncStream.makeStream(of: FlushOutcome.self)
-        // Cancelled before the graceful shutdown came here: the scan had not returned yet.
-        let stage = LockedValue(Task.isCancelled ? ShutdownTimeoutError.Stage.scan : .handlers)
+        // Cancelled before the graceful shutdown came here: the scan had not returned yet, or
+        // the services shut down before this one (reporting, triggers, the live view) had not.
+        // That stage is the one named: the flush started below runs on to the process's exit.
+        let cancelledBefore: ShutdownTimeoutError.Stage? = Task.isCancelled ? (scanReturned() ? .services : .scan) : nil
+        let stage = LockedValue(ShutdownTimeoutError.Stage.handlers)
         let (handlers, writer) = (self.handlers, self.writer)
         startThread(name: "syncscan-finish") {
             var errors: [any Error] = []
@@ -75,7 +84,8 @@ public final class ResultsHandlersService: Service, Sendable {
         case .flushed(let errors):
             if let error = errors.first { throw error }
         case .givenUp:
-            throw ShutdownTimeoutError(timeoutSeconds: timeoutSeconds, stage: stage.withLock { $0 }, stdoutLinesLeft: writer.pendingLines,
+            throw ShutdownTimeoutError(timeoutSeconds: timeoutSeconds, stage: cancelledBefore ?? stage.withLock { $0 },
+                                       stdoutLinesLeft: writer.pendingLines,
                                        forcedBy: forcedStop?.forcedBy.map { "\($0)" })
         }
     }
@@ -94,6 +104,9 @@ public struct ShutdownTimeoutError: Error, CustomStringConvertible {
     public enum Stage: Sendable {
         /// The scan had not returned (its last frames were being scanned and delivered).
         case scan
+        /// The scan had returned; the daemon's other services (the stats line, STATUS=, the
+        /// metrics file, triggers, the live view) were stopping, the handlers not yet flushing.
+        case services
         /// The results handlers were flushing (snapshots, MQTT, webhooks, the live view).
         case handlers
         /// stdout's queued lines were being written.
@@ -116,6 +129,8 @@ public struct ShutdownTimeoutError: Error, CustomStringConvertible {
         let lines = "stdout had \(stdoutLinesLeft) lines not written: is its reader reading?"
         let left = switch stage {
         case .scan: "the scan had not finished its last frames" + (stdoutLinesLeft > 0 ? "; \(lines)" : "")
+        case .services: "the daemon's other services (reporting, triggers, the live view) were still stopping, the results handlers not flushed"
+            + (stdoutLinesLeft > 0 ? "; \(lines)" : "")
         case .handlers: "the results handlers were still flushing (snapshots, MQTT, webhooks)" + (stdoutLinesLeft > 0 ? "; \(lines)" : "")
         case .stdout: lines
         }

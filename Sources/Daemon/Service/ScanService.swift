@@ -92,6 +92,8 @@ public final class ScanService: Service, Sendable {
     /// the handlers that count, the triggers' counts after the configured handlers.
     let counted: [any CountsReporting]
     let state: LockedValue<State>
+    /// Whether `run` has returned (its sessions are over), for the shutdown limit's message.
+    private let returned = LockedValue(false)
     /// Scans past `scan_timeout_seconds`, as `StuckScanWatch` finds them.
     let stuckScans = StuckScans()
     /// Writes `metrics.textfile` for `MetricsTextfilePublisher` (no thread until its first write);
@@ -152,6 +154,7 @@ public final class ScanService: Service, Sendable {
     /// `makeResultsHandlersService()`'s service, which the group shuts down after this one.
     public func run() async throws {
         let failure = await runSessionsUnlessStuck()
+        returned.withLock { $0 = true }
         events.stopping()
         if let failure { throw failure }
     }
@@ -166,7 +169,9 @@ public final class ScanService: Service, Sendable {
     public func makeResultsHandlersService(forcedStop: ForcedStop? = nil,
                                            atEnd: @escaping @Sendable (ServiceCounters) async -> Void = { _ in }) -> ResultsHandlersService {
         ResultsHandlersService(handlers: handlers, hooked: hooked, writer: writer, timeoutSeconds: shutdownTimeoutSeconds,
-                               forcedStop: forcedStop) { [self] in await reportEnd(atEnd) }
+                               forcedStop: forcedStop, scanReturned: { [returned] in returned.withLock { $0 } }) { [self] in
+            await reportEnd(atEnd)
+        }
     }
 
     /// Ends the run with `error` (a stuck scan, from `StuckScanWatch`), without waiting for the
