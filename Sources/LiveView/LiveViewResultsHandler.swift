@@ -50,10 +50,15 @@ public final class LiveViewResultsHandler: ResultsHandler, ServiceHooks, CountsR
     private let lineEncoder = JSONLineEncoder()
     private let sampling: LockedValue<Sampling>
     private let worker: BoundedWorker<Job>
+    private let clock: @Sendable () -> ContinuousClock.Instant
 
-    /// - Parameter source: the source URI in each line's `source` field.
-    public init(settings: LiveViewSettings, source: String, logger: Logger) {
+    /// - Parameters:
+    ///   - source: the source URI in each line's `source` field.
+    ///   - clock: the time a frame is completed at, which paces the outlines and the previews.
+    public init(settings: LiveViewSettings, source: String, logger: Logger,
+                clock: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
         self.source = source
+        self.clock = clock
         let hub = LiveViewHub(recentCodes: settings.recentCodes)
         self.hub = hub
         let encoder = PreviewEncoder(logger: logger)
@@ -112,7 +117,7 @@ public final class LiveViewResultsHandler: ResultsHandler, ServiceHooks, CountsR
     /// when a preview is due, to the encoder.
     public func frameCompleted(_ collection: SynchronizedDataCollection) throws {
         let (wanted, watching) = (hub.wantsPictures, hub.wantsEvents)
-        let now = ContinuousClock.now
+        let now = clock()
         let pixels = collection.video.pixels.flatMap { $0.region == PixelRect(x: 0, y: 0, width: $0.frame.width, height: $0.frame.height) ? $0 : nil }
         let scanned = collection.video.frame.flatMap { frame in collection.metadata.map { (frame, $0) } }
         let (due, sightings) = sampling.withLock { s -> (LiveViewSettings?, (readItems: [UInt64?], items: LiveViewItems.Listing)?) in

@@ -13,16 +13,30 @@
 /// - the value of each `name=value` property (a GStreamer pipeline's `user-pw=`, `proxy-pw=`, quoted
 ///   or not) whose name means a secret.
 ///
-/// Redacting is idempotent. `identity(_:)` is the form for metrics labels and MQTT topics: no
-/// userinfo and no query or fragment at all.
+/// Redacting is idempotent: a text is redacted again until nothing changes (a span hidden in the
+/// middle of a property's value, a URL's password, can leave the value read further once the
+/// `***` stands there), so a redacted text holds nothing a second redaction would hide.
+/// `identity(_:)` is the form for metrics labels and MQTT topics: no userinfo and no query or
+/// fragment at all.
 public enum SecretRedaction {
     /// What each secret is replaced by.
     public static let mask = "***"
 
     /// `text` with every secret replaced by `***`; `hiding` says how much of a URL's userinfo goes.
     public static func redacted(_ text: String, hiding: URLAuthority.Redaction = .password) -> String {
-        render(text, spans(in: text, hiding: hiding), dropping: false)
+        var current = text
+        // A text without a secret is read once; one with a secret once more to confirm it is
+        // done. Each pass that changes the text hides more of it, so a few passes always settle.
+        for _ in 0..<maximumPasses {
+            let next = render(current, spans(in: current, hiding: hiding), dropping: false)
+            if next == current { break }
+            current = next
+        }
+        return current
     }
+
+    /// The most passes `redacted(_:hiding:)` makes.
+    static let maximumPasses = 8
 
     /// `text` as a source's identity (a metrics label, an MQTT topic's part): each URL without its
     /// userinfo, query and fragment, every other secret `***`.

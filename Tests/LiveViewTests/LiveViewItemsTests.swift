@@ -67,7 +67,9 @@ private func items(_ event: [String: Any]) -> [Int: (label: String?, corners: [[
         let scanner = MetadataOutput(settings: MetadataOutput.Settings(engine: .zxing, effort: .fast, reportsUndecoded: true)).makeScanner()
         var settings = LiveViewSettings()
         settings.outlinesPerSecond = 0.05  // one every 20 s: the frames below all come within the first interval
-        let liveView = LiveViewResultsHandler(settings: settings, source: "y4m:test", logger: Logger(label: "test"))
+        // Every frame completed at the same instant, however slowly a loaded machine delivers them.
+        let start = ContinuousClock.now
+        let liveView = LiveViewResultsHandler(settings: settings, source: "y4m:test", logger: Logger(label: "test"), clock: { start })
         liveView.start()
         let viewer = liveView.hub.openEvents()
         let delivery = Delivery(handler: liveView, reporting: .items(ItemTracker.Settings()))
