@@ -10,7 +10,8 @@
 # process, a broker, a poll) holds a thread of its own, never one of Swift's two pool threads,
 # and cannot starve the others. Left out under ASan: the test that bounds the daemon's RSS while
 # stdout is stopped (ASan's shadow memory and its 256 MB quarantine of freed blocks are RSS by
-# design; the soak, scripts/soak.sh, checks RSS on the release build instead).
+# design; the soak, scripts/soak.sh, checks RSS on the release build instead). Under TSan that
+# test bounds the RSS's growth, not its size (TSan's shadow memory is RSS too).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 kinds=("$@"); [ ${#kinds[@]} -gt 0 ] || kinds=(thread address)
@@ -48,7 +49,8 @@ for kind in "${kinds[@]}"; do
     # halt_on_error: any report fails the run (TSan otherwise only prints and exits 66 at the end).
     # No suppressions: shared state is behind SystemCalls.LockedValue (a pthread mutex TSan sees),
     # never Synchronization.Mutex (a futex TSan cannot see on Linux).
-    UNIT_TEST_REPORT=$report \
+    # SYNCSCAN_TEST_SANITIZER: a test of the daemon's RSS bounds only its growth under a sanitizer.
+    UNIT_TEST_REPORT=$report SYNCSCAN_TEST_SANITIZER=$kind \
     TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1} \
     ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:halt_on_error=1} \
         UNIT_TEST_LIMIT=${UNIT_TEST_LIMIT:-1200} scripts/unit-tests.sh --skip-build --sanitize="$kind" --scratch-path "$scratch" \
