@@ -49,8 +49,8 @@ for kind in "${kinds[@]}"; do
     # halt_on_error: any report fails the run (TSan otherwise only prints and exits 66 at the end).
     # No suppressions: shared state is behind SystemCalls.LockedValue (a pthread mutex TSan sees),
     # never Synchronization.Mutex (a futex TSan cannot see on Linux).
-    # SYNCSCAN_TEST_SANITIZER: a test of the daemon's RSS bounds only its growth under a sanitizer.
-    UNIT_TEST_REPORT=$report SYNCSCAN_TEST_SANITIZER=$kind \
+    # UNIT_TEST_SANITIZER: a test of the daemon's RSS bounds only its growth under a sanitizer.
+    UNIT_TEST_REPORT=$report UNIT_TEST_SANITIZER=$kind \
     TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1} \
     ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:halt_on_error=1} \
         UNIT_TEST_LIMIT=${UNIT_TEST_LIMIT:-1200} scripts/unit-tests.sh --skip-build --sanitize="$kind" --scratch-path "$scratch" \

@@ -250,7 +250,7 @@ private func pause(_ seconds: Double) { TestSupport.pause(.milliseconds(Int(seco
         #expect(status == 0, "stderr: \(daemon.stderr)")
         // Memory stays bounded while lines cannot be written. A sanitizer's shadow memory is RSS by
         // design (scripts/sanitize.sh names the one a run uses): there only the growth is bounded.
-        if ProcessInfo.processInfo.environment["SYNCSCAN_TEST_SANITIZER"] == nil {
+        if ProcessInfo.processInfo.environment["UNIT_TEST_SANITIZER"] == nil {
             #expect((rss.max() ?? .max) < 96 << 20, "RSS samples: \(rss)")
         }
         #expect(rss.count == 10 && rss[9] - rss[2] < 8 << 20, "RSS grew: \(rss)")
