@@ -24,7 +24,6 @@ import SystemCalls
 /// (the flush's thread is left to the process's exit).
 public final class ResultsHandlersService: Service, Sendable {
     private let handlers: [any ResultsHandler]
-    private let hooked: [any ServiceHooks]
     private let writer: LineWriter
     private let timeoutSeconds: Double
     private let forcedStop: ForcedStop?
@@ -32,8 +31,8 @@ public final class ResultsHandlersService: Service, Sendable {
     private let finished: @Sendable () async -> Void
 
     /// - Parameters:
-    ///   - handlers: the handlers whose `finish()` it calls, in delivery order.
-    ///   - hooked: the handlers whose `start()` it calls (those of `handlers` that take the hooks).
+    ///   - handlers: the handlers whose `finish()` it calls, in delivery order; of them, those
+    ///     that take the service's hooks (`ServiceHooks`) are started when it runs.
     ///   - writer: stdout's lines, finished after the handlers.
     ///   - timeoutSeconds: the group's shutdown limit, for `ShutdownTimeoutError`'s message.
     ///   - forcedStop: the signal that forced the stop, if one does, for the same message.
@@ -41,11 +40,10 @@ public final class ResultsHandlersService: Service, Sendable {
     ///     limit passed before the flush began: the scan was still delivering, or the services
     ///     listed after this one were still stopping).
     ///   - finished: runs after the flush, errors or not, and when the flush is given up.
-    public init(handlers: [any ResultsHandler], hooked: [any ServiceHooks], writer: LineWriter, timeoutSeconds: Double = 0,
+    public init(handlers: [any ResultsHandler], writer: LineWriter, timeoutSeconds: Double = 0,
                 forcedStop: ForcedStop? = nil, scanReturned: @escaping @Sendable () -> Bool = { false },
                 finished: @escaping @Sendable () async -> Void = {}) {
         self.handlers = handlers
-        self.hooked = hooked
         self.writer = writer
         self.timeoutSeconds = timeoutSeconds
         self.forcedStop = forcedStop
@@ -54,7 +52,7 @@ public final class ResultsHandlersService: Service, Sendable {
     }
 
     public func run() async throws {
-        for handler in hooked { handler.start() }
+        for case let handler as any ServiceHooks in handlers { handler.start() }
         // Returns at the group's graceful shutdown, or at its cancellation (the limit passed).
         try? await gracefulShutdown()
         // The flush's thread and the cancellation each yield an outcome; the first one counts

@@ -168,7 +168,7 @@ public final class ScanService: Service, Sendable {
     ///   - atEnd: the final counts, after the summary line (the last `metrics.textfile` write).
     public func makeResultsHandlersService(forcedStop: ForcedStop? = nil,
                                            atEnd: @escaping @Sendable (ServiceCounters) async -> Void = { _ in }) -> ResultsHandlersService {
-        ResultsHandlersService(handlers: handlers, hooked: hooked, writer: writer, timeoutSeconds: shutdownTimeoutSeconds,
+        ResultsHandlersService(handlers: handlers, writer: writer, timeoutSeconds: shutdownTimeoutSeconds,
                                forcedStop: forcedStop, scanReturned: { [returned] in returned.withLock { $0 } }) { [self] in
             await reportEnd(atEnd)
         }
