@@ -66,27 +66,29 @@ public enum Daemon {
 }
 
 extension Daemon {
-    /// The daemon's service group: the scan's results handlers first, then `between` (the reload
-    /// listener, the live view's server), then the parts that report on the scan (`reporters`),
-    /// the scan last; `signals` shut it down gracefully, within
+    /// The daemon's service group: the scan's outputs first (stdout's service, then one service
+    /// for each results handler with threads, `ScanService.makeOutputServices`), then `between`
+    /// (the reload listener, the live view's server), then the parts that report on the scan
+    /// (`reporters`), the scan last; `signals` shut it down gracefully, within
     /// `shutdown_timeout_seconds` when set. (The daemon gives none: `StopSignals` traps SIGTERM and
-    /// SIGINT and triggers the shutdown, so that it also sees a second one; `forcedStop` tells the
-    /// results handlers' service which one forced the stop.)
+    /// SIGINT and triggers the shutdown, so that it also sees a second one; `forcedStop` tells
+    /// stdout's service which one forced the stop.)
     ///
     /// A graceful shutdown (a signal, or the scan ending by itself) reaches the services in reverse
     /// order, each once the one before has returned: the scan is told first, its reporters stop
-    /// once it has returned, and the results handlers flush last, once every code has reached them. In the other order the scan could end
-    /// on its own (end of input at the moment of the signal) while the group waited for the
+    /// once it has returned, the results handlers flush once every code has reached them, one
+    /// after another in delivery order, and stdout's lines last. In the other order the scan could
+    /// end on its own (end of input at the moment of the signal) while the group waited for the
     /// listener, and the group took that for a failure: exit 1 on an ordinary stop. Past the limit
-    /// the group cancels every service: the results handlers' service then gives up its flush and
-    /// throws `ShutdownTimeoutError`.
+    /// the group cancels every service: the handlers' services give up their flushes and stdout's
+    /// throws `ShutdownTimeoutError`, naming the stage the shutdown was in.
     static func serviceGroup(scan: ScanService, between: [ServiceGroupConfiguration.ServiceConfiguration] = [],
                              signals: [UnixSignal] = [], forcedStop: ForcedStop? = nil, logger: Logger) -> ServiceGroup {
         let textfile = MetricsTextfilePublisher(scan: scan, writer: scan.textfileWriter)
-        let handlers = scan.makeResultsHandlersService(forcedStop: forcedStop) { final in await textfile.finish(final) }
-        let services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-            .init(service: handlers, successTerminationBehavior: .ignore, failureTerminationBehavior: .gracefullyShutdownGroup),
-        ] + between + reporters(scan: scan, textfile: textfile, logger: logger).map {
+        let outputs = scan.makeOutputServices(forcedStop: forcedStop) { final in await textfile.finish(final) }
+        let services: [ServiceGroupConfiguration.ServiceConfiguration] = outputs.map {
+            .init(service: $0, successTerminationBehavior: .ignore, failureTerminationBehavior: .gracefullyShutdownGroup)
+        } + between + reporters(scan: scan, textfile: textfile, logger: logger).map {
             .init(service: $0, successTerminationBehavior: .ignore, failureTerminationBehavior: .gracefullyShutdownGroup)
         } + [
             .init(service: scan, successTerminationBehavior: .gracefullyShutdownGroup,
@@ -102,7 +104,7 @@ extension Daemon {
     /// `ScanReadings`: the stats line, STATUS=, `metrics.textfile`, the stuck-scan watch.
     static func reporters(scan: ScanService, textfile: MetricsTextfilePublisher, logger: Logger) -> [any Service] {
         [
-            StatsLineReporter(scan: scan, handlers: scan.hooked, logger: logger),
+            StatsLineReporter(scan: scan, handlers: scan.hooked.map(\.handler), logger: logger),
             StatusReporter(scan: scan, events: scan.events),
             textfile,
             StuckScanWatch(scan: scan, stuckScans: scan.stuckScans, events: scan.events, logger: scan.logger,

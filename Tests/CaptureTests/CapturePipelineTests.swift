@@ -18,7 +18,6 @@ private final class RecordingHandler: ResultsHandler, @unchecked Sendable {
     }
 
     func frameCompleted(_ collection: SynchronizedDataCollection) throws { seen.withLock { $0.frames.append(collection.sequenceNumber) } }
-    func finish() throws {}
 
     var codes: [(text: String?, seq: UInt64, hasPixels: Bool)] { seen.withLock { $0.codes } }
     var frames: [UInt64] { seen.withLock { $0.frames } }

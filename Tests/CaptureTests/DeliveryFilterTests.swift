@@ -13,7 +13,6 @@ private final class Recorder: ResultsHandler, @unchecked Sendable {
     }
     func itemRemoved(_ item: RemovedItem) throws { seen.withLock { $0.removed.append(item.id) } }
     func itemUpdated(_ update: ItemUpdate) throws { seen.withLock { $0.updated.append(update.id) } }
-    func finish() throws {}
     var codes: [String] { seen.withLock { $0.codes } }
     var removed: [UInt64] { seen.withLock { $0.removed } }
     var updated: [UInt64] { seen.withLock { $0.updated } }

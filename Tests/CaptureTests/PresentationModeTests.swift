@@ -260,7 +260,6 @@ private final class ItemRecorder: ResultsHandler, @unchecked Sendable {
 
     func itemRemoved(_ item: RemovedItem) throws { seen.withLock { $0.removed.append(item) } }
     func frameCompleted(_ collection: SynchronizedDataCollection) throws { seen.withLock { $0.reasons.append(collection.video.droppedReason) } }
-    func finish() throws {}
 
     var added: [(text: String?, seq: UInt64)] { seen.withLock { $0.added } }
     var removed: [RemovedItem] { seen.withLock { $0.removed } }

@@ -77,7 +77,6 @@ private final class ResultsRecorder: ResultsHandler, @unchecked Sendable {
     func frameCompleted(_ collection: SynchronizedDataCollection) throws {
         seen.withLock { $0.frames[collection.sequenceNumber] = .some(collection.video.droppedReason) }
     }
-    func finish() throws {}
 
     var events: [Event] { seen.withLock { $0.events } }
     var results: [ReadResult] { seen.withLock { $0.results } }

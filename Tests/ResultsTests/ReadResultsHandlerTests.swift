@@ -36,12 +36,13 @@ private func noRead(_ frame: GreyFrame, pool: FramePixelPool) throws -> ReadResu
 private final class LinesFile {
     let file: TemporaryFile
     let fd: FileDescriptor
+    let writer: LineWriter
     let handler: JSONLinesResultsHandler
     init() throws {
         file = try TemporaryFile(contents: [], suffix: ".jsonl")
         fd = try FileDescriptor.open(file.path, .writeOnly, options: .append)
-        handler = JSONLinesResultsHandler(writer: LineWriter(fileDescriptor: fd, name: "out", capacity: 8, overflow: .wait), source: "test",
-                                          clock: fixedTime)
+        writer = LineWriter(fileDescriptor: fd, name: "out", capacity: 8, overflow: .wait)
+        handler = JSONLinesResultsHandler(writer: writer, source: "test", clock: fixedTime)
     }
     var lines: [String] {
         String(decoding: FileManager.default.contents(atPath: file.path) ?? Data(), as: UTF8.self).split(separator: "\n").map(String.init)
@@ -61,7 +62,7 @@ private final class LinesFile {
         let original = try scene("SCENE-7")
         var result = try noRead(original, pool: FramePixelPool(capacity: 1))
         try ResultsFanOut([handler, lines.handler]).readResult(&result)
-        try lines.handler.finish()
+        try lines.writer.finish()
         try handler.finish()
 
         let path = try #require(result.snapshot)
@@ -120,7 +121,7 @@ private final class LinesFile {
         #expect(waitUntil { directory.writes == 3 })
         let fourth = try read()
         try handler.finish()
-        try lines.handler.finish()
+        try lines.writer.finish()
         #expect(fourth.snapshot == "/fake/snapshots/" + (fourth.snapshot?.split(separator: "/").last.map(String.init) ?? ""))
         #expect(directory.contents.keys.sorted() == [fourth.snapshot?.split(separator: "/").last.map(String.init)].compactMap { $0 },
                 "the trial written while the line said ENOSPC is deleted, the fourth kept")
@@ -175,7 +176,7 @@ private final class LinesFile {
             try ResultsFanOut([handler, lines.handler]).readResult(&result)
         }
         try handler.finish()
-        try lines.handler.finish()
+        try lines.writer.finish()
         #expect(lines.lines.count == 3 && lines.lines.allSatisfy { $0.contains("\"snapshot_error\":\"ENOTDIR\"") && !$0.contains("\"snapshot\":") },
                 "\(lines.lines)")
         #expect(handler.counters.first { $0.name == "no_read_images_failed" }?.value == 3)

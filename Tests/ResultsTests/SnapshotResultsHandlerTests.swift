@@ -194,13 +194,15 @@ private final class SteppingClock: @unchecked Sendable {
         let out = try TemporaryFile(contents: [], suffix: ".jsonl")
         let fd = try FileDescriptor.open(out.path, .writeOnly, options: .append)
         defer { try? fd.close() }
-        let lines = JSONLinesResultsHandler(writer: LineWriter(fileDescriptor: fd, name: "out", capacity: 8, overflow: .wait), source: "test")
+        let writer = LineWriter(fileDescriptor: fd, name: "out", capacity: 8, overflow: .wait)
+        let lines = JSONLinesResultsHandler(writer: writer, source: "test")
         let fanOut = ResultsFanOut([snapshots, lines])
         #expect(fanOut.pixelsRequest == .frame)
         let f = try frame("fan", seq: 7)
         var delivered = DeliveredCode(code: code("fan", in: f), pixels: FramePixelPool(capacity: 1).copy(f))
         try fanOut.handle(&delivered)
-        try fanOut.finish()
+        try snapshots.finish()
+        try writer.finish()
         let line = String(decoding: FileManager.default.contents(atPath: out.path) ?? Data(), as: UTF8.self)
         #expect(line.contains("\"format\":\"GREY\"},\"snapshot\":\"20261122T101500.000Z-seq000007.jpg\",\"source\":\"test\""), "\(line)")
     }

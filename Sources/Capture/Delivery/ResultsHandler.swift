@@ -7,8 +7,9 @@ import Media
 /// block the pipeline for long: a handler that writes somewhere slow buffers with a bound and
 /// counts what it drops. What the daemon tells a handler beside its codes (start its threads,
 /// its overflow policy, the source streams, a stats interval passed) and the counts it shows are
-/// Results' `ServiceHooks` and `CountsReporting`, adopted only by a handler that has a use for
-/// them. Every requirement but `handle` and `finish` has a default that does nothing.
+/// Results' `ServiceHooks` (which also runs the handler as a service of the daemon's group, its
+/// threads' one lifecycle) and `CountsReporting`, adopted only by a handler that has a use for
+/// them. Every requirement but `handle` has a default that does nothing.
 public protocol ResultsHandler: AnyObject, Sendable {
     /// The frame pixels this handler needs with each code; `nil` (the default) needs none. Only
     /// when some handler asks does the session copy a frame's pixels (those with codes) before
@@ -37,9 +38,6 @@ public protocol ResultsHandler: AnyObject, Sendable {
     /// The collection of one frame has been delivered (after `handle` for each code it kept).
     /// Handlers that audit every frame implement it; the default does nothing.
     func frameCompleted(_ collection: SynchronizedDataCollection) throws
-    /// No more codes will come; flush what is buffered and stop the handler's threads (may
-    /// block: the service calls it off the concurrency pool).
-    func finish() throws
 }
 
 extension ResultsHandler {

@@ -9,7 +9,7 @@ import ServiceLifecycle
 /// describes itself (`--version`, `/status`).
 ///
 /// Registered by one line in `Components.standard` (in the order codes pass through handlers);
-/// `ScanService`, `ResultsHandlersService` and `Daemon` reach it through this alone.
+/// `ScanService`, `ResultsHandlerService` and `Daemon` reach it through this alone.
 public struct ResultsHandlerDescriptor: Sendable {
     /// How a reload reaches a handler of `Handler`, with settings `Settings`.
     public enum Reload<Settings: Sendable, Handler: ResultsHandler>: Sendable {

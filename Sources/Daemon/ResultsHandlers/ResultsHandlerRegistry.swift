@@ -30,6 +30,9 @@ public enum ResultsHandlerRegistry {
         /// The handlers in the order codes pass through them.
         public var all: [any ResultsHandler] { made.map(\.handler) }
 
+        /// The handlers in the order codes pass through them, each with its descriptor's name.
+        public var named: [(name: String, handler: any ResultsHandler)] { made.map { ($0.descriptor.name, $0.handler) } }
+
         /// What counts, in the order the lines show it: the handlers that count, then the triggers that do.
         public var counted: [any CountsReporting] { made.compactMap { $0.handler as? any CountsReporting } + triggerCounters }
 

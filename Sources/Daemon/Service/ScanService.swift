@@ -14,7 +14,7 @@ import SystemPackage
 /// process exits non-zero. `reload(_:)` applies new options: scanner settings, duplicate window
 /// and output queue size in place on the following frames; a changed source, device or frame
 /// policy restarts the session. A summary line goes to stderr at the end in every case, once the
-/// handlers have flushed (`makeResultsHandlersService()`).
+/// handlers have flushed (`makeOutputServices()`).
 ///
 /// What it reports is read by parts of their own, services of the daemon's group beside it
 /// (`Daemon.serviceGroup`), through `ScanReadings`: the stats line (`StatsLineReporter`), STATUS=
@@ -33,7 +33,7 @@ import SystemPackage
 /// It names no particular results handler: the configured ones (`ResultsHandlerRegistry`) are
 /// fed through `ResultsHandler` alone, before stdout's JSON lines handler of each session, told
 /// of the run through `ServiceHooks` and counted through `CountsReporting` (those that adopt
-/// them); `makeResultsHandlersService()` starts and finishes them, as a service of the group.
+/// them); `makeOutputServices()` runs each handler with threads as a service of the group.
 /// No lock is held while it calls out (a session, a handler, the metrics): each reads what it
 /// needs from `state` and lets go first.
 public final class ScanService: Service, Sendable {
@@ -85,15 +85,16 @@ public final class ScanService: Service, Sendable {
     public let readCounts = ReadWindowCounts()
     /// The configured handlers, then an embedding program's own (`additionalHandlers`).
     let handlers: [any ResultsHandler]
-    /// Those of `handlers` that take the service's hooks (`start`, the overflow policy, the
-    /// source streams, a stats interval passed): the ones with threads of their own, MQTT's events.
-    let hooked: [any ServiceHooks]
+    /// Those of `handlers` that take the service's hooks (their threads' start and flush, the
+    /// overflow policy, the source streams, a stats interval passed), each with its name.
+    let hooked: [(name: String, handler: any ServiceHooks)]
     /// What the lines, STATUS=, `/status` and the metrics count, part by part in delivery order:
     /// the handlers that count, the triggers' counts after the configured handlers.
     let counted: [any CountsReporting]
     let state: LockedValue<State>
-    /// Whether `run` has returned (its sessions are over), for the shutdown limit's message.
-    private let returned = LockedValue(false)
+    /// How far the group's shutdown got (this service's run returned, the handlers' and
+    /// stdout's flushes), for the shutdown limit's message.
+    let shutdownProgress = ShutdownProgress()
     /// Scans past `scan_timeout_seconds`, as `StuckScanWatch` finds them.
     let stuckScans = StuckScans()
     /// Writes `metrics.textfile` for `MetricsTextfilePublisher` (no thread until its first write);
@@ -142,7 +143,9 @@ public final class ScanService: Service, Sendable {
             ? Self.makeReadResultsHandler(options.configuration, counts: readCounts, triggers: triggers,
                                           snapshotDirectory: snapshotDirectory, logger: logger) : nil
         handlers = (readResults.map { [$0] } ?? []) + configuredHandlers.all + additionalHandlers
-        hooked = handlers.compactMap { $0 as? any ServiceHooks }
+        let named = (readResults.map { [("read_results", $0)] } ?? []) + configuredHandlers.named
+            + additionalHandlers.map { ("\(type(of: $0))", $0) }
+        hooked = named.compactMap { name, handler in (handler as? any ServiceHooks).map { (name, $0) } }
         counted = (readResults.map { [$0] } ?? []) + configuredHandlers.counted
             + additionalHandlers.compactMap { $0 as? any CountsReporting }
         state = LockedValue(State(options: options, metrics: ServiceMetrics(source: sourceURI)))
@@ -150,28 +153,28 @@ public final class ScanService: Service, Sendable {
     }
 
     /// Runs the sessions until the source ends, a graceful shutdown, a stuck scan (`endRun`) or a
-    /// failure (thrown). The handlers are not finished here: that is
-    /// `makeResultsHandlersService()`'s service, which the group shuts down after this one.
+    /// failure (thrown). The handlers are not finished here: that is `makeOutputServices()`'s
+    /// services, which the group shuts down after this one.
     public func run() async throws {
         let failure = await runSessionsUnlessStuck()
-        returned.withLock { $0 = true }
+        shutdownProgress.scanReturned()
         events.stopping()
         if let failure { throw failure }
     }
 
-    /// The service that starts this scan's results handlers (the configured ones and an embedding
-    /// program's own), flushes them and stdout's lines when the group shuts it down, and then
-    /// writes the run's summary line and hands the final counts to `atEnd`. The group lists it
-    /// before this service.
+    /// The services of this scan's outputs, in the order the group lists them, before this
+    /// service: stdout's (`StandardOutputService`: its lines flushed last, then the run's summary
+    /// line, then the final counts to `atEnd`), then one for each handler with threads of its own
+    /// (`ResultsHandlerService`: the configured ones and an embedding program's own) in reverse
+    /// delivery order, so that they flush in delivery order once this service has returned.
     /// - Parameters:
     ///   - forcedStop: the signal that forces the stop, if one does (`StopSignals`).
     ///   - atEnd: the final counts, after the summary line (the last `metrics.textfile` write).
-    public func makeResultsHandlersService(forcedStop: ForcedStop? = nil,
-                                           atEnd: @escaping @Sendable (ServiceCounters) async -> Void = { _ in }) -> ResultsHandlersService {
-        ResultsHandlersService(handlers: handlers, writer: writer, timeoutSeconds: shutdownTimeoutSeconds,
-                               forcedStop: forcedStop, scanReturned: { [returned] in returned.withLock { $0 } }) { [self] in
-            await reportEnd(atEnd)
-        }
+    public func makeOutputServices(forcedStop: ForcedStop? = nil,
+                                   atEnd: @escaping @Sendable (ServiceCounters) async -> Void = { _ in }) -> [any Service] {
+        let stdout = StandardOutputService(writer: writer, progress: shutdownProgress, timeoutSeconds: shutdownTimeoutSeconds,
+                                           forcedStop: forcedStop) { [self] in await reportEnd(atEnd) }
+        return [stdout] + hooked.reversed().map { ResultsHandlerService(name: $0.name, handler: $0.handler, progress: shutdownProgress) }
     }
 
     /// Ends the run with `error` (a stuck scan, from `StuckScanWatch`), without waiting for the
@@ -252,7 +255,7 @@ public final class ScanService: Service, Sendable {
         // Lines wait for a slow reader only when frames wait too (a file read to its end).
         let policy: OverflowPolicy = options.configuration.videoDataOutput.framesWait(for: source) ? .wait : .drop
         writer.setOverflowPolicy(policy)
-        for handler in hooked { handler.setOverflowPolicy(policy) }
+        for (_, handler) in hooked { handler.setOverflowPolicy(policy) }
         let lines = options.configuration.output.stdout
             ? JSONLinesResultsHandler(writer: writer, source: source.uri, emitFrames: options.emitFrames) : nil
         let parts: [any ResultsHandler] = handlers + (lines.map { [$0] } ?? [])
@@ -284,7 +287,7 @@ public final class ScanService: Service, Sendable {
                 _ = try await pipeline.run(frameLimit: limit, onStreaming: { [state] in
                     streamed.withLock { $0 = true }
                     state.withLock { $0.currentStreamed = true }
-                    for handler in hooked { handler.sourceStreaming() }
+                    for (_, handler) in hooked { handler.sourceStreaming() }
                     events.streaming()
                 })
             } onGracefulShutdown: {

@@ -5,7 +5,7 @@ import Capture
 ///
 /// Each handler keeps its own bound and counters (its own queue and thread), so a slow one
 /// holds up another only where its policy says so: a file source's queues wait, a live
-/// source's drop and count. It forwards delivery alone: the daemon starts, tells and counts
+/// source's drop and count. It forwards delivery alone: the daemon runs, tells and counts
 /// each handler itself (`ServiceHooks`, `CountsReporting`).
 public final class ResultsFanOut: ResultsHandler, Sendable {
     public let handlers: [any ResultsHandler]
@@ -44,14 +44,5 @@ public final class ResultsFanOut: ResultsHandler, Sendable {
 
     public func readResult(_ result: inout ReadResult) throws {
         for handler in handlers { try handler.readResult(&result) }
-    }
-
-    /// Finishes every handler, even after one fails; throws the first failure.
-    public func finish() throws {
-        var failure: (any Error)?
-        for handler in handlers {
-            do { try handler.finish() } catch { failure = failure ?? error }
-        }
-        if let failure { throw failure }
     }
 }

@@ -41,8 +41,4 @@ public final class JSONLinesResultsHandler: ResultsHandler, Sendable {
         guard emitFrames else { return }
         try writer.write(encoder.encode(collection))
     }
-
-    public func finish() throws {
-        try writer.finish()
-    }
 }

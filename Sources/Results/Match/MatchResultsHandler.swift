@@ -54,8 +54,6 @@ public final class MatchResultsHandler: ResultsHandler, CountsReporting, Sendabl
         }
     }
 
-    public func finish() throws {}
-
     public var counters: [ResultsCounter] {
         let (on, matched, mismatched, timeouts) = state.withLock { ($0.settings.isOn || $0.matched + $0.mismatched > 0, $0.matched, $0.mismatched, $0.timeouts) }
         guard on else { return [] }

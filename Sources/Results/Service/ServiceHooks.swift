@@ -1,17 +1,22 @@
 import SystemCalls
 
-/// What the daemon's services tell a results handler beside its codes: the run starts, what a full
-/// queue does for this source, the source streams, a stats interval passed.
+/// What a results handler with threads of its own takes from the daemon beside its codes: its
+/// threads' lifecycle (`start`, `finish`), what a full queue does for this source, the source
+/// streams, a stats interval passed.
 ///
-/// A handler with threads of its own adopts it for `start`: `ResultsHandlersService` starts every
-/// adopter when it runs and, at the group's shutdown, once the scan has stopped delivering,
-/// finishes them (`ResultsHandler.finish`): one lifecycle. A handler without threads or a use for
-/// these events does not adopt it; the daemon finds adopters among its handlers by this protocol
-/// alone. Every requirement but `start` has a default that does nothing.
+/// The daemon runs each adopter as a service of its group (`ResultsHandlerService`): `start` when
+/// the group runs, `finish` when the group shuts that service down, which it does once the scan has
+/// returned and every code has been handed over. A handler without threads or a use for these
+/// events does not adopt it; the daemon finds adopters among its handlers by this protocol alone.
+/// `setOverflowPolicy`, `sourceStreaming` and `statsUpdated` have defaults that do nothing.
 public protocol ServiceHooks: AnyObject, Sendable {
     /// The service runs: start the handler's threads (never in `init`). A code handed to it
     /// before waits in its queue.
     func start()
+    /// No more codes will come: flush what is buffered and stop the handler's threads. It may
+    /// block (a slow disk, a broker's last acknowledgements): the service calls it on a thread of
+    /// its own, never on the concurrency pool.
+    func finish() throws
     /// What a full queue does from now on: `.wait` for a file source, `.drop` for a live one (set
     /// before each session).
     func setOverflowPolicy(_ policy: OverflowPolicy)

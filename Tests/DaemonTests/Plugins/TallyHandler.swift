@@ -26,7 +26,6 @@ final class TallyHandler: ResultsHandler {
         let entry = "\(label.withLock { $0 }) \(code.code.text ?? "")"
         tallied.withLock { $0.append(entry) }
     }
-    func finish() throws {}
 }
 
 extension SettingsKey where Value == TallySettings? {
