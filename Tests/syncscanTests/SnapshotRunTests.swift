@@ -34,7 +34,7 @@ private func zbarimgTexts(_ path: String) throws -> Set<String> {
         for line in codes {
             let text = line["text"] as? String ?? "?"
             let seq = (line["frame"] as? [String: Any])?["seq"] as? Int ?? -1
-            let name = try #require(line["snapshot"] as? String, "line without snapshot: \(line)")
+            let name = try #require(line["snapshot"] as? String, "line without snapshot: \(line); stderr: \(run.stderr)")
             // One snapshot per frame: both codes of a frame name the same file.
             #expect(byFrame[seq, default: name] == name, "frame \(seq)")
             byFrame[seq] = name
