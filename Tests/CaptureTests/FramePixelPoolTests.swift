@@ -8,13 +8,13 @@ import Testing
 @testable import Capture
 
 /// A `width`×`height` frame of `format` whose every byte is its index (mod 251), so a copy shows where each byte came from.
-private func patternFrame(_ format: PixelFormat, width: Int = 16, height: Int = 8, padding: Int = 4) -> (VideoFrame, [UInt8]) {
+private func patternFrame(_ format: PixelFormat, width: Int = 16, height: Int = 8, padding: Int = 4, sequenceNumber: UInt64 = 3) -> (VideoFrame, [UInt8]) {
     let stride = format.minimumBytesPerLine(width: width) + padding
     let bytes = (0..<format.frameSize(width: width, height: height, bytesPerLine: stride)).map { UInt8($0 % 251) }
     let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 64)
     bytes.withUnsafeBytes { storage.copyMemory(from: $0) }
     let buffer = PixelBuffer(bytes: UnsafeRawBufferPointer(storage)) { storage.deallocate() }
-    return (VideoFrame(sequenceNumber: 3, presentationTime: .zero, width: width, height: height, bytesPerLine: stride,
+    return (VideoFrame(sequenceNumber: sequenceNumber, presentationTime: .zero, width: width, height: height, bytesPerLine: stride,
                        format: format, buffer: buffer), bytes)
 }
 
@@ -66,28 +66,50 @@ private func patternFrame(_ format: PixelFormat, width: Int = 16, height: Int = 
         #expect(pool.copied == 3 && pool.skipped == 1)
     }
 
-    @Test func waitingForRoomWaitsOnlyForDeliveredCopies() async throws {
-        let (frame, _) = patternFrame(.grey)
+    /// A waiting copy waits for a delivered copy (a handler frees it) to come back.
+    @Test func aWaitingCopyWaitsForADeliveredCopy() throws {
         let pool = FramePixelPool(capacity: 1)
-        // Undelivered (still in the synchronizer): waiting could deadlock, so it skips at once.
-        var first = pool.copy(frame)
-        #expect(pool.copy(frame, wait: true) == nil && pool.skipped == 1)
-        // Delivered (with a handler that frees it): the copy waits for it.
+        var first = pool.copy(patternFrame(.grey, sequenceNumber: 3).0)
         first?.markDelivered()
-        // Released from a thread of its own once the copy below is waiting (or about to): the
-        // copy must return only after that release, however long the machine takes. The thread
-        // takes the copy out of a box (its closure would keep a capture alive with the thread).
+        let second = copyAfterARelease(of: &first, in: pool, frame: patternFrame(.grey, sequenceNumber: 4).0)
+        #expect(second != nil && pool.skipped == 0)
+    }
+
+    /// A waiting copy waits for the undelivered copy of an earlier frame: that frame is
+    /// delivered before this one, so its copy comes back without this one's help.
+    @Test func aWaitingCopyWaitsForAnEarlierFramesUndeliveredCopy() throws {
+        let pool = FramePixelPool(capacity: 1)
+        var earlier = pool.copy(patternFrame(.grey, sequenceNumber: 3).0)
+        let later = copyAfterARelease(of: &earlier, in: pool, frame: patternFrame(.grey, sequenceNumber: 4).0)
+        #expect(later != nil && pool.skipped == 0)
+    }
+
+    /// A frame earlier than every undelivered copy is not made to wait for them (they are
+    /// delivered only after it): its copy is one beyond the capacity, never a skip.
+    @Test func theEarliestFrameTakesACopyBeyondTheCapacityRatherThanWait() throws {
+        let pool = FramePixelPool(capacity: 1)
+        let later = pool.copy(patternFrame(.grey, sequenceNumber: 5).0)
+        let earliest = pool.copy(patternFrame(.grey, sequenceNumber: 4).0, wait: true)
+        #expect(later != nil && earliest != nil && pool.lentCount == 2 && pool.skipped == 0)
+        // Without waiting (a live source) a full pool still skips.
+        #expect(pool.copy(patternFrame(.grey, sequenceNumber: 3).0) == nil && pool.skipped == 1)
+    }
+
+    /// Copies `frame` with `wait` while a thread of its own releases `held` (the pool's one copy):
+    /// the copy must return only after that release, however long the machine takes. The thread
+    /// takes the copy out of a box (its closure would keep a capture alive with the thread).
+    private func copyAfterARelease(of held: inout FramePixels?, in pool: FramePixelPool, frame: VideoFrame) -> FramePixels? {
         let released = LockedValue(false)
-        let box = LockedValue(first)
-        first = nil
+        let box = LockedValue(held)
+        held = nil
         Thread {
             pause(.milliseconds(200))
             released.withLock { $0 = true }
             box.withLock { $0 = nil }
         }.start()
-        let second = pool.copy(frame, wait: true)
-        #expect(released.withLock { $0 }, "the copy returned before the delivered copy was released")
-        #expect(second != nil && pool.skipped == 1)
+        let copy = pool.copy(frame, wait: true)
+        #expect(released.withLock { $0 }, "the copy returned before the held copy was released")
+        return copy
     }
 }
 

@@ -43,7 +43,7 @@ public final class FramePixels: @unchecked Sendable, Hashable {  // unchecked: o
         self.pool = pool
     }
 
-    deinit { pool.recycle(storage, delivered: delivered.load(ordering: .acquiring)) }
+    deinit { pool.recycle(storage, of: frame.sequenceNumber, delivered: delivered.load(ordering: .acquiring)) }
 
     /// Calls `body` with the copied bytes; they must not be used after it returns.
     public func withUnsafeBytes<Result, Failure: Error>(
@@ -57,7 +57,7 @@ public final class FramePixels: @unchecked Sendable, Hashable {  // unchecked: o
     /// Marks the pixels as handed to the results handlers: from now on their pool slot frees
     /// itself without waiting for frames still being scanned (see `FramePixelPool`).
     public func markDelivered() {
-        if !delivered.exchange(true, ordering: .acquiringAndReleasing) { pool.noteDelivered() }
+        if !delivered.exchange(true, ordering: .acquiringAndReleasing) { pool.noteDelivered(frame.sequenceNumber) }
     }
 
     public static func == (a: FramePixels, b: FramePixels) -> Bool { a === b }
@@ -68,10 +68,13 @@ public final class FramePixels: @unchecked Sendable, Hashable {  // unchecked: o
 /// V4L2 buffers, of which the driver has only `device.buffers`) go back at once.
 ///
 /// At most `capacity` copies exist at a time. When all are taken, `copy` skips the frame and
-/// counts it (`skipped`), unless asked to wait: then it waits while some copy has been
-/// delivered (`FramePixels.markDelivered`) and will be freed by a handler. Copies not yet
-/// delivered wait only for frames ahead of them, which may themselves need a copy, so waiting
-/// for those could deadlock: with every copy undelivered it skips instead.
+/// counts it (`skipped`), unless asked to wait (a file source, whose every code is to have its
+/// pixels): then it waits while some copy will come back without this frame's help, one that
+/// has been delivered (`FramePixels.markDelivered`: a handler frees it), or one of an earlier
+/// frame (delivered before this one, it then frees the same way). A frame earlier than every
+/// undelivered copy is not waited for: the copies after it are delivered only after it, so
+/// waiting could deadlock. It takes a copy beyond `capacity` instead, at most one per scanning
+/// thread, and the copies after it follow once it is delivered.
 public final class FramePixelPool: Sendable {
     /// Copies that may exist at once.
     public let capacity: Int
@@ -81,6 +84,8 @@ public final class FramePixelPool: Sendable {
         var free: [FreeBuffer] = []
         var lent = 0
         var lentDelivered = 0
+        /// The frames (sequence numbers) of the copies lent and not yet delivered.
+        var undelivered: [UInt64] = []
         var skipped = 0
         var copied = 0
     }
@@ -115,7 +120,7 @@ public final class FramePixelPool: Sendable {
         guard rect.width > 0, rect.height > 0 else { return nil }
         let bytesPerLine = frame.format.minimumBytesPerLine(width: rect.width)
         let byteCount = frame.format.frameSize(width: rect.width, height: rect.height, bytesPerLine: bytesPerLine)
-        guard let storage = take(byteCount: byteCount, wait: wait) else { return nil }
+        guard let storage = take(byteCount: byteCount, wait: wait, for: compressed?.info.sequenceNumber ?? frame.sequenceNumber) else { return nil }
         let source = frame.format.planes(height: frame.height, bytesPerLine: frame.bytesPerLine)
         let destination = frame.format.planes(height: rect.height, bytesPerLine: bytesPerLine)
         frame.buffer.withUnsafeBytes { bytes in
@@ -144,16 +149,23 @@ public final class FramePixelPool: Sendable {
         return PixelRect(x: x0, y: y0, width: max(0, x1 - x0), height: max(0, y1 - y0))
     }
 
-    private func take(byteCount: Int, wait: Bool) -> UnsafeMutableRawBufferPointer? {
+    /// A buffer for a copy of frame `sequenceNumber`, or `nil` (counted) when every one is taken
+    /// and `wait` is not set; with `wait`, see the type for what is waited for.
+    private func take(byteCount: Int, wait: Bool, for sequenceNumber: UInt64) -> UnsafeMutableRawBufferPointer? {
         let capacity = self.capacity
+        // Whether a taken copy will come back without frame `sequenceNumber` being delivered.
+        func returnsWithoutThisFrame(_ state: State) -> Bool {
+            state.lentDelivered > 0 || state.undelivered.contains { $0 < sequenceNumber }
+        }
         let taken: (FreeBuffer?, Bool) = state.withLock(
-            when: { !($0.lent >= capacity && wait && $0.lentDelivered > 0) }) { state, _ in
-            guard state.lent < capacity else {
+            when: { !(wait && $0.lent >= capacity && returnsWithoutThisFrame($0)) }) { state, _ in
+            guard state.lent < capacity || wait else {
                 state.skipped += 1
                 return (nil, false)
             }
             state.lent += 1
             state.copied += 1
+            state.undelivered.append(sequenceNumber)
             return (state.free.popLast(), true)
         }
         guard taken.1 else { return nil }
@@ -162,14 +174,26 @@ public final class FramePixelPool: Sendable {
         return .allocate(byteCount: max(byteCount, 1), alignment: 64)
     }
 
-    fileprivate func noteDelivered() { state.withLock { $0.lentDelivered += 1 } }
+    fileprivate func noteDelivered(_ sequenceNumber: UInt64) {
+        state.withLock { state in
+            state.lentDelivered += 1
+            state.undelivered.removeFirst(sequenceNumber)
+        }
+    }
 
-    fileprivate func recycle(_ storage: UnsafeMutableRawBufferPointer, delivered: Bool) {
+    fileprivate func recycle(_ storage: UnsafeMutableRawBufferPointer, of sequenceNumber: UInt64, delivered: Bool) {
         state.withLock { state in
             state.lent -= 1
-            if delivered { state.lentDelivered -= 1 }
+            if delivered { state.lentDelivered -= 1 } else { state.undelivered.removeFirst(sequenceNumber) }
             state.free.append(FreeBuffer(storage: storage))
         }
         state.broadcast()
+    }
+}
+
+extension Array where Element == UInt64 {
+    /// Removes the first element equal to `value`, if any.
+    fileprivate mutating func removeFirst(_ value: UInt64) {
+        if let index = firstIndex(of: value) { remove(at: index) }
     }
 }
