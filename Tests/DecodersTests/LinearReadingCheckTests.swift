@@ -109,6 +109,22 @@ private func hybridCheck(_ look: any SecondLook, held: LockedValue<HeldReadings>
         #expect(d.codes.isEmpty && d.counts == ReadingCheckCounts(held: 1, dropped: 1), "\(d.counts)")
     }
 
+    @Test("hybrid's kind of check gives each scanning thread's check the output's one store of held readings: one thread holds, another confirms")
+    func scanningThreadsShareHeldReadings() throws {
+        let kind = try #require(DecoderEngine.hybrid.readingCheck)
+        let shared = kind.makeSharedState()
+        let a = try #require(kind.makeCheck(engine: .hybrid, shared: shared) as? LinearReadingCheck)
+        let b = try #require(kind.makeCheck(engine: .hybrid, shared: shared) as? LinearReadingCheck)
+        #expect(a.held === b.held && a.held === (shared as? LockedValue<HeldReadings>))
+        #expect(a.checkerReadable == ZXingDecoder().readable)
+        let first = try linearFrame("EANX", "590123412345", seq: 1), second = try linearFrame("EANX", "590123412345", seq: 2)
+        let reading = readAlong(3, try zbarReading(of: first))
+        let held = hybridCheck(ScriptedSecondLook(reading: []), held: a.held).check([reading], frame: first, symbologies: linear, unconfirmed: .held)
+        let confirmed = hybridCheck(ScriptedSecondLook(reading: []), held: b.held).check([reading], frame: second, symbologies: linear, unconfirmed: .held)
+        #expect(held.codes.isEmpty && held.counts == ReadingCheckCounts(held: 1))
+        #expect(confirmed.codes.count == 1 && confirmed.counts == ReadingCheckCounts(confirmed: 1))
+    }
+
     @Test("a zbar reading along many scan lines that nothing contradicts is trusted on its own frame; along few, or beside another payload read along a third as many, it is not")
     func manyScanLinesAreTrusted() throws {
         let frame = try linearFrame("EANX", "590123412345")
