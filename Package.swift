@@ -208,6 +208,7 @@ let package = Package(
         .testTarget(name: "GStreamerTests", dependencies: ["GStreamer", "Media", "SystemCalls", "TestSupport", "ZBar"]),
         .testTarget(name: "Y4MTests", dependencies: ["Y4M", "Capture", "Decoders", "SystemCalls", "TestSupport"]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "Decoders", "JPEG", "SystemCalls", "TestSupport"]),
+        .testTarget(name: "DecodersTests", dependencies: ["Decoders", "Capture", "Media", "SystemCalls", "TestSupport"]),
         .testTarget(name: "OutboxTests", dependencies: [
             "Outbox", "SystemCalls", "TestSupport", .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),

@@ -14,7 +14,7 @@ extension DecoderEngine {
     public static let hybrid = DecoderEngine(name: "hybrid", libraries: [ZXingDecoder(), ZBarDecoder()],
                                              passes: [.zxingFast, .zbar, .zxingFull, .zxingHistogram, .zxingUpscale, .zbarUpscale],
                                              preferred: Preference(twoDimensional: .zxing, linear: .zbar),
-                                             readingCheck: ReadingCheck(checked: .zbar, checker: .zxing))
+                                             readingCheck: LinearReadingCheck.Kind(checked: .zbar, checker: .zxing))
 
     /// Every engine the configuration names, in the order messages list them.
     public static let allCases: [DecoderEngine] = [zbar, zxing, hybrid]

@@ -42,7 +42,7 @@ extension ItemTracker {
 
     /// Whether a reading of `a` could be a misreading of a code of `b`: the same 1-D symbology,
     /// or two of the EAN/UPC family (zbar reads a UPC-E inside an EAN-13, a UPC-A as EAN-13).
-    static func comparable(_ a: Symbology, _ b: Symbology) -> Bool {
+    public static func comparable(_ a: Symbology, _ b: Symbology) -> Bool {
         guard !a.isTwoDimensional, !b.isTwoDimensional else { return false }
         let family: Set<Symbology> = [.ean13, .ean8, .upca, .upce, .isbn13]
         return a == b || family.contains(a) && family.contains(b)

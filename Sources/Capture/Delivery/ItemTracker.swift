@@ -12,8 +12,8 @@ import Media
 /// moves at a steady speed and its predicted place is in the frame: a parcel a few frames blur
 /// or hide on a belt); a code that comes back later is a new item. Frame time only, never the wall clock: a paused pipeline removes nothing.
 ///
-/// A reading its frame could not confirm (`hybrid`'s zbar-only 1-D readings,
-/// `LinearReadingCheck`) joins an item as any reading does, and counts as confirmed when it does;
+/// A reading its frame could not confirm (an engine's `ReadingCheck` passed it on: `hybrid`'s
+/// zbar-only 1-D readings) joins an item as any reading does, and counts as confirmed when it does;
 /// one no item claims begins a *tentative* item: followed like the others but not reported until
 /// the same payload is read there in another frame (its first line is that reading). Another
 /// payload read where a tentative item lies (a comparable symbology) makes its reading a misread;

@@ -5,24 +5,15 @@ import Media
 /// `Decoders` builds syncscan's three: `zbar` and `zxing` (one library's passes each) and
 /// `hybrid`, both libraries in the same scanning thread, each on every requested symbology it
 /// reads, so it reads at least what either reads alone. A code several libraries read is reported
-/// once, as read by the library `preferred` names for its kind of symbology; the readings of one
-/// library may be checked by another (`readingCheck`, `LinearReadingCheck`).
+/// once, as read by the library `preferred` names for its kind of symbology; an engine may check
+/// its readings of each frame (`readingCheck`: the kind of `ReadingCheck` it makes, its own;
+/// `hybrid`'s checks zbar's 1-D readings with zxing-cpp).
 public struct DecoderEngine: Sendable, Hashable, CustomStringConvertible {
     /// Whose reading of a code several libraries read is kept, for 2-D and for 1-D symbologies.
     public struct Preference: Sendable, Hashable {
         public var twoDimensional: DecoderLibraryID
         public var linear: DecoderLibraryID
         public init(twoDimensional: DecoderLibraryID, linear: DecoderLibraryID) { (self.twoDimensional, self.linear) = (twoDimensional, linear) }
-    }
-
-    /// One library's 1-D readings checked by another's (`LinearReadingCheck`), which must have a
-    /// second look (`DecoderReader.readBand`).
-    public struct ReadingCheck: Sendable, Hashable {
-        /// The library whose 1-D readings are checked (zbar).
-        public var checked: DecoderLibraryID
-        /// The library that checks them (zxing-cpp).
-        public var checker: DecoderLibraryID
-        public init(checked: DecoderLibraryID, checker: DecoderLibraryID) { (self.checked, self.checker) = (checked, checker) }
     }
 
     /// The name the configuration gives it (`engine: hybrid`).
@@ -32,11 +23,12 @@ public struct DecoderEngine: Sendable, Hashable, CustomStringConvertible {
     /// The libraries its passes are of, in the order given.
     public let libraries: [any DecoderLibrary]
     public let preferred: Preference?
-    public let readingCheck: ReadingCheck?
+    /// What checks its readings of each frame, a check per scanning thread (`MetadataOutput`); `nil`: none.
+    public let readingCheck: (any ReadingCheckKind)?
 
     /// - Precondition: every pass is of one of `libraries`.
     public init(name: String, libraries: [any DecoderLibrary], passes: [DecoderPass], preferred: Preference? = nil,
-                readingCheck: ReadingCheck? = nil) {
+                readingCheck: (any ReadingCheckKind)? = nil) {
         precondition(passes.allSatisfy { pass in libraries.contains { $0.id == pass.library } }, "a pass of a library the engine does not have")
         (self.name, self.libraries, self.passes, self.preferred, self.readingCheck) = (name, libraries, passes, preferred, readingCheck)
     }
@@ -45,7 +37,12 @@ public struct DecoderEngine: Sendable, Hashable, CustomStringConvertible {
 
     public static func == (a: DecoderEngine, b: DecoderEngine) -> Bool {
         a.name == b.name && a.passes.map(\.rawValue) == b.passes.map(\.rawValue) && a.libraries.map(\.id) == b.libraries.map(\.id)
-            && a.preferred == b.preferred && a.readingCheck == b.readingCheck
+            && a.preferred == b.preferred && sameCheck(a.readingCheck, b.readingCheck)
+    }
+
+    private static func sameCheck(_ a: (any ReadingCheckKind)?, _ b: (any ReadingCheckKind)?) -> Bool {
+        guard let a, let b else { return a == nil && b == nil }
+        return a.isSame(as: b)
     }
 
     public func hash(into hasher: inout Hasher) { hasher.combine(name); hasher.combine(passes) }

@@ -31,8 +31,8 @@ public protocol DecoderReader: AnyObject {
     func read(_ pass: DecoderPass, in luma: LumaPlane, region: PixelRect?, request: DecoderRequest) -> Result<DecoderReading, DecoderFailure>
 
     /// A second look at a 1-D code (a capability: `nil` when the library has none): the codes of
-    /// `symbologies` in `band`, an upright strip of the frame stretched along the bars
-    /// (`BandSecondLook`), in band pixels, with the pass to stamp them with.
+    /// `symbologies` in `band`, an upright strip of the frame stretched along the bars (an engine's
+    /// reading check asks it: `hybrid`'s, in `Decoders`), in band pixels, with the pass to stamp them with.
     func readBand(_ band: LumaPlane, symbologies: Set<Symbology>) -> (pass: DecoderPass, codes: [DecodedCode])?
 }
 

@@ -119,9 +119,9 @@ struct EffortLedger: Sendable {
 
 /// What makes two code objects the same code: the symbology and the payload without an add-on
 /// (`MachineReadableCodeObject.mainData`).
-struct CodeIdentity: Hashable, Sendable {
-    let symbology: Symbology
-    let data: [UInt8]
+public struct CodeIdentity: Hashable, Sendable {
+    public let symbology: Symbology
+    public let data: [UInt8]
 
-    init(_ code: MachineReadableCodeObject) { (symbology, data) = (code.symbology, code.mainData) }
+    public init(_ code: MachineReadableCodeObject) { (symbology, data) = (code.symbology, code.mainData) }
 }

@@ -68,7 +68,7 @@ public struct MachineReadableCodeObject: Sendable, Hashable {
     /// lies within the other's outline box widened on every side by 15 % of its longer side (at
     /// least 8 pixels). The margin joins readings of a 1-D code taken along different scan lines
     /// (an outline one line thin); two labels side by side stay two.
-    func overlaps(_ other: MachineReadableCodeObject) -> Bool {
+    public func overlaps(_ other: MachineReadableCodeObject) -> Bool {
         func near(_ box: PixelRect, _ point: (x: Int, y: Int)) -> Bool {
             let margin = max(8, max(box.width, box.height) * 15 / 100)
             return point.x >= box.x - margin && point.x <= box.x + box.width + margin

@@ -79,8 +79,8 @@ public final class MetadataOutput: Sendable {
     }
 
     private let shared: LockedValue<Shared>
-    /// `hybrid`'s zbar-only 1-D readings waiting for another frame (live sources; `LinearReadingCheck`).
-    let heldReadings = LockedValue(HeldReadings())
+    /// What the scanners' reading checks share, by kind (readings held for another frame on a live source).
+    let readingCheckStates = ReadingCheckStates()
     /// Threads scanning in parallel; each holds one `Scanner`.
     public let scanningThreads: Int
     /// Told every frame's scan duration, from the scanning thread (a metrics histogram).
@@ -180,7 +180,7 @@ public final class MetadataOutput: Sendable {
         /// The codes the first pass of a library that reports them (zxing-cpp's) detected but could not decode and no pass read
         /// (asked for with `effort: auto` on a live source, or `Settings.reportsUndecoded`).
         public var undecoded: [UndecodedCodeObject] = []
-        /// What `hybrid`'s check of zbar's 1-D readings did on this frame (`LinearReadingCheck`).
+        /// What the engine's reading check did on this frame (`ReadingCheck`).
         public var readingCheck = ReadingCheckCounts()
         /// Readings the check could not confirm within the frame, passed on for the items to
         /// confirm (`Settings.confirmsByItem`); not among `codes`.
@@ -196,8 +196,8 @@ public final class MetadataOutput: Sendable {
         private let id: Int
         private var readers: [DecoderLibraryID: any DecoderReader] = [:]
         private let upscaler = RegionUpscaler()
-        /// The engine's reading check, made for the rule and libraries it was made with.
-        private var readingCheck: (rule: DecoderEngine.ReadingCheck, check: LinearReadingCheck)?
+        /// The engine's reading check, made by the kind and of the libraries it was made with.
+        private var readingCheck: (kind: any ReadingCheckKind, check: any ReadingCheck)?
         private var scratch: UnsafeMutableRawBufferPointer = UnsafeMutableRawBufferPointer(start: nil, count: 0)
 
         init(output: MetadataOutput, live: Bool) {
@@ -294,9 +294,9 @@ public final class MetadataOutput: Sendable {
             output.record(scanTime: ContinuousClock.now - start)
             if adaptive { output.withEffortLedger { $0.noteRead(read, seq: info.sequenceNumber) } }
             if let check = readingCheck(for: settings.engine) {
-                let outcome: LinearReadingCheck.Unconfirmed = settings.confirmsByItem ? .passedOn : live ? .held(output.heldReadings) : .dropped
-                (codes, report.unconfirmed, report.readingCheck) = check.check(
-                    codes, frame: frame, checkerReads: settings.engine.part(of: settings.scanner.symbologies, for: check.checker), unconfirmed: outcome)
+                let outcome: UnconfirmedReadings = settings.confirmsByItem ? .passedOn : live ? .held : .dropped
+                let checked = check.check(codes, frame: frame, symbologies: settings.scanner.symbologies, unconfirmed: outcome)
+                (codes, report.unconfirmed, report.readingCheck) = (checked.codes, checked.unconfirmed, checked.counts)
             }
             // One reading per code: readings of one payload at one place (several passes, both
             // libraries) are one code; the same payload elsewhere in the frame is another label.
@@ -318,14 +318,13 @@ public final class MetadataOutput: Sendable {
             return report
         }
 
-        /// The engine's reading check, made on first use (and again when the engine's rule changes);
-        /// `nil` for an engine without one.
-        private func readingCheck(for engine: DecoderEngine) -> LinearReadingCheck? {
-            guard let rule = engine.readingCheck else { return nil }
-            if let readingCheck, readingCheck.rule == rule { return readingCheck.check }
-            guard let checker = engine.library(rule.checker), let checked = engine.library(rule.checked) else { return nil }
-            let check = LinearReadingCheck(checked: rule.checked, checker: rule.checker, secondLook: BandSecondLook(checker: checker, checked: checked))
-            readingCheck = (rule, check)
+        /// The engine's reading check, made on first use (and again when the engine's kind of check
+        /// changes), sharing the output's state for its kind; `nil` for an engine without one.
+        private func readingCheck(for engine: DecoderEngine) -> (any ReadingCheck)? {
+            guard let kind = engine.readingCheck else { return nil }
+            if let readingCheck, readingCheck.kind.isSame(as: kind) { return readingCheck.check }
+            guard let check = kind.makeCheck(engine: engine, shared: output.readingCheckStates.state(for: kind)) else { return nil }
+            readingCheck = (kind, check)
             return check
         }
 

@@ -147,7 +147,7 @@ public struct CaptureStatistics: Sendable, Hashable {
     public var codesByPass: [DecoderPass: Int] = [:]
     /// Harder passes cut by the frame's time budget (`effort: auto` on a live source), by pass.
     public var passesCut: [DecoderPass: Int] = [:]
-    /// zbar-only 1-D readings `hybrid` confirmed, settled, held back and dropped (`LinearReadingCheck`).
+    /// Readings the engine's reading check confirmed, settled, held back and dropped (`ReadingCheckCounts`).
     public var readingCheck = ReadingCheckCounts()
     /// Frames the source delivered under an already used sequence number (left out of the ledger).
     public var repeatedSequenceNumbers = 0

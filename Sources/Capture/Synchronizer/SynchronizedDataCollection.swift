@@ -35,7 +35,7 @@ public struct SynchronizedMetadataObjectData: Sendable, Hashable {
     /// Codes zxing-cpp detected in the frame and no pass read (`MetadataOutput.ScanReport.undecoded`):
     /// for the live view's outlines, never code lines.
     public var undecoded: [UndecodedCodeObject]
-    /// What `hybrid`'s check of zbar's 1-D readings did on this frame (`MetadataOutput.ScanReport.readingCheck`).
+    /// What the engine's reading check did on this frame (`MetadataOutput.ScanReport.readingCheck`).
     public var readingCheck: ReadingCheckCounts
     /// Readings the check could not confirm within the frame, for the items to confirm
     /// (`MetadataOutput.ScanReport.unconfirmed`); not codes found until an item confirms them.

@@ -1,38 +1,10 @@
+import Capture
 import Media
 import SystemCalls
 
-/// What `hybrid`'s checks of 1-D readings did: readings confirmed, settled, held back and dropped.
-///
-/// Counted per frame (`MetadataOutput.ScanReport.readingCheck`), added up in `CaptureStatistics`;
-/// the stats line, STATUS= and the metrics show them.
-public struct ReadingCheckCounts: Sendable, Hashable {
-    /// zbar-only readings emitted after a check: zxing-cpp read the same payload in a second look,
-    /// or (live source) zbar read it again in another frame.
-    public var confirmed = 0
-    /// zbar readings of a code zxing-cpp read differently: zbar's dropped, zxing-cpp's emitted.
-    public var settled = 0
-    /// zbar-only readings held back on a live source, waiting for another frame.
-    public var held = 0
-    /// zbar-only readings never emitted: unconfirmed on a file, or held and not read again in time.
-    public var dropped = 0
-    /// Held readings an item's other frames contradicted: another payload read where the item is
-    /// (`ItemTracker`, items only).
-    public var misread = 0
-
-    public init(confirmed: Int = 0, settled: Int = 0, held: Int = 0, dropped: Int = 0, misread: Int = 0) {
-        (self.confirmed, self.settled, self.held, self.dropped, self.misread) = (confirmed, settled, held, dropped, misread)
-    }
-
-    public var isEmpty: Bool { self == ReadingCheckCounts() }
-
-    public mutating func add(_ other: ReadingCheckCounts) {
-        confirmed += other.confirmed; settled += other.settled; held += other.held; dropped += other.dropped; misread += other.misread
-    }
-
-}
-
 /// zbar-only readings held back on a live source until zbar reads them again in another frame
-/// (shared by the scanning threads under `MetadataOutput`'s lock for it).
+/// (shared by one output's scanning threads under its lock: the state
+/// `LinearReadingCheck.Kind.makeSharedState` makes, which `MetadataOutput` keeps for them).
 public struct HeldReadings: Sendable {
     /// How long (frame time, seconds) a held reading waits for a second sighting: the default
     /// duplicate window.
@@ -60,91 +32,6 @@ public struct HeldReadings: Sendable {
     }
 }
 
-/// A second look at a 1-D code zbar read: zxing-cpp, then zbar, on a band of the frame around it,
-/// turned upright and stretched 3 times along the bars' axis.
-///
-/// zbar reports a 1-D code as the points where its scan lines crossed it, which bound the code
-/// across the bars but not always along them; the band is therefore the rows (or, for a code on
-/// its side, the columns) zbar's points span, with a margin (at most `BandSecondLook.maxRows`
-/// about their middle), across the whole frame. Stretching
-/// gives zxing-cpp's row reader several pixels per module where the frame has about one, and
-/// gives zbar samples at other places than the frame's.
-public protocol SecondLook {
-    /// The 1-D codes of `symbologies` read in the band around `code` in `frame`, in frame pixels,
-    /// each with the library that read it (`engine`).
-    func read(around code: MachineReadableCodeObject, in frame: VideoFrame, symbologies: Set<Symbology>) -> [MachineReadableCodeObject]
-}
-
-/// `SecondLook` through the libraries' own (`DecoderReader.readBand`): the checker's (zxing-cpp:
-/// try-harder on; rotate, invert and downscale off, the band is upright), then, when it reads
-/// nothing there, the checked library's on the code's symbology only (zbar).
-public final class BandSecondLook: SecondLook {
-    /// How many times the band is stretched along the bars' axis.
-    public static let scale = 3
-    /// The most rows (across the bars) a band has.
-    public static let maxRows = 96
-    private let checker: any DecoderReader, checked: any DecoderReader
-    private var band: [UInt8] = []
-
-    /// - Parameters:
-    ///   - checker: the library whose second look is asked first (zxing-cpp).
-    ///   - checked: the library whose readings are checked, asked when the checker reads nothing (zbar).
-    public init(checker: any DecoderLibrary, checked: any DecoderLibrary) {
-        (self.checker, self.checked) = (checker.makeReader(), checked.makeReader())
-    }
-
-    public func read(around code: MachineReadableCodeObject, in frame: VideoFrame, symbologies: Set<Symbology>) -> [MachineReadableCodeObject] {
-        let sideways = code.orientation == .left || code.orientation == .right
-        // Across the bars: zbar's span plus a margin; along them: the whole frame.
-        let (across, acrossLimit, along) = sideways ? (code.bounds.x, frame.width, frame.height) : (code.bounds.y, frame.height, frame.width)
-        let extent = sideways ? code.bounds.width : code.bounds.height
-        let margin = max(12, extent / 2)
-        // At most `maxRows` rows, about the middle of zbar's span: what the stretched band costs stays bounded.
-        let middle = across + extent / 2, half = min(extent / 2 + margin, Self.maxRows / 2)
-        let first = max(0, middle - half), last = min(acrossLimit, middle + half)
-        let rows = last - first, width = along * Self.scale
-        guard rows > 0, along > 1 else { return [] }
-        if band.count < rows * width { band = [UInt8](repeating: 0, count: rows * width) }
-        let (offset, step) = frame.format.lumaLayout
-        frame.buffer.withUnsafeBytes { bytes in
-            for r in 0..<rows {
-                // Sample i along the bars of band row r; linear interpolation between frame samples.
-                func sample(_ i: Int) -> Int {
-                    let (x, y) = sideways ? (first + r, i) : (i, first + r)
-                    return Int(bytes[offset + y * frame.bytesPerLine + x * step])
-                }
-                for i in 0..<width {
-                    let position = min(Double(i) / Double(Self.scale), Double(along - 1)), left = min(Int(position), along - 2)
-                    let t = position - Double(left)
-                    band[r * width + i] = UInt8((Double(sample(left)) * (1 - t) + Double(sample(left + 1)) * t).rounded())
-                }
-            }
-        }
-        // Band pixels back to frame pixels: along / scale, across + first.
-        func inFrame(_ object: MachineReadableCodeObject) -> MachineReadableCodeObject {
-            var object = object
-            object.corners = object.corners.map { p in
-                sideways ? PixelPoint(x: first + p.y, y: p.x / Self.scale) : PixelPoint(x: p.x / Self.scale, y: first + p.y)
-            }
-            let xs = object.corners.map(\.x), ys = object.corners.map(\.y)
-            object.bounds = PixelRect(x: xs.min() ?? 0, y: ys.min() ?? 0, width: (xs.max() ?? 0) - (xs.min() ?? 0),
-                                      height: (ys.max() ?? 0) - (ys.min() ?? 0))
-            object.orientation = code.orientation
-            return object
-        }
-        func look(_ reader: any DecoderReader, _ symbologies: Set<Symbology>) -> [MachineReadableCodeObject] {
-            let found = band.withUnsafeBytes { bytes in
-                reader.readBand(LumaPlane(bytes: UnsafeRawBufferPointer(rebasing: bytes[0..<(rows * width)]), width: width, height: rows,
-                                          rowStride: width), symbologies: symbologies)
-            }
-            guard let found else { return [] }
-            return found.codes.map { inFrame(MachineReadableCodeObject($0, frame: frame.info, pass: found.pass)) }
-        }
-        let byChecker = look(checker, symbologies.filter { !$0.isTwoDimensional })
-        return byChecker.isEmpty ? look(checked, [code.symbology]) : byChecker
-    }
-}
-
 /// `hybrid`'s check of its 1-D readings: a payload only zbar read is not emitted unchecked.
 ///
 /// On photographed 1-D codes zbar misreads where zxing-cpp does not (`bench/misread.py`): EAN and
@@ -159,7 +46,7 @@ public final class BandSecondLook: SecondLook {
 ///   and read no other payload of a symbology it could be confused with there along more than a
 ///   third as many: a single frame's evidence, so stills keep such readings (zbar's misreadings
 ///   of photographed EAN/UPC codes come from a few scan lines, `bench/misread.py`);
-/// - otherwise (`Unconfirmed`): with items, *held* and passed on to the item tracker, which emits
+/// - otherwise (`UnconfirmedReadings`): with items, *held* and passed on to the item tracker, which emits
 ///   it once the same item is read again in another frame (`ItemTracker`: *confirmed*, or
 ///   *misread* when another payload is read where it lies), on files and live sources alike;
 ///   without items, on a file *dropped*, on a live source *held* until zbar reads the same payload
@@ -170,35 +57,55 @@ public final class BandSecondLook: SecondLook {
 /// (`fullASCII`), as zxing-cpp gives it, so both libraries' readings of one code are one payload.
 ///
 /// zbar's readings of symbologies zxing-cpp does not read, and 2-D ones, pass unchecked. Which
-/// library is checked and which checks is the engine's data (`DecoderEngine.ReadingCheck`).
-public struct LinearReadingCheck {
+/// library is checked and which checks is the engine's data (`Kind`, `DecoderEngine.hybrid`'s
+/// `readingCheck`); `MetadataOutput` knows it as a `ReadingCheck` only.
+public struct LinearReadingCheck: ReadingCheck {
     /// The library whose 1-D readings are checked (zbar).
     public let checked: DecoderLibraryID
     /// The library that checks them (zxing-cpp).
     public let checker: DecoderLibraryID
+    /// The symbologies the checker reads in the engine: a frame's requested ones it reads are checked.
+    let checkerReadable: Set<Symbology>
     let secondLook: any SecondLook
+    /// Readings held on a live source (`UnconfirmedReadings.held`), shared with the output's other scanning threads.
+    let held: LockedValue<HeldReadings>
 
-    public init(checked: DecoderLibraryID, checker: DecoderLibraryID, secondLook: any SecondLook) {
-        (self.checked, self.checker, self.secondLook) = (checked, checker, secondLook)
+    /// - Parameters:
+    ///   - checkerReadable: the symbologies `checker` reads in the engine (`DecoderEngine.part(of:for:)`).
+    ///   - held: the readings held on a live source, shared by one output's checks.
+    public init(checked: DecoderLibraryID, checker: DecoderLibraryID, checkerReadable: Set<Symbology>, secondLook: any SecondLook,
+                held: LockedValue<HeldReadings> = LockedValue(HeldReadings())) {
+        (self.checked, self.checker, self.checkerReadable, self.secondLook, self.held) = (checked, checker, checkerReadable, secondLook, held)
     }
 
-    /// What becomes of a reading nothing in its own frame confirms.
-    public enum Unconfirmed {
-        /// Dropped (a file without items).
-        case dropped
-        /// Held until zbar reads the same payload in another frame (a live source without items).
-        case held(LockedValue<HeldReadings>)
-        /// Passed on (`CheckedReadings.unconfirmed`) for the item tracker to confirm or not.
-        case passedOn
+    /// `hybrid`'s check as an engine's data: which library's readings are checked, which checks
+    /// them (with its second look, `DecoderReader.readBand`); the state it makes for an output is
+    /// the readings held on a live source.
+    public struct Kind: ReadingCheckKind {
+        /// The library whose 1-D readings are checked (zbar).
+        public var checked: DecoderLibraryID
+        /// The library that checks them (zxing-cpp).
+        public var checker: DecoderLibraryID
+        public init(checked: DecoderLibraryID, checker: DecoderLibraryID) { (self.checked, self.checker) = (checked, checker) }
+
+        public func makeSharedState() -> any Sendable { LockedValue(HeldReadings()) }
+
+        /// A check with a `BandSecondLook` of the engine's two libraries; `nil` when the engine lacks one of them.
+        public func makeCheck(engine: DecoderEngine, shared: any Sendable) -> (any ReadingCheck)? {
+            guard let checkerLibrary = engine.library(checker), let checkedLibrary = engine.library(checked) else { return nil }
+            guard let held = shared as? LockedValue<HeldReadings> else { preconditionFailure("a shared state \(type(of: shared)) not made by LinearReadingCheck.Kind") }
+            return LinearReadingCheck(checked: checked, checker: checker, checkerReadable: engine.part(of: engine.readable, for: checker),
+                                      secondLook: BandSecondLook(checker: checkerLibrary, checked: checkedLibrary), held: held)
+        }
     }
 
     /// `codes`, every reading of one frame by every pass, with the unconfirmed readings of the
     /// checked library taken out and the checker's readings of second looks added; the
-    /// unconfirmed ones (with `.passedOn`); and what was done. `checkerReads`: the symbologies
-    /// the checker reads in the engine.
-    public func check(_ codes: [MachineReadableCodeObject], frame: VideoFrame, checkerReads: Set<Symbology>,
-                      unconfirmed outcome: Unconfirmed) -> (codes: [MachineReadableCodeObject], unconfirmed: [MachineReadableCodeObject],
-                                                           counts: ReadingCheckCounts) {
+    /// unconfirmed ones (with `.passedOn`); and what was done. The checker's part of
+    /// `symbologies` (`checkerReadable`) is what is checked.
+    public func check(_ codes: [MachineReadableCodeObject], frame: VideoFrame, symbologies: Set<Symbology>,
+                      unconfirmed outcome: UnconfirmedReadings) -> CheckedReadings {
+        let checkerReads = symbologies.intersection(checkerReadable)
         var counts = ReadingCheckCounts(), kept: [MachineReadableCodeObject] = [], added: [MachineReadableCodeObject] = []
         var unconfirmed: [MachineReadableCodeObject] = []
         let byChecker = codes.filter { $0.engine == checker }
@@ -221,7 +128,7 @@ public struct LinearReadingCheck {
                 kept.append(code)
             } else {
                 switch outcome {
-                case .held(let held):
+                case .held:
                     let seconds = Double(frame.info.presentationTime.nanoseconds) / 1e9
                     if held.withLock({ $0.confirms(CodeIdentity(code), seq: frame.info.sequenceNumber, seconds: seconds, counts: &counts) }) {
                         counts.confirmed += 1
@@ -235,7 +142,7 @@ public struct LinearReadingCheck {
                 }
             }
         }
-        return (kept + added.filter { !checkerPayloads.contains(CodeIdentity($0)) }, unconfirmed, counts)
+        return CheckedReadings(codes: kept + added.filter { !checkerPayloads.contains(CodeIdentity($0)) }, unconfirmed: unconfirmed, counts: counts)
     }
 
     /// Scan lines (zbar's `quality` of a 1-D code: the lines that decoded it) from which a zbar

@@ -1,5 +1,5 @@
-@testable import Capture
-import Decoders
+import Capture
+@testable import Decoders
 import Media
 import SystemCalls
 import Testing
@@ -35,13 +35,18 @@ private func readAlong(_ lines: Int, _ code: MachineReadableCodeObject) -> Machi
 
 private let linear: Set<Symbology> = [.ean13, .upca, .upce, .code39, .code128, .i25]
 
+/// `hybrid`'s check (zbar's readings checked by zxing-cpp) with `look` as its second look, holding readings in `held`.
+private func hybridCheck(_ look: any SecondLook, held: LockedValue<HeldReadings> = LockedValue(HeldReadings())) -> LinearReadingCheck {
+    LinearReadingCheck(checked: .zbar, checker: .zxing, checkerReadable: ZXingDecoder().readable, secondLook: look, held: held)
+}
+
 @Suite(.offThePool) struct LinearReadingCheckTests {
     @Test("on a file, a zbar-only reading the second look does not confirm is not emitted, and is counted dropped")
     func unconfirmedIsDropped() throws {
         let frame = try linearFrame("EANX", "590123412345")
         let wrong = misread(try zbarReading(of: frame), as: "5901234123464")
         let look = ScriptedSecondLook(reading: [])
-        let checked = LinearReadingCheck(checked: .zbar, checker: .zxing, secondLook: look).check([wrong], frame: frame, checkerReads: linear, unconfirmed: .dropped)
+        let checked = hybridCheck(look).check([wrong], frame: frame, symbologies: linear, unconfirmed: .dropped)
         #expect(checked.codes.isEmpty)
         #expect(checked.counts == ReadingCheckCounts(dropped: 1))
         #expect(look.lookedAt.map(\.data) == [wrong.data])
@@ -51,7 +56,7 @@ private let linear: Set<Symbology> = [.ean13, .upca, .upce, .code39, .code128, .
     func secondLookConfirms() throws {
         let frame = try linearFrame("EANX", "590123412345")
         let reading = try zbarReading(of: frame)
-        let checked = LinearReadingCheck(checked: .zbar, checker: .zxing, secondLook: BandSecondLook(checker: ZXingDecoder(), checked: ZBarDecoder())).check([reading], frame: frame, checkerReads: linear, unconfirmed: .dropped)
+        let checked = hybridCheck(BandSecondLook(checker: ZXingDecoder(), checked: ZBarDecoder())).check([reading], frame: frame, symbologies: linear, unconfirmed: .dropped)
         #expect(checked.codes.map(\.text) == ["5901234123457"])
         #expect(checked.codes.first?.engine == .zbar)
         #expect(checked.counts == ReadingCheckCounts(confirmed: 1))
@@ -76,33 +81,48 @@ private let linear: Set<Symbology> = [.ean13, .upca, .upce, .code39, .code128, .
         var zxing = right
         (zxing.engine, zxing.pass) = (.zxing, .zxingFull)
         // In the frame's own passes…
-        let inFrame = LinearReadingCheck(checked: .zbar, checker: .zxing, secondLook: ScriptedSecondLook(reading: [])).check([wrong, zxing], frame: frame, checkerReads: linear, unconfirmed: .dropped)
+        let inFrame = hybridCheck(ScriptedSecondLook(reading: [])).check([wrong, zxing], frame: frame, symbologies: linear, unconfirmed: .dropped)
         #expect(inFrame.codes.map(\.text) == ["5901234123457"] && inFrame.codes.first?.engine == .zxing)
         #expect(inFrame.counts == ReadingCheckCounts(settled: 1))
         // …and in the second look.
-        let second = LinearReadingCheck(checked: .zbar, checker: .zxing, secondLook: ScriptedSecondLook(reading: [zxing])).check([wrong], frame: frame, checkerReads: linear, unconfirmed: .dropped)
+        let second = hybridCheck(ScriptedSecondLook(reading: [zxing])).check([wrong], frame: frame, symbologies: linear, unconfirmed: .dropped)
         #expect(second.codes.map(\.text) == ["5901234123457"] && second.codes.first?.engine == .zxing)
         #expect(second.counts == ReadingCheckCounts(settled: 1))
     }
 
     @Test("on a live source an unconfirmed reading is held, emitted when zbar reads it in another frame, dropped when the window passes")
     func liveHoldsUntilAnotherFrame() throws {
-        let check = LinearReadingCheck(checked: .zbar, checker: .zxing, secondLook: ScriptedSecondLook(reading: []))
-        let held = LockedValue(HeldReadings())
+        let check = hybridCheck(ScriptedSecondLook(reading: []))
         let first = try linearFrame("EANX", "590123412345", seq: 1), second = try linearFrame("EANX", "590123412345", seq: 2)
         let reading = readAlong(3, try zbarReading(of: first))
-        let a = check.check([reading], frame: first, checkerReads: linear, unconfirmed: .held(held))
+        let a = check.check([reading], frame: first, symbologies: linear, unconfirmed: .held)
         #expect(a.codes.isEmpty && a.counts == ReadingCheckCounts(held: 1))
-        let again = check.check([reading], frame: first, checkerReads: linear, unconfirmed: .held(held))
+        let again = check.check([reading], frame: first, symbologies: linear, unconfirmed: .held)
         #expect(again.codes.isEmpty && again.counts == ReadingCheckCounts(), "the same frame is no confirmation")
-        let b = check.check([reading], frame: second, checkerReads: linear, unconfirmed: .held(held))
+        let b = check.check([reading], frame: second, symbologies: linear, unconfirmed: .held)
         #expect(b.codes.count == 1 && b.counts == ReadingCheckCounts(confirmed: 1))
 
         let other = misread(reading, as: "5901234123464")
-        _ = check.check([other], frame: second, checkerReads: linear, unconfirmed: .held(held))
+        _ = check.check([other], frame: second, symbologies: linear, unconfirmed: .held)
         let late = try linearFrame("EANX", "590123412345", seq: 2 + 11)  // 1.1 s later
-        let d = check.check([reading], frame: late, checkerReads: linear, unconfirmed: .held(held))
+        let d = check.check([reading], frame: late, symbologies: linear, unconfirmed: .held)
         #expect(d.codes.isEmpty && d.counts == ReadingCheckCounts(held: 1, dropped: 1), "\(d.counts)")
+    }
+
+    @Test("hybrid's kind of check gives each scanning thread's check the output's one store of held readings: one thread holds, another confirms")
+    func scanningThreadsShareHeldReadings() throws {
+        let kind = try #require(DecoderEngine.hybrid.readingCheck)
+        let shared = kind.makeSharedState()
+        let a = try #require(kind.makeCheck(engine: .hybrid, shared: shared) as? LinearReadingCheck)
+        let b = try #require(kind.makeCheck(engine: .hybrid, shared: shared) as? LinearReadingCheck)
+        #expect(a.held === b.held && a.held === (shared as? LockedValue<HeldReadings>))
+        #expect(a.checkerReadable == ZXingDecoder().readable)
+        let first = try linearFrame("EANX", "590123412345", seq: 1), second = try linearFrame("EANX", "590123412345", seq: 2)
+        let reading = readAlong(3, try zbarReading(of: first))
+        let held = hybridCheck(ScriptedSecondLook(reading: []), held: a.held).check([reading], frame: first, symbologies: linear, unconfirmed: .held)
+        let confirmed = hybridCheck(ScriptedSecondLook(reading: []), held: b.held).check([reading], frame: second, symbologies: linear, unconfirmed: .held)
+        #expect(held.codes.isEmpty && held.counts == ReadingCheckCounts(held: 1))
+        #expect(confirmed.codes.count == 1 && confirmed.counts == ReadingCheckCounts(confirmed: 1))
     }
 
     @Test("a zbar reading along many scan lines that nothing contradicts is trusted on its own frame; along few, or beside another payload read along a third as many, it is not")
@@ -110,19 +130,19 @@ private let linear: Set<Symbology> = [.ean13, .upca, .upce, .code39, .code128, .
         let frame = try linearFrame("EANX", "590123412345")
         let reading = try zbarReading(of: frame)
         #expect((reading.quality ?? 0) >= LinearReadingCheck.trustedQuality, "zbar's lines over a clean 40-row code: \(reading.quality ?? 0)")
-        let check = LinearReadingCheck(checked: .zbar, checker: .zxing, secondLook: ScriptedSecondLook(reading: []))
-        let trusted = check.check([reading], frame: frame, checkerReads: linear, unconfirmed: .dropped)
+        let check = hybridCheck(ScriptedSecondLook(reading: []))
+        let trusted = check.check([reading], frame: frame, symbologies: linear, unconfirmed: .dropped)
         #expect(trusted.codes.map(\.text) == ["5901234123457"] && trusted.counts == ReadingCheckCounts(confirmed: 1))
-        let few = check.check([readAlong(LinearReadingCheck.trustedQuality - 1, reading)], frame: frame, checkerReads: linear, unconfirmed: .dropped)
+        let few = check.check([readAlong(LinearReadingCheck.trustedQuality - 1, reading)], frame: frame, symbologies: linear, unconfirmed: .dropped)
         #expect(few.codes.isEmpty && few.counts == ReadingCheckCounts(dropped: 1))
         // Another EAN/UPC payload where it lies: trusted only when read along fewer than a third as many lines.
         let q = reading.quality ?? 0
         var other = readAlong(q / 3 + 1, misread(reading, as: "0590123412341"))
         other.symbology = .upca
-        let contested = check.check([reading, other], frame: frame, checkerReads: linear, unconfirmed: .dropped)
+        let contested = check.check([reading, other], frame: frame, symbologies: linear, unconfirmed: .dropped)
         #expect(contested.codes.isEmpty && contested.counts == ReadingCheckCounts(dropped: 2))
         other.quality = max(1, q / 3 - 1)
-        let outnumbered = check.check([reading, other], frame: frame, checkerReads: linear, unconfirmed: .dropped)
+        let outnumbered = check.check([reading, other], frame: frame, symbologies: linear, unconfirmed: .dropped)
         #expect(outnumbered.codes.map(\.text) == ["5901234123457"] && outnumbered.counts == ReadingCheckCounts(confirmed: 1, dropped: 1))
     }
 
@@ -130,8 +150,8 @@ private let linear: Set<Symbology> = [.ean13, .upca, .upce, .code39, .code128, .
     func unconfirmedIsPassedOnToItems() throws {
         let frame = try linearFrame("EANX", "590123412345")
         let wrong = misread(try zbarReading(of: frame), as: "5901234123464")
-        let checked = LinearReadingCheck(checked: .zbar, checker: .zxing, secondLook: ScriptedSecondLook(reading: []))
-            .check([wrong], frame: frame, checkerReads: linear, unconfirmed: .passedOn)
+        let checked = hybridCheck(ScriptedSecondLook(reading: []))
+            .check([wrong], frame: frame, symbologies: linear, unconfirmed: .passedOn)
         #expect(checked.codes.isEmpty && checked.unconfirmed.map(\.text) == ["5901234123464"])
         #expect(checked.counts == ReadingCheckCounts(held: 1))
     }
@@ -156,16 +176,15 @@ private let linear: Set<Symbology> = [.ean13, .upca, .upce, .code39, .code128, .
         #expect(report.readingCheck == ReadingCheckCounts())
     }
 
-    @Test("a frame's check counts reach CaptureStatistics, and add up across runs")
-    func countersAddUp() {
-        var statistics = CaptureStatistics()
-        let metadata = SynchronizedMetadataObjectData(presentationTime: .zero, metadataObjects: [],
-                                                      readingCheck: ReadingCheckCounts(confirmed: 1, settled: 2, held: 3, dropped: 4))
-        statistics.record(SynchronizedDataCollection(
-            video: SynchronizedVideoData(sequenceNumber: 0, presentationTime: .zero, frame: nil, droppedReason: nil), metadata: metadata))
-        #expect(statistics.readingCheck == ReadingCheckCounts(confirmed: 1, settled: 2, held: 3, dropped: 4))
-        var total = statistics
-        total.add(statistics)
-        #expect(total.readingCheck == ReadingCheckCounts(confirmed: 2, settled: 4, held: 6, dropped: 8))
+    @Test("engines with different reading checks are different engines; the same check is the same")
+    func engineEqualityComparesTheCheck() {
+        let h = DecoderEngine.hybrid
+        let unchecked = DecoderEngine(name: h.name, libraries: h.libraries, passes: h.passes, preferred: h.preferred)
+        let swapped = DecoderEngine(name: h.name, libraries: h.libraries, passes: h.passes, preferred: h.preferred,
+                                    readingCheck: LinearReadingCheck.Kind(checked: .zxing, checker: .zbar))
+        let same = DecoderEngine(name: h.name, libraries: h.libraries, passes: h.passes, preferred: h.preferred,
+                                 readingCheck: LinearReadingCheck.Kind(checked: .zbar, checker: .zxing))
+        #expect(h != unchecked && unchecked != h && h != swapped)
+        #expect(h == same)
     }
 }
