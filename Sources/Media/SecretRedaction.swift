@@ -40,8 +40,13 @@ public enum SecretRedaction {
 
     /// `text` as a source's identity (a metrics label, an MQTT topic's part): each URL without its
     /// userinfo, query and fragment, every other secret `***`.
+    ///
+    /// The parts are dropped from the text redacted (`redacted(_:hiding: .userinfo)`, every pass),
+    /// never from `text` itself: one pass over it may take a secret property's value for another's
+    /// and leave that one in view (`user-pw="a user-pw="SECRET"`), which a further pass hides.
     public static func identity(_ text: String) -> String {
-        render(text, spans(in: text, hiding: .userinfo), dropping: true)
+        let redacted = redacted(text, hiding: .userinfo)
+        return render(redacted, spans(in: redacted, hiding: .userinfo), dropping: true)
     }
 
     /// Whether `text` holds a secret `redacted(_:hiding:)` would hide (a password, a token), not

@@ -83,6 +83,16 @@ import Testing
         #expect(SecretRedaction.identity(identity) == identity)
     }
 
+    /// A property's quoted value that a first pass takes for an earlier property's (the quote
+    /// that opens it closes that one's) is hidden from the identity too, as redaction hides it.
+    @Test func theIdentityHidesASecretThatAFirstPassTakesForAnotherValue() {
+        let text = "gst:rtspsrc location=rtsp://cam/x b\"c user-pw=\"ink user-pw=\"S3CRET\" ! appsink"
+        let identity = SecretRedaction.identity(text)
+        #expect(!identity.contains("S3") && !identity.contains("CRET"), "\(identity.debugDescription)")
+        #expect(!SecretRedaction.redacted(text, hiding: .userinfo).contains("CRET"))
+        #expect(SecretRedaction.identity(identity) == identity)
+    }
+
     @Test func secretsAreListedForALibrarysOwnMessages() {
         #expect(SecretRedaction.secrets(in: "rtsp://u:hunter2@h/x?token=abc") == ["hunter2", "abc"])
         #expect(SecretRedaction.secrets(in: "rtsp://h/x") == [])
