@@ -26,8 +26,12 @@ BACKTRACE_HELPER ?= $(dir $(shell command -v $(SWIFT)))../libexec/swift/linux/sw
 BACKTRACE_DEST = $(LIBEXECDIR)/swift/linux/swift-backtrace-static
 
 INSTALL ?= install
+CC ?= cc
+# What the units start syncscan through (systemd/syncscan-start.c): static, so no loader runs first.
+START_DEST = $(LIBEXECDIR)/syncscan/syncscan-start
 # The units name the default paths; these rewrite them to the configured ones.
-UNIT_PATHS = -e 's|/usr/local/bin/syncscan|$(BINDIR)/syncscan|g' \
+UNIT_PATHS = -e 's|/usr/local/libexec/syncscan/syncscan-start|$(START_DEST)|g' \
+             -e 's|/usr/local/bin/syncscan|$(BINDIR)/syncscan|g' \
              -e 's|/usr/local/libexec/swift/linux/swift-backtrace-static|$(BACKTRACE_DEST)|g' \
              -e 's|/etc/syncscan/|$(SYSCONFDIR)/syncscan/|g'
 
@@ -36,7 +40,8 @@ UNIT_PATHS = -e 's|/usr/local/bin/syncscan|$(BINDIR)/syncscan|g' \
 install:
 	$(SWIFT) build $(SWIFT_RELEASE_FLAGS) --product syncscan
 	@test -x "$(BACKTRACE_HELPER)" || { echo "error: no swift-backtrace-static at $(BACKTRACE_HELPER); set BACKTRACE_HELPER=PATH" >&2; exit 1; }
-	$(INSTALL) -d -m 0755 "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(LIBEXECDIR)/swift/linux" "$(DESTDIR)$(UNITDIR)" "$(DESTDIR)$(SYSCONFDIR)/syncscan"
+	$(INSTALL) -d -m 0755 "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(LIBEXECDIR)/swift/linux" "$(DESTDIR)$(LIBEXECDIR)/syncscan" "$(DESTDIR)$(UNITDIR)" "$(DESTDIR)$(SYSCONFDIR)/syncscan"
+	$(CC) -static -O2 -Wall -Werror -o "$(DESTDIR)$(START_DEST)" systemd/syncscan-start.c
 	$(INSTALL) -m 0755 "$$($(SWIFT) build $(SWIFT_RELEASE_FLAGS) --show-bin-path)/syncscan" "$(DESTDIR)$(BINDIR)/syncscan"
 	$(INSTALL) -m 0755 "$(BACKTRACE_HELPER)" "$(DESTDIR)$(BACKTRACE_DEST)"
 	for unit in syncscan.service syncscan@.service syncscan-http@.socket; do \
@@ -54,7 +59,8 @@ install:
 	done
 
 uninstall:
-	rm -f "$(DESTDIR)$(BINDIR)/syncscan" "$(DESTDIR)$(BACKTRACE_DEST)"
+	rm -f "$(DESTDIR)$(BINDIR)/syncscan" "$(DESTDIR)$(BACKTRACE_DEST)" "$(DESTDIR)$(START_DEST)"
+	-rmdir "$(DESTDIR)$(LIBEXECDIR)/syncscan" 2>/dev/null
 	-rmdir "$(DESTDIR)$(LIBEXECDIR)/swift/linux" "$(DESTDIR)$(LIBEXECDIR)/swift" 2>/dev/null
 	rm -f "$(DESTDIR)$(UNITDIR)/syncscan.service" "$(DESTDIR)$(UNITDIR)/syncscan@.service" "$(DESTDIR)$(UNITDIR)/syncscan-http@.socket"
 	@echo "kept $(DESTDIR)$(SYSCONFDIR)/syncscan (configuration); remove it by hand if no longer wanted"

@@ -50,6 +50,9 @@ let package = Package(
         // `sched_getaffinity` (through the CSystemCalls shim), `IOError`, the one error shape
         // of the inputs (V4L2, Y4M) and the output, and `LockedValue`, the one lock (a pthread mutex).
         .target(name: "CSystemCalls"),
+        // The executable's first code (an ELF .preinit_array entry): SIGTERM, SIGINT, SIGHUP and
+        // SIGUSR1 trapped and counted before main (SystemCalls' ProcessSignals reads the counts).
+        .target(name: "CEarlySignals", dependencies: ["CSystemCalls"]),
         .target(name: "SystemCalls", dependencies: [
             "CSystemCalls",
             .product(name: "SystemPackage", package: "swift-system"),
@@ -167,7 +170,7 @@ let package = Package(
         .plugin(name: "PkgConfigVersion", capability: .buildTool()),
 
         .executableTarget(name: "syncscan", dependencies: [
-            "ConfigurationKeys", "Daemon", "Decoders", "Media", "SystemCalls", "V4L2", "JPEG", "MQTT", "HTTPClient",
+            "CEarlySignals", "ConfigurationKeys", "Daemon", "Decoders", "Media", "SystemCalls", "V4L2", "JPEG", "MQTT", "HTTPClient",
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),

@@ -51,6 +51,7 @@ make -C "$ROOT" --no-print-directory install DESTDIR="$P" PREFIX=/usr LIBEXECDIR
 # (packaging/debian/lintian-overrides says so to lintian).
 strip --strip-debug --remove-section=.comment "$P/usr/bin/syncscan"
 strip --strip-unneeded --remove-section=.comment --remove-section=.note "$P/usr/libexec/swift/linux/swift-backtrace-static"
+strip --strip-all "$P/usr/libexec/syncscan/syncscan-start"
 D=$P/usr/share/doc/syncscan
 install -d -m 0755 "$D/examples" "$P/usr/share/man/man1" "$P/usr/share/man/man5" "$P/usr/share/lintian/overrides" "$P/DEBIAN"
 install -m 0644 "$ROOT/packaging/debian/lintian-overrides" "$P/usr/share/lintian/overrides/syncscan"

@@ -3,6 +3,7 @@ import Logging
 import Results
 import ServiceLifecycle
 import SystemPackage
+import SystemCalls
 import UnixSignals
 
 /// Runs the pipeline as a service group: SIGTERM/SIGINT shut it down gracefully (a second one
@@ -19,8 +20,9 @@ public enum Daemon {
                            reload: (@Sendable () async throws -> PipelineOptions)? = nil) async throws {
         // A closed stdout must surface as EPIPE from write(2), not kill the process.
         signal(SIGPIPE, SIG_IGN)
-        // SIGUSR1 presses the trigger (`TriggerDescriptor.signal`); until its listener runs, one is not fatal.
-        signal(SIGUSR1, SIG_IGN)
+        // SIGTERM, SIGINT, SIGHUP and SIGUSR1 are counted from the executable's first code on
+        // (`ProcessSignals`); trapped here too for a program without that start-up (a test).
+        try? ProcessSignals.trap()
         // The scan service switches a live source's output to dropping once the source is open.
         let writer = LineWriter(fileDescriptor: .standardOutput, name: "stdout",
                                 capacity: options.configuration.output.queueLines, overflow: .wait)
@@ -53,7 +55,7 @@ public enum Daemon {
     /// when the group ends first, the listener is cancelled.
     private static func runUntilForced(_ group: ServiceGroup, stop: StopSignals) async throws {
         enum Ended { case run, forced }
-        let signals = await StopSignals.trap()
+        let signals = StopSignals.trap()
         try await withThrowingTaskGroup(of: Ended.self) { tasks in
             tasks.addTask { try await group.run(); return .run }
             tasks.addTask { await stop.run(signals); return .forced }
@@ -184,7 +186,8 @@ struct ReloadOnHangup: Service {
     let logger: Logger
 
     func run() async throws {
-        for await _ in await UnixSignalsSequence(trapping: .sighup).cancelOnGracefulShutdown() { await reloadOnce() }
+        // SIGHUPs that came while the daemon started are one reload now; a batch is one reload.
+        for await _ in ProcessSignals.shared.arrivals(of: [.hangUp]).cancelOnGracefulShutdown() { await reloadOnce() }
     }
 
     /// One SIGHUP's reload: the configuration read again (files it names, `match.list`, too) and

@@ -2,6 +2,7 @@ import ArgumentParser
 import ConfigurationKeys
 import Foundation
 import Daemon
+import SystemCalls
 import V4L2
 
 extension Syncscan {
@@ -22,6 +23,8 @@ extension Syncscan {
         var config: String?
 
         func run() async throws {
+            // Not the daemon: a signal takes its default action (the executable's start-up trapped them).
+            ProcessSignals.restoreDefaults()
             let environment = ProcessInfo.processInfo.environment
             let settings: SyncscanConfiguration
             do {

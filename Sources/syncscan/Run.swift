@@ -2,6 +2,7 @@ import ArgumentParser
 import Configuration
 import ConfigurationKeys
 import Daemon
+import SystemCalls
 import Foundation
 import Logging
 
@@ -188,6 +189,8 @@ extension Syncscan {
         var file: String
 
         func run() async throws {
+            // Not the daemon: a signal takes its default action (the executable's start-up trapped them).
+            ProcessSignals.restoreDefaults()
             switch await SyncscanConfiguration.checkConfig(path: file) {
             case .success(let c):
                 print("\(file): OK (source \(InputRegistry.shown(c.source))\(InputRegistry.isLive(c.source) == true ? ", live" : ""), engine \(c.engine), effort \(c.effort), symbologies \(c.scanner.symbologies.map(\.rawValue).sorted().joined(separator: ",")), scanning threads \(c.scanningThreads))")

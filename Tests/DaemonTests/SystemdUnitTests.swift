@@ -28,7 +28,7 @@ func runCommand(_ executable: String, _ arguments: [String], in directory: URL) 
 /// binary that exists.
 ///
 /// `systemd-analyze verify` complains when an ExecStart binary does not exist, and the tests do
-/// not install syncscan: the copy's `/usr/local/bin/syncscan` becomes `/bin/true`, everything
+/// not install syncscan: the copy's `syncscan-start /usr/local/bin/syncscan` becomes `/bin/true`, everything
 /// else is byte-for-byte the shipped unit.
 final class VerifiableUnits {
     let directory: URL
@@ -43,9 +43,10 @@ final class VerifiableUnits {
         var units: [(String, URL)] = []
         for (shipped, loadName) in Self.shipped {
             let text = try String(contentsOf: packageRoot.appendingPathComponent("systemd").appendingPathComponent(shipped), encoding: .utf8)
-            #expect(text.contains("ExecStart=/usr/local/bin/syncscan "), "\(shipped) no longer starts /usr/local/bin/syncscan")
+            let start = "ExecStart=/usr/local/libexec/syncscan/syncscan-start /usr/local/bin/syncscan "
+            #expect(text.contains(start), "\(shipped) no longer starts /usr/local/bin/syncscan through syncscan-start")
             let copy = directory.appendingPathComponent(loadName)
-            try text.replacingOccurrences(of: "ExecStart=/usr/local/bin/syncscan ", with: "ExecStart=/bin/true ")
+            try text.replacingOccurrences(of: start, with: "ExecStart=/bin/true ")
                 .write(to: copy, atomically: true, encoding: .utf8)
             units.append((shipped, copy))
         }

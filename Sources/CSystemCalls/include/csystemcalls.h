@@ -18,4 +18,24 @@ int csystemcalls_eventfd(void);
 /// above /proc/sys/fs/pipe-max-size without CAP_SYS_RESOURCE, EBUSY below what the pipe holds).
 int csystemcalls_set_pipe_size(int fd, int bytes);
 
+/// Traps SIGTERM, SIGINT, SIGHUP and SIGUSR1 (sigaction(2), SA_RESTART): each arrival is counted
+/// (`csystemcalls_signals_arrivals`) and wakes the read end of a pipe
+/// (`csystemcalls_signals_wake_descriptor`), nothing else. Async-signal-safe handler; idempotent.
+/// Then unblocks them (sigprocmask(2)): those `syncscan-start` held across the exec arrive.
+/// Returns 0, or -1 with errno set.
+int csystemcalls_signals_trap(void);
+
+/// 1 when SIGHUP's handler is the one `csystemcalls_signals_trap` installs, else 0.
+int csystemcalls_signals_are_trapped(void);
+
+/// How many times `signal` arrived since it was trapped (0 for a signal never trapped).
+unsigned long csystemcalls_signals_arrivals(int signal);
+
+/// The non-blocking, close-on-exec read end of the pipe each arrival writes one byte to; -1 before the trap.
+int csystemcalls_signals_wake_descriptor(void);
+
+/// Gives the four signals their default action again (sigaction(2), SIG_DFL), then raises each
+/// that arrived while trapped, so that it takes that action now. Returns 0, or -1 with errno set.
+int csystemcalls_signals_restore_defaults(void);
+
 #endif

@@ -3,7 +3,6 @@ import Logging
 import Results
 import ServiceLifecycle
 import SystemCalls
-import UnixSignals
 
 /// A stop forced by a second SIGTERM or SIGINT: which signal, shared by the listener that sees it
 /// and the results handlers' service that reports what was left (`ShutdownTimeoutError`).
@@ -13,15 +12,15 @@ public final class ForcedStop: Sendable {
     /// cancellation cannot reach.
     static let exitGraceSeconds = 3.0
 
-    private let signal = LockedValue<UnixSignal?>(nil)
+    private let signal = LockedValue<ProcessSignals.Signal?>(nil)
 
     public init() {}
 
     /// The signal that forced the stop; `nil` while none has.
-    var forcedBy: UnixSignal? { signal.withLock { $0 } }
+    var forcedBy: ProcessSignals.Signal? { signal.withLock { $0 } }
 
     /// Records the forcing signal; false when one already had.
-    fileprivate func force(by forcing: UnixSignal) -> Bool {
+    fileprivate func force(by forcing: ProcessSignals.Signal) -> Bool {
         signal.withLock { current in
             guard current == nil else { return false }
             current = forcing
@@ -49,32 +48,38 @@ struct StopSignals {
     let writer: LineWriter
     let logger: Logger
 
-    /// The signals trapped: made before the group runs, so that a signal arriving as soon as the
-    /// first line is out finds SIGTERM and SIGINT already trapped (their default would kill the
-    /// process, status 143, with nothing written).
-    static func trap() async -> UnixSignalsSequence { await UnixSignalsSequence(trapping: .sigterm, .sigint) }
+    /// SIGTERM's and SIGINT's arrivals, those since the process started first (`ProcessSignals`:
+    /// trapped from the executable's first code, so one that came while the daemon started stops
+    /// it now rather than having killed it, status 143, with nothing written).
+    static func trap() -> AsyncStream<ProcessSignals.Arrivals> {
+        try? ProcessSignals.trap()
+        return ProcessSignals.shared.arrivals(of: [.terminate, .interrupt])
+    }
 
     /// Listens on `signals` (`trap()`) until a second signal (returns) or until cancelled (the run ended by itself).
-    func run(_ signals: UnixSignalsSequence) async {
-        var seen: UnixSignal?
-        for await signal in signals {
-            guard let first = seen else {
-                seen = signal
-                logger.notice("\(signal): stopping after the frames in flight and writing what is queued; SIGTERM or SIGINT again stops at once, without what is not written yet")
-                await group.triggerGracefulShutdown()
-                continue
+    func run(_ signals: AsyncStream<ProcessSignals.Arrivals>) async {
+        var seen: ProcessSignals.Signal?
+        for await arrivals in signals {
+            let signal = arrivals.signal
+            for _ in 0..<arrivals.count {
+                guard let first = seen else {
+                    seen = signal
+                    logger.notice("\(signal): stopping after the frames in flight and writing what is queued; SIGTERM or SIGINT again stops at once, without what is not written yet")
+                    await group.triggerGracefulShutdown()
+                    continue
+                }
+                guard forced.force(by: signal) else { continue }
+                logger.debug("second stop signal: forcing the stop", metadata: ["first": "\(first)", "second": "\(signal)"])
+                Self.exitIfStillRunning(after: ForcedStop.exitGraceSeconds, signal: signal, writer: writer)
+                return
             }
-            guard forced.force(by: signal) else { continue }
-            logger.debug("second stop signal: forcing the stop", metadata: ["first": "\(first)", "second": "\(signal)"])
-            Self.exitIfStillRunning(after: ForcedStop.exitGraceSeconds, signal: signal, writer: writer)
-            return
         }
     }
 
     /// Starts a thread that ends the process in `seconds` (`_exit(2)`, status 1), after one
     /// stderr line naming stdout's lines not written; the process's normal exit comes first when
     /// the cancelled run ends in time.
-    private static func exitIfStillRunning(after seconds: Double, signal: UnixSignal, writer: LineWriter) {
+    private static func exitIfStillRunning(after seconds: Double, signal: ProcessSignals.Signal, writer: LineWriter) {
         startThread(name: "syncscan-exit") {
             Thread.sleep(forTimeInterval: seconds)
             StandardError.writeLine("syncscan: error: a second \(signal) forced the stop, which had not ended "

@@ -3,7 +3,7 @@ import ConfigurationKeys
 import Logging
 import Results
 import ServiceLifecycle
-import UnixSignals
+import SystemCalls
 
 /// A trigger of a triggered reader (`trigger.mode: triggered`): what presses and releases the
 /// service's `TriggerSwitch`, registered by one line in `Components.standard` (issue 41's trigger
@@ -88,16 +88,16 @@ extension TriggerDescriptor {
     }
 }
 
-/// Presses the trigger once per SIGUSR1 until the group shuts down (swift-service-lifecycle's
-/// `UnixSignalsSequence`: the signal's default action, ending the process, is replaced).
+/// Presses the trigger once per SIGUSR1 until the group shuts down (`ProcessSignals`: those that
+/// came while the daemon started are pressed first; after the shutdown began none is).
 struct TriggerOnSignal: Service {
     let triggers: TriggerSwitch
     let logger: Logger
 
     func run() async throws {
-        for await _ in await UnixSignalsSequence(trapping: .sigusr1).cancelOnGracefulShutdown() {
-            logger.debug("SIGUSR1: trigger pressed")
-            triggers.press(origin: "sigusr1")
+        for await arrivals in ProcessSignals.shared.arrivals(of: [.user1]).cancelOnGracefulShutdown() {
+            logger.debug("SIGUSR1: trigger pressed", metadata: arrivals.count > 1 ? ["presses": "\(arrivals.count)"] : [:])
+            for _ in 0..<arrivals.count { triggers.press(origin: "sigusr1") }
         }
     }
 }
