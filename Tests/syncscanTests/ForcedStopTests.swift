@@ -51,4 +51,46 @@ func qrFrameBytes(_ count: Int, prefix: String) throws -> [[UInt8]] {
         let left = line.firstRange(of: "stdout had ").map { Int(line[$0.upperBound...].prefix { $0.isNumber }) ?? 0 } ?? 0
         #expect(left > 0 && line.contains("lines not written"), "stderr: \(daemon.stderr)")
     }
+
+    /// A file run whose stdout reader stopped reading: its scan waits for stdout (a file's lines
+    /// wait), the queue and the pipe full. The daemon, the one pipe it writes, and how many bytes wait in it.
+    private func fileRunWithAStuckStdout(environment: [String: String]) throws -> (RunningDaemon, Int32, TemporaryFile) {
+        var fds: [Int32] = [0, 0]
+        #expect(pipe(&fds) == 0)
+        #expect(fcntl(fds[1], 1031 /* F_SETPIPE_SZ, Linux */, 4096) >= 4096, "a pipe of one page: a few lines fill it")
+        let frames = try qrFrameBytes(300, prefix: "file-stuck")
+        let file = try TemporaryFile(contents: Y4MStream(width: 160, height: 120).header + frames.flatMap { $0 }, suffix: ".y4m")
+        let daemon = try RunningDaemon(["run", "--source", file.path, "--duplicate-window", "0", "--emit-frames"],
+                                       environment: ["SYNCSCAN_OUTPUT_QUEUE_LINES": "16"].merging(environment) { $1 },
+                                       stdout: FileHandle(fileDescriptor: fds[1], closeOnDealloc: true))
+        #expect(waitUntil(every: .milliseconds(10)) { queuedBytes(fds[0]) > 3000 }, "stdout's pipe filled: \(daemon.stderr)")
+        // The queue fills behind it and the scan waits: the file is far from read.
+        pause(.milliseconds(500))
+        #expect(!daemon.stderr.contains("summary:"), "the scan waits for stdout: \(daemon.stderr)")
+        return (daemon, fds[0], file)
+    }
+
+    @Test func aFileRunWithAStuckStdoutEndsAtTheShutdownLimit() throws {
+        let (daemon, readEnd, file) = try fileRunWithAStuckStdout(environment: ["SYNCSCAN_SHUTDOWN_TIMEOUT_SECONDS": "2"])
+        defer { close(readEnd); withExtendedLifetime(file) {} }
+        daemon.send(SIGTERM)
+        // The event: the process ends though nothing reads its stdout (the deadline is a hang's).
+        let status = daemon.wait(timeout: hangTimeout)
+        #expect(status == 1, "stderr: \(daemon.stderr)")
+        #expect(daemon.stderr.contains("shutdown_timeout_seconds (2 s)") && daemon.stderr.contains("lines not written"), "stderr: \(daemon.stderr)")
+        #expect(daemon.stderr.contains("summary: frames="), "the summary is still written: \(daemon.stderr)")
+    }
+
+    @Test func aFileRunWithAStuckStdoutEndsAtASecondSignal() throws {
+        let (daemon, readEnd, file) = try fileRunWithAStuckStdout(environment: [:])
+        defer { close(readEnd); withExtendedLifetime(file) {} }
+        daemon.send(SIGTERM)
+        #expect(daemon.waitForStderr("SIGTERM: stopping after the frames in flight"), "stderr: \(daemon.stderr)")
+        daemon.send(SIGTERM)
+        let status = daemon.wait(timeout: hangTimeout)
+        #expect(status == 1, "stderr: \(daemon.stderr)")
+        // Ended by the group's cancellation, not by the last-resort exit 3 s later.
+        #expect(daemon.stderr.contains("a second SIGTERM forced the stop") && !daemon.stderr.contains("which had not ended"),
+                "stderr: \(daemon.stderr)")
+    }
 }

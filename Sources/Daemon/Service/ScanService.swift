@@ -157,6 +157,8 @@ public final class ScanService: Service, Sendable {
     /// services, which the group shuts down after this one.
     public func run() async throws {
         let failure = await runSessionsUnlessStuck()
+        // No frame takes a pull any more: later presses are refused, not left waiting uncounted.
+        triggers.close()
         shutdownProgress.scanReturned()
         events.stopping()
         if let failure { throw failure }
@@ -197,29 +199,39 @@ public final class ScanService: Service, Sendable {
         await atEnd(final)
     }
 
-    /// `runSessions()`'s outcome, or a `ScanStuckError` as soon as a stuck scan ends the run:
-    /// the sessions run in a task of their own, which a scan that never returns keeps from
-    /// ending; that session's source is stopped and the task left behind.
+    /// `runSessions()`'s outcome, or a `ScanStuckError` as soon as a stuck scan ends the run, or
+    /// nothing as soon as the group cancels this service (the shutdown limit passed, or a second
+    /// signal forced the stop): the sessions run in a task of their own, which a scan that never
+    /// returns, or a delivery waiting for a reader that stopped reading (a file's lines wait for
+    /// stdout), keeps from ending; that session's source is stopped and the task left behind.
+    /// Every source kind stops this one way.
     private func runSessionsUnlessStuck() async -> (any Error)? {
+        enum Outcome { case ended, stuck(ScanStuckError), cancelled }
         let (runEnd, runEnds) = (self.runEnd, self.runEnds)
         let sessions = Task {
             let failure = await self.runSessions()
             runEnd.yield(.sessionsEnded)
             return failure
         }
-        let stuck: ScanStuckError? = await withTaskCancellationHandler {
+        let outcome: Outcome = await withTaskCancellationHandler {
             for await end in runEnds {
-                if case .stuck(let error) = end { return error }
-                return nil
+                if case .stuck(let error) = end { return .stuck(error) }
+                return .ended
             }
-            return nil
+            return .cancelled
         } onCancel: {
             sessions.cancel()
         }
-        guard let stuck else { return await sessions.value }
-        let running = state.withLock { $0.current }
-        running?.pipeline.stop()
-        return stuck
+        switch outcome {
+        case .ended:
+            return await sessions.value
+        case .stuck(let error):
+            state.withLock { $0.current }?.pipeline.stop()
+            return error
+        case .cancelled:
+            state.withLock { $0.current }?.pipeline.stop()
+            return nil
+        }
     }
 
     /// Sessions one after another until the source ends, a stop, or a failure (returned).
