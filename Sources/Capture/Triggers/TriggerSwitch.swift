@@ -32,13 +32,17 @@ public final class TriggerSwitch: Sendable {
         public var pulls = 0
         /// Pulls dropped unseen because `capacity` were already waiting.
         public var dropped = 0
+        /// Pulls the scan never took because it had stopped (`close()`): made after, or still
+        /// waiting then. Every pull is taken, dropped or refused.
+        public var refused = 0
 
-        public init(pulls: Int = 0, dropped: Int = 0) { (self.pulls, self.dropped) = (pulls, dropped) }
+        public init(pulls: Int = 0, dropped: Int = 0, refused: Int = 0) { (self.pulls, self.dropped, self.refused) = (pulls, dropped, refused) }
     }
 
     private struct State {
         var waiting: [Pull] = []
         var counts = Counts()
+        var closed = false
     }
 
     /// Pulls that may wait to be taken.
@@ -70,11 +74,25 @@ public final class TriggerSwitch: Sendable {
 
     public var counts: Counts { state.withLock { $0.counts } }
 
+    /// The scan takes no more pulls (the daemon is stopping): those waiting and every later one
+    /// are counted `refused`.
+    public func close() {
+        state.withLock { state in
+            state.closed = true
+            state.counts.refused += state.waiting.count
+            state.waiting.removeAll()
+        }
+    }
+
     /// Stamped under the lock unless `at` is given: pulls from any thread wait in the order of their stamps.
     private func record(_ kind: Pull.Kind, origin: String, at: MediaTime?) {
         state.withLock { state in
             let pull = Pull(kind: kind, origin: origin, at: at ?? .monotonicNow())
             state.counts.pulls += 1
+            guard !state.closed else {
+                state.counts.refused += 1
+                return
+            }
             if state.waiting.count == capacity {
                 state.waiting.removeFirst()
                 state.counts.dropped += 1

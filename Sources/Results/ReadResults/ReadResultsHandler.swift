@@ -115,6 +115,7 @@ public final class ReadResultsHandler: ResultsHandler, ServiceHooks, CountsRepor
             ResultsCounter(name: "triggers", help: "Trigger presses and releases recorded.", value: pulls.pulls),
             ResultsCounter(name: "triggers_dropped", help: "Trigger pulls dropped unseen: too many waited between two frames.", value: pulls.dropped),
             ResultsCounter(name: "triggers_ignored", help: "Trigger presses ignored: a read window was already open.", value: reads.ignored, inStatus: true),
+            ResultsCounter(name: "triggers_refused", help: "Trigger pulls the scan never took: made after it stopped, or waiting then.", value: pulls.refused),
             ResultsCounter(name: "no_read_images_written", help: "No-read diagnosis JPEGs written.", value: written),
             ResultsCounter(name: "no_read_images_failed", help: "No-read diagnosis JPEGs that could not be written (the log says why).", value: failed),
         ]
