@@ -46,4 +46,17 @@ import Testing
         #expect(triggers.takePulls().count == 4_000)
         #expect(triggers.counts.pulls == 4_000 && triggers.counts.dropped == 0)
     }
+
+    /// Once the scan stopped, a pull waiting and every later one are refused: each pull is taken, dropped or refused.
+    @Test func pullsAfterTheScanStoppedAreRefusedAndCounted() {
+        let triggers = TriggerSwitch(capacity: 8)
+        triggers.press(origin: "sigusr1")
+        #expect(triggers.takePulls().count == 1)
+        triggers.press(origin: "http")
+        triggers.close()
+        triggers.press(origin: "mqtt")
+        triggers.release(origin: "key")
+        #expect(triggers.takePulls().isEmpty)
+        #expect(triggers.counts == .init(pulls: 4, dropped: 0, refused: 3))
+    }
 }
