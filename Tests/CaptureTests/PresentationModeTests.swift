@@ -84,6 +84,19 @@ private func verdicts(after reference: GreyFrame, _ frames: [GreyFrame], as form
         #expect(idle.allSatisfy { $0 }, "frames that woke it: \(idle.indices.filter { !idle[$0] })")
     }
 
+    @Test("a plain scene that flashes between dark and bright (no block clear of black and white in both) does not wake it",
+          arguments: PresentedFormat.allCases)
+    func aFlashingPlainSceneDoesNotWake(format: PresentedFormat) throws {
+        func plain(_ level: UInt8, seed: UInt64) -> GreyFrame { GreyFrame(width: width, height: height, background: level).withNoise(amplitude: 4, seed: seed) }
+        let flashes = (0..<10).map { plain($0 % 2 == 0 ? 240 : 18, seed: UInt64(50 + $0)) }
+        let idle = try verdicts(after: plain(18, seed: 49), flashes, as: format)
+        #expect(idle.allSatisfy { $0 }, "frames that woke it: \(idle.indices.filter { !idle[$0] })")
+        // A code shown on the plain scene still wakes it.
+        var card = plain(240, seed: 70)
+        card.draw(try ModuleMatrix.qrCode("on a plain wall"), x: 300, y: 100, moduleSize: 4, dark: 20, light: 225)
+        #expect(try verdicts(after: plain(18, seed: 49), [card], as: format) == [false])
+    }
+
     @Test("a code presented wakes the scanner; the frames after it settle, then it idles", arguments: PresentedFormat.allCases)
     func aCodePresentedWakes(format: PresentedFormat) throws {
         let reference = try scene(seed: 1)

@@ -103,7 +103,7 @@ public struct ChangeDetector: Sendable {
                 // the lowest and the span above it (a level below wraps to a large unsigned
                 // difference; an empty set is the lowest 256, which no level reaches): one compare a block.
                 withUnsafeTemporaryAllocation(of: (low: Int, span: UInt).self, capacity: 256) { bounds in
-                    var fit = (gain: 1.0, offset: 0.0)
+                    var fit = (gain: 1.0, offset: 0.0), fitted = false
                     for round in 0..<2 {
                         for r in 0..<256 {
                             var (low, high) = (usableLow, usableHigh)
@@ -129,8 +129,11 @@ public struct ChangeDetector: Sendable {
                         let count = Double(n), mx = Double(sx) / count, my = Double(sy) / count
                         let variance = Double(sxx) / count - mx * mx, covariance = Double(sxy) / count - mx * my
                         let gain = variance > 1 ? min(4, max(0.25, covariance / variance)) : 1
-                        fit = (gain, my - gain * mx)
+                        (fit, fitted) = ((gain, my - gain * mx), true)
                     }
+                    // No block far enough from black and white in both pictures (a flash over a
+                    // plain scene): the whole picture's shift is the offset, at a gain of 1.
+                    if !fitted { fit = (1, Self.meanShift(cur, against: ref, width: width, in: blocks)) }
                     // Near white (black), a block's pixels may clip: in this frame its mean then falls
                     // short of (exceeds) the prediction by up to what the prediction reaches into the top
                     // (bottom) `4 × level` levels; in the reference, the prediction is as much too low (high).
@@ -154,6 +157,17 @@ public struct ChangeDetector: Sendable {
                 }
             }
         }
+    }
+
+    /// The mean of `current` less that of `reference` over `blocks`.
+    private static func meanShift(_ current: UnsafeBufferPointer<UInt8>, against reference: UnsafeBufferPointer<UInt8>, width: Int,
+                                  in blocks: (x: Range<Int>, y: Range<Int>)) -> Double {
+        var (sum, n) = (0, 0)
+        for y in blocks.y {
+            for x in blocks.x { sum += Int(current[y * width + x]) - Int(reference[y * width + x]) }
+            n += blocks.x.count
+        }
+        return n > 0 ? Double(sum) / Double(n) : 0
     }
 
     /// Blocks across (each way) from which the gain and offset are fitted on every other block.
