@@ -82,7 +82,7 @@ private final class LinesFile {
         #expect(codes.map(\.text) == ["SCENE-7"])
 
         #expect(lines.lines == ["{\"type\":\"read_result\",\"result\":\"no_read\",\"window\":3,\"trigger\":\"sigusr1\",\"opened_seq\":40,"
-            + "\"opened_pts\":1.4,\"closed_seq\":44,\"closed_pts\":1.6,\"codes\":0,\"items\":[],\"frames_scanned\":5,"
+            + "\"opened_pts\":1.4,\"closed_seq\":44,\"closed_pts\":1.6,\"codes\":0,\"items\":[],\"read\":[],\"frames_scanned\":5,"
             + "\"snapshot\":\"\(path)\",\"source\":\"test\",\"time\":\"2026-11-22T10:15:00.000Z\"}"])
         #expect(handler.counters.first { $0.name == "no_read_images_written" }?.value == 1)
     }

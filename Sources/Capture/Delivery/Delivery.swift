@@ -42,6 +42,7 @@ public final class Delivery: Sendable {
             statistics.alive = tracker.aliveCount
             statistics.resets = tracker.resets
             statistics.outlinesOutsideFrame = tracker.outlinesOutsideFrame
+            statistics.unconfirmed = tracker.unconfirmedItems
             return removed
         }
 
@@ -181,7 +182,7 @@ public final class Delivery: Sendable {
                     state.statistics.readingCheck.add(result.readingCheck)
                     removed += state.counted(result.removed)
                     let passed = state.filtered(result.added.map { ($0.code, Optional($0.item)) }, removed, result.updated)
-                    if inWindow { state.window?.add(collection, addedItems: passed.fresh.compactMap(\.1), accepts: filter) }
+                    if inWindow { state.window?.add(collection, addedItems: passed.fresh.compactMap { code, item in item.map { (code, $0) } }, accepts: filter) }
                     return passed
                 case .window, .everyReading:
                     let fresh = state.suppressor.filter(metadata.metadataObjects, at: metadata.presentationTime)
@@ -189,6 +190,7 @@ public final class Delivery: Sendable {
                     return state.filtered(fresh.map { ($0, UInt64?.none) }, removed, [])
                 }
             }
+            try reportUnconfirmed()
             // An item that left is reported before one that appeared in the same frame.
             for (item, shown) in removed {
                 itemRemoved(item)
@@ -222,6 +224,18 @@ public final class Delivery: Sendable {
         frameDelivered()
     }
 
+    /// Items that left unconfirmed, when asked to report them: each one's first reading
+    /// (`"confirmed": false`), then its removal.
+    private func reportUnconfirmed() throws {
+        let unconfirmed = state.withLock { $0.tracker.takeUnconfirmed() }
+        for (code, item) in unconfirmed {
+            var delivered = DeliveredCode(code: code)
+            (delivered.item, delivered.confirmed) = (item.id, false)
+            try handler.handle(&delivered)
+            try handler.itemRemoved(item)
+        }
+    }
+
     /// A closed window's result, counted and handed to the handler, then the removals of its items.
     private func report(_ closed: ClosedWindow) throws {
         var (result, removed) = closed
@@ -245,6 +259,7 @@ public final class Delivery: Sendable {
             defer { state.pendingRemovals = [] }
             return state.filtered([], state.pendingRemovals + state.counted(state.tracker.finish(counts: &state.statistics.readingCheck)), []).removed
         }
+        try reportUnconfirmed()
         for (item, shown) in removed {
             itemRemoved(item)
             if shown { try handler.itemRemoved(item) }
@@ -278,6 +293,8 @@ public struct ItemStatistics: Sendable, Hashable {
     public var resets = 0
     /// Outlines partly outside their frame.
     public var outlinesOutsideFrame = 0
+    /// Items that left unconfirmed (`ItemConfirmation`): followed, never reported.
+    public var unconfirmed = 0
     /// Removed items per read-rate bucket (`readRateBounds`, not cumulative).
     public var readRates = [Int](repeating: 0, count: ItemStatistics.readRateBounds.count)
     /// The sum of the read rates of the items removed.
@@ -292,6 +309,7 @@ public struct ItemStatistics: Sendable, Hashable {
     public mutating func add(_ other: ItemStatistics) {
         (added, removed, alive) = (added + other.added, removed + other.removed, alive + other.alive)
         (resets, outlinesOutsideFrame, readRateSum) = (resets + other.resets, outlinesOutsideFrame + other.outlinesOutsideFrame, readRateSum + other.readRateSum)
+        unconfirmed += other.unconfirmed
         for i in readRates.indices { readRates[i] += other.readRates[i] }
         readingCheck.add(other.readingCheck)
     }

@@ -48,4 +48,14 @@ extension ItemTracker {
         return a == b || family.contains(a) && family.contains(b)
     }
 
+    /// The items that left unconfirmed since the last call, to report (`ItemConfirmation.reportsUnconfirmed`).
+    public mutating func takeUnconfirmed() -> [(code: MachineReadableCodeObject, item: RemovedItem)] {
+        defer { unconfirmedToReport.removeAll() }
+        return unconfirmedToReport
+    }
+
+    mutating func leftUnconfirmed(_ item: RemovedItem, firstReading: MachineReadableCodeObject?) {
+        unconfirmedItems += 1
+        if let firstReading { unconfirmedToReport.append((firstReading, item)) }
+    }
 }

@@ -34,13 +34,22 @@ public struct ItemTracker: Sendable {
         public var movingGrace: MediaTime
         /// At most one `ItemUpdate` per item per this much frame time; `nil`: none.
         public var updateInterval: MediaTime?
+        /// How many readings confirm an item of a symbology that needs confirming.
+        public var confirmation: ItemConfirmation
 
         public static let defaultGrace = MediaTime(nanoseconds: 300_000_000)
         public static let defaultMovingGrace = MediaTime(nanoseconds: 1_000_000_000)
 
         public init(grace: MediaTime = Settings.defaultGrace, movingGrace: MediaTime = Settings.defaultMovingGrace,
-                    updateInterval: MediaTime? = nil) {
+                    updateInterval: MediaTime? = nil, confirmation: ItemConfirmation = ItemConfirmation()) {
             (self.grace, self.movingGrace, self.updateInterval) = (grace, max(grace, movingGrace), updateInterval)
+            self.confirmation = confirmation
+        }
+
+        /// Readings in different frames that confirm a tentative item of `symbology` (2 for a
+        /// reading only an engine's check held back).
+        func readingsConfirming(_ symbology: Symbology) -> Int {
+            confirmation.confirms(symbology) ? max(2, confirmation.readings) : 2
         }
     }
 
@@ -88,6 +97,8 @@ public struct ItemTracker: Sendable {
         var confirmed: Bool
         /// A tentative item's readings awaiting confirmation (counted confirmed, misread or dropped with it).
         var awaiting = 0
+        /// A tentative item's first reading, for its line should it leave unconfirmed (`ItemConfirmation.reportsUnconfirmed`).
+        var firstReading: MachineReadableCodeObject?
         /// The last frame that read it (`lastSeen` may be a detection's).
         var lastRead: UInt64
         /// The timestamp of the frame `place` was read in.
@@ -153,6 +164,11 @@ public struct ItemTracker: Sendable {
     private var lastPTS: MediaTime?
     /// Times a frame's timestamp went back and every item was removed.
     public private(set) var resets = 0
+    /// Tentative items that left unconfirmed and uncontested: never reported as items.
+    public internal(set) var unconfirmedItems = 0
+    /// Those of them to report (`ItemConfirmation.reportsUnconfirmed`), with their first reading, until taken.
+    var unconfirmedToReport: [(code: MachineReadableCodeObject, item: RemovedItem)] = []
+
     /// Readings and detections whose outline lay partly outside their frame (followed by the part inside).
     public private(set) var outlinesOutsideFrame = 0
 
@@ -212,6 +228,12 @@ public struct ItemTracker: Sendable {
                     _ = read(pair.item, at: places[pair.code], frame: frame)
                     continue
                 }
+                // Read again in another frame, but not yet as often as its symbology asks: it waits on.
+                if awaits(pair.code) && item.framesRead + 1 < settings.readingsConfirming(item.symbology) {
+                    items[pair.item]?.awaiting += 1
+                    _ = read(pair.item, at: places[pair.code], frame: frame)
+                    continue
+                }
                 // Read again in another frame: the tentative item is confirmed, and reported with this reading.
                 confirm(pair.item, counts: &result.readingCheck)
                 result.added.append((codes[pair.code], pair.item))
@@ -242,6 +264,7 @@ public struct ItemTracker: Sendable {
                              first: frame, lastSeen: frame, firstScan: scanned, lastScan: scanned, lastUpdate: pts,
                              confirmed: !awaits(i), awaiting: awaits(i) ? 1 : 0, lastRead: sequenceNumber, placeTime: pts,
                              blindAtLastSeen: blind)
+            if awaits(i) && settings.confirmation.reportsUnconfirmed { items[id]?.firstReading = code }
             byKey[Key(symbology: code.symbology, data: code.mainData), default: []].append(id)
             seen.insert(id)
             claimed[i] = true
@@ -291,9 +314,12 @@ public struct ItemTracker: Sendable {
         }
         for id in gone.sorted() {
             guard let item = items[id] else { continue }
-            if item.confirmed { result.removed.append(remove(id)) } else {
-                if item.contested { result.readingCheck.misread += item.awaiting } else { result.readingCheck.dropped += item.awaiting }
+            if item.confirmed { result.removed.append(remove(id)) } else if item.contested {
+                result.readingCheck.misread += item.awaiting
                 _ = remove(id)
+            } else {
+                result.readingCheck.dropped += item.awaiting
+                leftUnconfirmed(remove(id), firstReading: item.firstReading)
             }
         }
         scanned += 1
@@ -345,6 +371,7 @@ public struct ItemTracker: Sendable {
     private mutating func removeAll(counts: inout ReadingCheckCounts) -> [RemovedItem] {
         let all = items.values.sorted { $0.id < $1.id }
         counts.dropped += all.filter { !$0.confirmed && !$0.contested }.map(\.awaiting).reduce(0, +)
+        for item in all where !item.confirmed && !item.contested { leftUnconfirmed(item.removed, firstReading: item.firstReading) }
         counts.misread += all.filter { !$0.confirmed && $0.contested }.map(\.awaiting).reduce(0, +)
         items.removeAll()
         byKey.removeAll()

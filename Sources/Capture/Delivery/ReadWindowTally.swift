@@ -15,6 +15,9 @@ struct ReadWindowTally {
     private var last: ItemFrame?
     private var codes: Set<CodeKey> = []
     private(set) var items: [UInt64] = []
+    /// What the window read: each distinct code's first reading, and each item's (reporting items).
+    private var read: [ReadResult.Code] = []
+    private var itemReadings: [ReadResult.Code] = []
     private var framesScanned = 0
     private var best: DiagnosisFrame?
 
@@ -26,7 +29,8 @@ struct ReadWindowTally {
     /// Adds a frame of the window: its time, and when it was scanned, its codes, the items it
     /// added and its diagnosis copy (kept when more promising than the best so far).
     /// Only the codes `accepts` lets through count (`output.gs1_filter`; `nil`: every one).
-    mutating func add(_ collection: SynchronizedDataCollection, addedItems: [UInt64], accepts filter: CodeFilter? = nil) {
+    mutating func add(_ collection: SynchronizedDataCollection, addedItems: [(code: MachineReadableCodeObject, item: UInt64)],
+                      accepts filter: CodeFilter? = nil) {
         if let pts = collection.video.presentationTime {
             let frame = ItemFrame(sequenceNumber: collection.sequenceNumber, presentationTime: pts)
             if first == nil { first = frame }
@@ -35,9 +39,10 @@ struct ReadWindowTally {
         guard let metadata = collection.metadata else { return }
         framesScanned += 1
         for code in metadata.metadataObjects where filter?.accepts(code) ?? true {
-            codes.insert(CodeKey(symbology: code.symbology, data: code.data))
+            if codes.insert(CodeKey(symbology: code.symbology, data: code.data)).inserted { read.append(ReadResult.Code(item: nil, code: code)) }
         }
-        items += addedItems
+        items += addedItems.map(\.item)
+        itemReadings += addedItems.map { ReadResult.Code(item: $0.item, code: $0.code) }
         if let diagnosis = metadata.diagnosis, best.map({ $0.score < diagnosis.score }) ?? true { best = diagnosis }
     }
 
@@ -46,7 +51,9 @@ struct ReadWindowTally {
         let codes = count(reportingItems: reportingItems)
         let kind = ReadResult.kind(codes: codes, expected: expected)
         let (opened, closed) = (first ?? ItemFrame(sequenceNumber: 0, presentationTime: .zero), last ?? first ?? ItemFrame(sequenceNumber: 0, presentationTime: .zero))
-        return ReadResult(kind: kind, window: number, trigger: origin, opened: opened, closed: closed, codes: codes,
-                          items: reportingItems ? items : [], framesScanned: framesScanned, diagnosis: kind == .noRead ? best : nil)
+        var result = ReadResult(kind: kind, window: number, trigger: origin, opened: opened, closed: closed, codes: codes,
+                                items: reportingItems ? items : [], framesScanned: framesScanned, diagnosis: kind == .noRead ? best : nil)
+        result.read = reportingItems ? itemReadings : read
+        return result
     }
 }

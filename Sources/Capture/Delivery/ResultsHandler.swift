@@ -115,6 +115,9 @@ public struct DeliveredCode: Sendable {
     public var fields: [(name: String, value: String)] = []
     /// The item this reading began (`ItemTracker`); `nil` when codes are not reported as items.
     public var item: UInt64?
+    /// False for an item that left before its payload was confirmed, reported as it left
+    /// (`ItemConfirmation.reportsUnconfirmed`): its first reading, with no pixels.
+    public var confirmed = true
     /// Whether the code's text matched `match.*` (set by the match handler, first in the chain);
     /// `nil` when no match is configured: the line has no `match` field.
     public var match: Bool?

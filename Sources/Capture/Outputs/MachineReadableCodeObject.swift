@@ -78,10 +78,16 @@ public struct MachineReadableCodeObject: Sendable, Hashable {
         return near(a, (b.x + b.width / 2, b.y + b.height / 2)) || near(b, (a.x + a.width / 2, a.y + a.height / 2))
     }
 
-    /// A library's reading, stamped with the frame it was read in and the pass that read it.
+    /// A library's reading, stamped with the frame it was read in and the pass that read it. A
+    /// corner on the frame's right or bottom boundary (x == width, y == height: a code flush with
+    /// the edge, its outline one past the last pixel) is moved onto the last pixel.
     public init(_ code: DecodedCode, frame: FrameInfo, pass: DecoderPass) {
+        let corners = code.corners.map { corner in
+            PixelPoint(x: corner.x == frame.width && frame.width > 0 ? frame.width - 1 : corner.x,
+                       y: corner.y == frame.height && frame.height > 0 ? frame.height - 1 : corner.y)
+        }
         self.init(symbology: code.symbology, data: code.data, text: code.text, quality: code.quality, orientation: code.orientation,
-                  corners: code.corners, frame: frame, pass: pass, symbologyIdentifier: code.symbologyIdentifier, addOn: code.addOn)
+                  corners: corners, frame: frame, pass: pass, symbologyIdentifier: code.symbologyIdentifier, addOn: code.addOn)
     }
 }
 

@@ -29,8 +29,10 @@ public final class MetadataOutput: Sendable {
         /// `effort: auto` on a live source anyway.
         public var reportsUndecoded: Bool
         /// Readings an engine's reading check cannot confirm within their frame are passed on
-        /// (`ScanReport.unconfirmed`) for the items to confirm, rather than dropped or held here.
+        /// (`ScanReport.unconfirmed`) for the items to confirm, rather than dropped or held here;
+        /// so are those `confirmation` asks items to confirm that no second library read here.
         public var confirmsByItem: Bool
+        public var confirmation = ItemConfirmation.none
         /// Each library's own settings, by library, passed through unread to its reader
         /// (`DecoderRequest.options`): a library with settings of its own needs no field here.
         public var libraryOptions: [DecoderLibraryID: OpaqueSettings] = [:]
@@ -187,8 +189,7 @@ public final class MetadataOutput: Sendable {
         public var unconfirmed: [MachineReadableCodeObject] = []
     }
 
-    /// One thread's decoders: a reader of each library the engine has (made on first use), and a
-    /// luma scratch plane for a library that reads no pixel stride (packed formats).
+    /// One thread's decoders: a reader of each library, made on first use, and a luma scratch plane for a library that reads no pixel stride.
     public final class Scanner {
         private let output: MetadataOutput
         private let live: Bool
@@ -315,6 +316,7 @@ public final class MetadataOutput: Sendable {
                 }
             }
             report.undecoded = detected.filter { code in !report.codes.contains { code.isRead(as: $0) } }
+            if settings.confirmsByItem { report.passOnUnconfirmed(settings.confirmation) }
             return report
         }
 

@@ -175,7 +175,8 @@ public struct CaptureStatistics: Sendable, Hashable {
             dropped[reason, default: 0] += 1
         } else {
             scanned += 1
-            for code in c.metadata?.metadataObjects ?? [] {
+            // Readings awaiting confirmation (by their items, or an engine's check) were found too.
+            for code in (c.metadata?.metadataObjects ?? []) + (c.metadata?.unconfirmed ?? []) {
                 codes += 1
                 codesBySymbology[code.symbology, default: 0] += 1
                 codesByPass[code.pass, default: 0] += 1

@@ -37,8 +37,9 @@ public struct SynchronizedMetadataObjectData: Sendable, Hashable {
     public var undecoded: [UndecodedCodeObject]
     /// What the engine's reading check did on this frame (`MetadataOutput.ScanReport.readingCheck`).
     public var readingCheck: ReadingCheckCounts
-    /// Readings the check could not confirm within the frame, for the items to confirm
-    /// (`MetadataOutput.ScanReport.unconfirmed`); not codes found until an item confirms them.
+    /// Readings nothing in the frame confirmed (an engine's check, or `ItemConfirmation`), for
+    /// the items to confirm (`MetadataOutput.ScanReport.unconfirmed`): codes found
+    /// (`codes_found`), never a code line until an item confirms them.
     public var unconfirmed: [MachineReadableCodeObject]
     /// A frame of a read window that read nothing, copied as its most promising so far
     /// (`ReadWindows.offer`); `nil` for every other frame.

@@ -26,6 +26,14 @@ public struct ReadResult: Sendable {
     public var codes: Int
     /// The items the window added, in order (empty when codes are not reported as items).
     public var items: [UInt64]
+    /// A code the window read: an item's first reading (reporting items), or a distinct code's.
+    public struct Code: Sendable {
+        public var item: UInt64?
+        public var code: MachineReadableCodeObject
+        public init(item: UInt64?, code: MachineReadableCodeObject) { (self.item, self.code) = (item, code) }
+    }
+    /// What the window read, in order, so a host needs no earlier line to know it (`codes` of them).
+    public var read: [Code] = []
     /// Frames of the window that were scanned.
     public var framesScanned: Int
     /// A `no_read` window's most promising frame (`DiagnosisFrame`); `nil` for the others, or

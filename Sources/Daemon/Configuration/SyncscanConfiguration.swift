@@ -35,6 +35,8 @@ public struct SyncscanConfiguration: Sendable, Hashable {
         public var movingItemGraceSeconds = 1.0
         /// At most this many `item_updated` lines a second per item (`items` mode); 0: none.
         public var itemUpdatesPerSecond = 0.0
+        /// Which items are reported only once confirmed, and by how many readings (`items` mode).
+        public var confirmation = ItemConfirmation()
 
         public init(mode: Mode = .items, windowSeconds: Double = 1.0) { (self.mode, self.windowSeconds) = (mode, windowSeconds) }
 
@@ -46,6 +48,13 @@ public struct SyncscanConfiguration: Sendable, Hashable {
             if let v = keys.double("item_grace_seconds", in: 0...3600) { itemGraceSeconds = v }
             if let v = keys.double("moving_item_grace_seconds", in: 0...3600) { movingItemGraceSeconds = v }
             if let v = keys.double("item_updates_per_second", in: 0...1000) { itemUpdatesPerSecond = v }
+            if let names = keys.list("confirm_symbologies", of: "a list of symbology names, \"all\" or \"none\"") {
+                let parsed = names == ["none"] ? (symbologies: [], problems: []) : Symbology.parse(list: names, all: Set(Symbology.allCases))
+                parsed.problems.forEach { keys.problem($0.index.map { "confirm_symbologies[\($0)]" } ?? "confirm_symbologies", $0.message) }
+                confirmation.symbologies = parsed.symbologies
+            }
+            if let v = keys.int("confirm_readings", in: 1...100) { confirmation.readings = v }
+            if let v = keys.bool("report_unconfirmed") { confirmation.reportsUnconfirmed = v }
             let explicit: Mode? = keys.choice("mode", "a reporting mode")
             mode = explicit ?? (window == nil ? .items : .window)
             if keys.bool("enabled") == false || (mode == .window && windowSeconds == 0) { mode = .off }
@@ -56,7 +65,8 @@ public struct SyncscanConfiguration: Sendable, Hashable {
             switch mode {
             case .items:
                 .items(ItemTracker.Settings(grace: MediaTime(seconds: itemGraceSeconds), movingGrace: MediaTime(seconds: movingItemGraceSeconds),
-                                            updateInterval: itemUpdatesPerSecond > 0 ? MediaTime(seconds: 1 / itemUpdatesPerSecond) : nil))
+                                            updateInterval: itemUpdatesPerSecond > 0 ? MediaTime(seconds: 1 / itemUpdatesPerSecond) : nil,
+                                            confirmation: confirmation))
             case .window: .window(MediaTime(seconds: windowSeconds))
             case .off: .everyReading
             }

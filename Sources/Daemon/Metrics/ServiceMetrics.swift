@@ -64,7 +64,7 @@ public final class ServiceMetrics: Sendable {
 
     private let registry = PrometheusCollectorRegistry()
     private let frames: [(outcome: DroppedReason?, counter: Counter)]
-    private let itemsAdded: Counter, itemsRemoved: Counter, itemResets: Counter, itemsAlive: Gauge, itemReadRate: ValueHistogram
+    private let itemsAdded: Counter, itemsRemoved: Counter, itemsUnconfirmed: Counter, itemResets: Counter, itemsAlive: Gauge, itemReadRate: ValueHistogram
     private let codesEmitted: Counter, outputLinesDropped: Counter, deviceReopens: Counter, controlFailures: Counter, scansStuck: Counter, textfileWriteFailures: Counter
     private let up: Gauge
     /// `syncscan_checked_readings_total{check=…}`: `hybrid`'s zbar-only 1-D readings by what the check did.
@@ -90,6 +90,7 @@ public final class ServiceMetrics: Sendable {
         codesEmitted = counter("codes_emitted", "Codes written out: items' first readings, or after duplicate suppression.")
         itemsAdded = counter("items_added", "Codes that came into view as items (duplicate_suppression.mode items).")
         itemsRemoved = counter("items_removed", "Items that left the view, or were present when the source ended.")
+        itemsUnconfirmed = counter("items_unconfirmed", "Items that left before their payload was confirmed (duplicate_suppression.confirm_*): never reported.")
         itemResets = counter("item_resets", "Times a frame's timestamp went back and every item was removed.")
         itemsAlive = registry.makeGauge(descriptor: .init(namespace: "syncscan", metricName: "items_alive", unitName: "", helpText: "Items in view now."),
                                         labels: [label])
@@ -167,6 +168,7 @@ public final class ServiceMetrics: Sendable {
                 (codesEmitted, counters.codesEmitted - last.counters.codesEmitted),
                 (itemsAdded, counters.items.added - last.counters.items.added),
                 (itemsRemoved, counters.items.removed - last.counters.items.removed),
+                (itemsUnconfirmed, counters.items.unconfirmed - last.counters.items.unconfirmed),
                 (itemResets, counters.items.resets - last.counters.items.resets),
                 (outputLinesDropped, counters.outputLinesDropped - last.counters.outputLinesDropped),
                 (deviceReopens, counters.deviceReopens - last.counters.deviceReopens),

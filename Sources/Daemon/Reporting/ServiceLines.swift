@@ -53,8 +53,9 @@ enum ServiceLines {
         fields += ["\"codes_found\":\(s.codes)", "\"codes_emitted\":\(c.codesEmitted)", "\"output_lines_dropped\":\(c.outputLinesDropped)",
                    "\"device_reopens\":\(c.deviceReopens)", "\"control_failures\":\(c.controlFailures)", "\"scans_stuck\":\(c.scansStuck)",
                    "\"streaming\":\(c.streaming)"]
-        if c.items.added > 0 {
-            fields += ["\"items_added\":\(c.items.added)", "\"items_removed\":\(c.items.removed)", "\"items_alive\":\(c.items.alive)"]
+        if c.items.added > 0 || c.items.unconfirmed > 0 {
+            fields += ["\"items_added\":\(c.items.added)", "\"items_removed\":\(c.items.removed)", "\"items_alive\":\(c.items.alive)",
+                       "\"items_unconfirmed\":\(c.items.unconfirmed)"]
         }
         fields += c.handlers.joined().filter(\.inLines).map { "\"\($0.name)\":\($0.value)" }
         return Array(("{" + fields.joined(separator: ",") + "}").utf8)
@@ -96,11 +97,13 @@ enum ServiceLines {
             + (r.misread > 0 ? " readings_misread=\(r.misread)" : "")
     }
 
-    /// ` items_added=N items_removed=N items_alive=N` (then ` item_resets=N` when a timestamp went
-    /// back) once an item was added, else empty: the stats and summary lines.
+    /// ` items_added=N items_removed=N items_alive=N` (then ` items_unconfirmed=N` and
+    /// ` item_resets=N` when not 0) once an item was added or left unconfirmed, else empty: the
+    /// stats and summary lines.
     static func itemFields(_ items: ItemStatistics) -> String {
-        guard items.added > 0 else { return "" }
+        guard items.added > 0 || items.unconfirmed > 0 else { return "" }
         return " items_added=\(items.added) items_removed=\(items.removed) items_alive=\(items.alive)"
+            + (items.unconfirmed > 0 ? " items_unconfirmed=\(items.unconfirmed)" : "")
             + (items.resets > 0 ? " item_resets=\(items.resets)" : "")
     }
 

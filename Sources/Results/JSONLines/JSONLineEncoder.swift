@@ -14,7 +14,8 @@ public struct JSONLineEncoder: Sendable {
     /// A delivered code's line: its code, item, `match` and the fields handlers attached, then `extra`.
     public func encode(_ delivered: DeliveredCode, source: String, time: WallClockTime,
                        extra: [(name: String, value: String)] = []) -> [UInt8] {
-        encode(delivered.code, item: delivered.item, source: source, time: time, match: delivered.match, fields: delivered.fields + extra)
+        encode(delivered.code, item: delivered.item, confirmed: delivered.confirmed, source: source, time: time, match: delivered.match,
+               fields: delivered.fields + extra)
     }
 
     /// `{"type":"code",…}` followed by a newline. Field order is fixed (see README, "Output"):
@@ -22,12 +23,14 @@ public struct JSONLineEncoder: Sendable {
     /// add-on (its digits; `text` ends with them), `gs1` or `gs1_error` when the code is GS1 (docs/gs1.md).
     /// - Parameters:
     ///   - item: the item the reading began, written after `type`; `nil`: none.
+    ///   - confirmed: false writes `"confirmed":false` after `item` (an item that left unconfirmed).
     ///   - match: `match.*`'s verdict, written after `frame`; `nil`: none configured, no field.
     ///   - fields: string fields handlers attached (`snapshot`), written after `frame` and `match`.
-    public func encode(_ code: MachineReadableCodeObject, item: UInt64? = nil, source: String, time: WallClockTime,
+    public func encode(_ code: MachineReadableCodeObject, item: UInt64? = nil, confirmed: Bool = true, source: String, time: WallClockTime,
                        match: Bool? = nil, fields: [(name: String, value: String)] = []) -> [UInt8] {
         var out = JSONBuffer()
-        out.raw(item.map { "{\"type\":\"code\",\"item\":\($0),\"symbology\":" } ?? "{\"type\":\"code\",\"symbology\":")
+        out.raw(item.map { "{\"type\":\"code\",\"item\":\($0)," + (confirmed ? "" : "\"confirmed\":false,") + "\"symbology\":" }
+                ?? "{\"type\":\"code\",\"symbology\":")
         out.string(code.symbology.rawValue)
         if let id = code.symbologyIdentifier {
             out.raw(",\"symbology_id\":")

@@ -4,7 +4,7 @@ import Media
 extension JSONLineEncoder {
     /// `{"type":"read_result","result":"good"|"no_read"|"multiple","window":N,"trigger":…,
     /// "opened_seq":…,"opened_pts":…,"closed_seq":…,"closed_pts":…,"codes":N,"items":[…],
-    /// "frames_scanned":N}`, with `"snapshot":PATH` for a `no_read` whose JPEG is being written (or
+    /// "read":[{"item":N,"symbology":…,"text":…,"data_b64":…,"gs1":…},…],"frames_scanned":N}`, with `"snapshot":PATH` for a `no_read` whose JPEG is being written (or
     /// `"snapshot_error":WHY` when it is not), then
     /// `source` and `time`, and a newline (one read window of `trigger.mode: triggered`).
     public func encode(result: ReadResult, source: String, time: WallClockTime) -> [UInt8] {
@@ -22,6 +22,17 @@ extension JSONLineEncoder {
         out.raw(",\"opened_seq\":\(result.opened.sequenceNumber),\"opened_pts\":\(result.opened.presentationTime)")
         out.raw(",\"closed_seq\":\(result.closed.sequenceNumber),\"closed_pts\":\(result.closed.presentationTime)")
         out.raw(",\"codes\":\(result.codes),\"items\":[\(result.items.map(String.init).joined(separator: ","))]")
+        out.raw(",\"read\":[")
+        for (i, read) in result.read.enumerated() {
+            out.raw(i == 0 ? "{" : ",{")
+            if let item = read.item { out.raw("\"item\":\(item),") }
+            out.raw("\"symbology\":")
+            out.string(read.code.symbology.rawValue)
+            out.payload(text: read.code.text, data: read.code.data)
+            out.gs1(read.code)
+            out.raw("}")
+        }
+        out.raw("]")
         out.raw(",\"frames_scanned\":\(result.framesScanned)")
         if let snapshot = result.snapshot {
             out.raw(",\"snapshot\":")

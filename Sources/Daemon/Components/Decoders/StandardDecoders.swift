@@ -49,6 +49,7 @@ extension SyncscanConfiguration {
             if let section = decoder.settings, let options = componentSettings.opaque(section.name) { settings.libraryOptions[decoder.library.id] = options }
         }
         settings.trigger = trigger
+        if duplicateSuppression.mode == .items { settings.confirmation = duplicateSuppression.confirmation }
         return settings
     }
 }
