@@ -43,7 +43,9 @@ private func counter(_ handler: MQTTResultsHandler, _ name: String) -> Int? {
         #expect(command(String(repeating: " ", count: 65) + "press") == .rejected(kind: "too long"))
         #expect(command("press", retained: true) == .rejected(kind: "retained"))
         let binary = MQTTConnection.Received(topic: "t", payload: [0x70, 0x00, 0xFF, UInt8(ascii: "\\")])
-        #expect(MQTTTriggerInput.printable(binary) == "p\\x00\\xff\\x5c")
+        #expect(MQTTTriggerInput.shownPayload(binary) == "p\\u{00}\\xFF\\\\")
+        let long = MQTTConnection.Received(topic: "t", payload: Array(repeating: 0x61, count: 256), length: 1000)
+        #expect(MQTTTriggerInput.shownPayload(long) == String(repeating: "a", count: 32) + "… (968 more bytes)")
     }
 }
 
@@ -109,5 +111,20 @@ private func counter(_ handler: MQTTResultsHandler, _ name: String) -> Int? {
                                                                  quality: 1, orientation: .up, corners: [], frame: frame.info, pass: .zbar))
         try handler.handle(&code)
         #expect(waitUntil(timeout: hangTimeout) { handler.published == 1 })
+    }
+
+    /// The rejected message's record shows the payload's bytes escaped: a line end, ESC and bytes
+    /// that are no UTF-8 neither split the record nor reach a terminal.
+    @Test func aRejectedPayloadIsEscapedInItsRecord() throws {
+        let broker = try MosquittoBroker()
+        let (triggers, logs) = (TriggerSwitch(), LogRecorder())
+        let handler = try triggeredHandler(broker, triggers: triggers, logs: logs)
+        defer { try? handler.finish() }
+        try #require(waitUntil { handler.isTriggerSubscribed }, "\(logs.all.map(\.line))")
+        try publish("x\n2026-12-01T21:00:00+0000 critical syncscan: [Daemon] FORGED\u{1B}[2J", to: broker)
+        #expect(waitUntil { counter(handler, "mqtt_triggers_rejected") == 1 })
+        #expect(triggers.counts.pulls == 0)
+        #expect(logs.recordsWithRawControls.isEmpty, "\(logs.recordsWithRawControls)")
+        #expect(logs.lines(containing: "payload=x\\n2026-12-01T21:00:00+0000 criti… (").count == 1, "\(logs.all.map(\.line))")
     }
 }

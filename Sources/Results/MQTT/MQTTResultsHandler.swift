@@ -107,7 +107,7 @@ public final class MQTTResultsHandler: ResultsHandler, ServiceHooks, CountsRepor
         } catch {
             wake = nil
             logger.warning("MQTT codes are published within 50 ms instead of at once: no wake-up descriptor", metadata: [
-                "error": "\(error)"])
+                "error": "\(LogText.error(error))"])
         }
     }
 

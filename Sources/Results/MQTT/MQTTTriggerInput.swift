@@ -1,6 +1,7 @@
 import Capture
 import Logging
 import MQTT
+import SystemCalls
 
 /// The MQTT handler's trigger input (`mqtt.trigger`): messages on `<prefix>/trigger` press and
 /// release the scan's `TriggerSwitch` (origin `mqtt`).
@@ -55,7 +56,8 @@ struct MQTTTriggerInput {
         case .rejected(let kind):
             if logged.insert(kind).inserted {
                 logger.warning("MQTT trigger message ignored: \(Self.reason(kind)); further ones are counted in mqtt_triggers_rejected, not logged",
-                               metadata: ["topic": "\(topic)", "payload": "\(Self.printable(message))", "bytes": "\(message.length)"])
+                               metadata: ["topic": "\(LogText.untrusted(topic))", "payload": "\(Self.shownPayload(message))",
+                                          "bytes": "\(message.length)"])
             }
             return true
         }
@@ -72,13 +74,8 @@ struct MQTTTriggerInput {
         }
     }
 
-    /// The payload's first 32 bytes for the log: printable ASCII as is, others as `\xNN`.
-    static func printable(_ message: MQTTConnection.Received) -> String {
-        var text = ""
-        for byte in message.payload.prefix(32) {
-            if byte >= 0x20 && byte < 0x7F && byte != UInt8(ascii: "\\") { text.unicodeScalars.append(Unicode.Scalar(byte)) }
-            else { text += "\\x" + (byte < 16 ? "0" : "") + String(byte, radix: 16) }
-        }
-        return message.length > 32 ? text + "…" : text
+    /// The payload's first 32 bytes as the log shows untrusted bytes (`LogText`).
+    static func shownPayload(_ message: MQTTConnection.Received) -> String {
+        LogText.untrusted(bytes: message.payload, length: message.length, limit: 32)
     }
 }
