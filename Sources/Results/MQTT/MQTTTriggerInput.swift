@@ -7,15 +7,19 @@ import SystemCalls
 /// release the scan's `TriggerSwitch` (origin `mqtt`).
 ///
 /// A payload, with ASCII spaces and line ends around it ignored and letters in any case: `press`,
-/// `1`, `on` or nothing presses; `release`, `0`, `off` releases. Anything else, a payload over
-/// `maxPayloadBytes`, and a retained message (the broker would hand it over again at every
-/// subscribe, pressing at each reconnect) are rejected: counted and each kind logged once a run,
-/// never once per message. It runs on the handler's thread inside the connection's loop, where
-/// the switch's `press` and `release` only record the pull (bounded, never blocking).
+/// `1`, `on` presses; `release`, `0`, `off` releases. An empty payload (zero bytes: what clears a
+/// retained message, `mosquitto_pub -r -n`, and what the broker then hands every subscriber) is
+/// neither, retained or not: counted with the rejected, logged at debug level. Anything else, a
+/// payload over `maxPayloadBytes`, and a retained message (the broker would hand it over again at
+/// every subscribe, pressing at each reconnect) are rejected: counted and each kind logged once a
+/// run, never once per message. It runs on the handler's thread inside the connection's loop,
+/// where the switch's `press` and `release` only record the pull (bounded, never blocking).
 struct MQTTTriggerInput {
     /// What a message on the trigger topic asks for.
     enum Command: Equatable {
         case press, release
+        /// An empty payload: no command, logged at debug level only.
+        case empty
         /// Not a command: why, the kind logged once.
         case rejected(kind: String)
     }
@@ -35,24 +39,29 @@ struct MQTTTriggerInput {
 
     /// The command `message` carries.
     static func command(_ message: MQTTConnection.Received) -> Command {
+        if message.length == 0 { return .empty }
         if message.retained { return .rejected(kind: "retained") }
         guard message.length <= maxPayloadBytes else { return .rejected(kind: "too long") }
         let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
         let bytes = message.payload.drop(while: isSpace).reversed().drop(while: isSpace).reversed()
         switch String(decoding: bytes, as: UTF8.self).lowercased() {
-        case "", "press", "1", "on": return .press
+        case "press", "1", "on": return .press
         case "release", "0", "off": return .release
         default: return .rejected(kind: "unknown")
         }
     }
 
-    /// Presses or releases for `message` when it is on the trigger topic; whether it was rejected
-    /// (logged the first time of its kind).
+    /// Presses or releases for `message` when it is on the trigger topic; whether it was no
+    /// command (rejected, logged the first time of its kind; or empty, logged at debug level).
     mutating func receive(_ message: MQTTConnection.Received) -> Bool {
         guard message.topic == topic else { return false }
         switch Self.command(message) {
         case .press: triggers.press(origin: "mqtt")
         case .release: triggers.release(origin: "mqtt")
+        case .empty:
+            logger.debug("MQTT trigger message with an empty payload ignored (as when a retained trigger is cleared): it neither presses nor releases",
+                         metadata: ["topic": "\(LogText.untrusted(topic))", "retained": "\(message.retained)"])
+            return true
         case .rejected(let kind):
             if logged.insert(kind).inserted {
                 logger.warning("MQTT trigger message ignored: \(Self.reason(kind)); further ones are counted in mqtt_triggers_rejected, not logged",
@@ -69,8 +78,8 @@ struct MQTTTriggerInput {
         switch kind {
         case "retained":
             return "it is retained (it would press at every reconnect): publish triggers without retain, and clear it with an empty retained message"
-        case "too long": return "its payload is over \(maxPayloadBytes) bytes: send press, 1, on or nothing to press; release, 0 or off to release"
-        default: return "its payload is not a command: send press, 1, on or nothing to press; release, 0 or off to release"
+        case "too long": return "its payload is over \(maxPayloadBytes) bytes: send press, 1 or on to press; release, 0 or off to release"
+        default: return "its payload is not a command: send press, 1 or on to press; release, 0 or off to release"
         }
     }
 
