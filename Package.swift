@@ -12,7 +12,7 @@ let package = Package(
     products: [
         .executable(name: "syncscan", targets: ["syncscan"]),
         // For the libFuzzer package in Fuzz/ (depends on this one by path); nothing else uses it.
-        .library(name: "SyncscanFuzzTargets", targets: ["Y4M", "GS1", "Results", "Capture", "ConfigurationKeys", "Daemon", "Media", "ZBar", "ZXing", "Decoders"]),
+        .library(name: "SyncscanFuzzTargets", targets: ["Y4M", "GS1", "Results", "Capture", "ConfigurationKeys", "Daemon", "Media", "ZBar", "ZXing", "Decoders", "SystemCalls"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),

@@ -30,5 +30,8 @@ let package = Package(
         .executableTarget(name: "FuzzRedaction", dependencies: [
             .product(name: "SyncscanFuzzTargets", package: "syncscan"), "FuzzDriver",
         ], swiftSettings: fuzzFlags),
+        .executableTarget(name: "FuzzLogText", dependencies: [
+            .product(name: "SyncscanFuzzTargets", package: "syncscan"), "FuzzDriver",
+        ], swiftSettings: fuzzFlags),
     ]
 )

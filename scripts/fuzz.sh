@@ -9,7 +9,7 @@
 set -euo pipefail
 SECONDS_EACH=${1:-60}
 cd "$(dirname "$0")/../Fuzz"
-FUZZERS=${FUZZERS:-"FuzzY4M FuzzJSONLine FuzzConfiguration FuzzDecoders FuzzRedaction FuzzGS1"}
+FUZZERS=${FUZZERS:-"FuzzY4M FuzzJSONLine FuzzConfiguration FuzzDecoders FuzzRedaction FuzzGS1 FuzzLogText"}
 ARTIFACTS=${FUZZ_ARTIFACTS:-$PWD/.artifacts}
 mkdir -p "$ARTIFACTS"
 

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Results
 import ServiceLifecycle
+import SystemCalls
 import SystemPackage
 import SystemCalls
 import UnixSignals
@@ -198,7 +199,7 @@ struct ReloadOnHangup: Service {
             scan.reload(options)
             for component in services { component.reload(options.configuration) }
         } catch {
-            logger.error("configuration reload failed; keeping the running configuration", metadata: ["error": "\(error)"])
+            logger.error("configuration reload failed; keeping the running configuration", metadata: ["error": "\(LogText.error(error))"])
         }
     }
 }

@@ -128,11 +128,11 @@ public final class GStreamerSource: FrameSource, @unchecked Sendable {  // unche
             case .frame(let luma):
                 pending = frame(luma, gap: nil)
                 logger.info("gstreamer input opened", metadata: [
-                    "source": "\(uri)", "live": "\(isLive)", "size": "\(luma.width)x\(luma.height)"])
+                    "source": "\(LogText.untrusted(uri))", "live": "\(isLive)", "size": "\(luma.width)x\(luma.height)"])
                 return
             case .endOfStream:
                 ended = true
-                logger.notice("gstreamer input ended before its first frame", metadata: ["source": "\(uri)"])
+                logger.notice("gstreamer input ended before its first frame", metadata: ["source": "\(LogText.untrusted(uri))"])
                 return
             case .failed(let failure):
                 self.pipeline = nil
@@ -182,7 +182,7 @@ public final class GStreamerSource: FrameSource, @unchecked Sendable {  // unche
             case .frame(let luma):
                 return frame(luma, gap: regained())
             case .endOfStream where !isLive:
-                logger.debug("gstreamer input ended", metadata: ["source": "\(uri)", "frames": "\(nextSequenceNumber)"])
+                logger.debug("gstreamer input ended", metadata: ["source": "\(LogText.untrusted(uri))", "frames": "\(nextSequenceNumber)"])
                 ended = true
             case .failed(let failure) where !isLive:
                 ended = true
@@ -216,7 +216,7 @@ public final class GStreamerSource: FrameSource, @unchecked Sendable {  // unche
         lostSince = now
         delay = Self.backoffStart
         control.withLock { $0.missingSince = now }
-        logger.warning("gstreamer input lost; reopening", metadata: ["source": "\(uri)", "reason": "\(reason)"])
+        logger.warning("gstreamer input lost; reopening", metadata: ["source": "\(LogText.untrusted(uri))", "reason": "\(LogText.untrusted(reason, limit: LogText.errorLimit))"])
     }
 
     /// Waits out the backoff (`stop()` ends the wait), then builds the pipeline again; throws once
@@ -243,7 +243,7 @@ public final class GStreamerSource: FrameSource, @unchecked Sendable {  // unche
         lostSince = nil
         let gone = since.duration(to: .now)
         control.withLock { $0.missingSince = nil; $0.reopens += 1 }
-        logger.notice("gstreamer input reopened", metadata: ["source": "\(uri)", "gone": "\(gone)"])
+        logger.notice("gstreamer input reopened", metadata: ["source": "\(LogText.untrusted(uri))", "gone": "\(gone)"])
         return "stream reopened after \(gone): \(lossReason)"
     }
 
@@ -297,7 +297,7 @@ public final class GStreamerSource: FrameSource, @unchecked Sendable {  // unche
         }
         if first {
             wake.signal()
-            logger.debug("gstreamer input stopping", metadata: ["source": "\(uri)"])
+            logger.debug("gstreamer input stopping", metadata: ["source": "\(LogText.untrusted(uri))"])
         }
     }
 }

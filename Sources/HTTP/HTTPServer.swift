@@ -170,7 +170,7 @@ public final class HTTPServer: Sendable {
         }
         if reason == .REQUEST_TERMINATED_TIMEOUT_REACHED {
             logger.notice("stream closed: nothing sent for the stream timeout (the client took no bytes, or the stream had none)",
-                          metadata: ["client": "\(connection.flatMap(Self.clientAddress) ?? "unknown")",
+                          metadata: ["client": "\(LogText.untrusted(connection.flatMap(Self.clientAddress) ?? "unknown"))",
                                      "seconds": "\(timeouts.streamSeconds)"])
         }
     }

@@ -94,7 +94,7 @@ public final class LiveViewHTTPService: Service {
         do { try server.start() } catch { throw LiveViewError(message: "\(error)") }
         let port = server.port ?? settings.listen.port
         let scheme = server.tls == nil ? "http" : "https"
-        logger.notice("live view serving", metadata: ["url": "\(scheme)://\(HTTPListenAddress(host: settings.listen.host, port: port))/",
+        logger.notice("live view serving", metadata: ["url": "\(LogText.untrusted("\(scheme)://\(HTTPListenAddress(host: settings.listen.host, port: port))/"))",
                                                       "socket": "\(inheritedSocket.map { "inherited \($0.rawValue)" } ?? "bound")"])
         return server
     }
@@ -134,9 +134,9 @@ public final class LiveViewHTTPService: Service {
         do {
             return (try serve(next), next)
         } catch {
-            logger.error("reloaded http.* settings not applied; serving the previous ones", metadata: ["error": "\(error)"])
+            logger.error("reloaded http.* settings not applied; serving the previous ones", metadata: ["error": "\(LogText.error(error))"])
             do { return (try serve(settings), settings) } catch {
-                logger.error("the live view cannot be served again; scanning goes on without it", metadata: ["error": "\(error)"])
+                logger.error("the live view cannot be served again; scanning goes on without it", metadata: ["error": "\(LogText.error(error))"])
                 return (server, settings)
             }
         }

@@ -182,7 +182,7 @@ private final class PreviewEncoder: @unchecked Sendable {  // unchecked: its `va
                                    quality: settings.quality)
             }
         } catch {
-            if !failed { logger.error("live view preview not encoded; codes are still reported", metadata: ["error": "\(error)"]) }
+            if !failed { logger.error("live view preview not encoded; codes are still reported", metadata: ["error": "\(LogText.error(error))"]) }
             failed = true
             return nil
         }

@@ -23,7 +23,7 @@ public struct SpoolEventLog {
             case .failed(let error):
                 guard reported.insert("\(error.call) \(error.cause?.rawValue ?? 0)").inserted else { continue }
                 logger.error("\(owner.name) spool cannot be used now; codes wait in memory (past \(owner.keys).queue_messages the oldest are dropped and counted), and the spool is tried again by itself",
-                             metadata: metadata.merging(["error": "\(error)"]) { $1 })
+                             metadata: metadata.merging(["error": "\(LogText.error(error))"]) { $1 })
             case .recovered:
                 if !reported.isEmpty { logger.notice("\(owner.name) spool works again", metadata: metadata) }
                 reported.removeAll()

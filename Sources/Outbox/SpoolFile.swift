@@ -88,7 +88,7 @@ public final class SpoolFile {
             switch taken {
             case .success(true):
                 logger.notice("the \(owner.name) spool of an earlier version is taken over under its new name", metadata: [
-                    "from": "\(formerPath)", "file": "\(path)"])
+                    "from": "\(LogText.untrusted(formerPath))", "file": "\(LogText.untrusted(path))"])
             case .success(false): break
             case .failure(let errno): return .failure(.spoolFailed(path: formerPath, call: "rename", errno: errno, owner: owner))
             }
@@ -138,7 +138,7 @@ public final class SpoolFile {
                   Self.checksum(bytes[(offset + Self.recordPrefix)..<(offset + Self.recordPrefix + length)]) == Self.uint32(bytes, at: offset + 4)
             else {
                 logger.warning("the \(owner.name) spool ends in a damaged record (cut short by a crash or a full disk); the records before it are kept",
-                               metadata: ["file": "\(path)", "kept": "\(records)", "cut_bytes": "\(bytes.count - offset)"])
+                               metadata: ["file": "\(LogText.untrusted(path))", "kept": "\(records)", "cut_bytes": "\(bytes.count - offset)"])
                 if case .failure(let errno) = Result(catchingErrno: { try fd.resize(to: Int64(offset)) }) {
                     return .failure(.spoolFailed(path: path, call: "ftruncate", errno: errno, owner: owner))
                 }

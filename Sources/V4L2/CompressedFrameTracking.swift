@@ -48,7 +48,7 @@ final class CompressedFrameTracking: CompressedFrameDecoder, Sendable {
             noteDecoded()
             if let warning, firstTime("warning " + warning) {
                 logger.notice("camera JPEG decoded with a warning that loses no pixel; frames like it are scanned (logged once)",
-                              metadata: ["device": "\(device)", "warning": "\(warning)"])
+                              metadata: ["device": "\(LogText.untrusted(device))", "warning": "\(LogText.untrusted(warning))"])
             }
         case .undecodable(let cause):
             noteUndecodable(cause)
@@ -66,7 +66,7 @@ final class CompressedFrameTracking: CompressedFrameDecoder, Sendable {
         state.withLock { $0.failuresSinceDecoded += 1 }
         if firstTime(cause) {
             logger.warning("camera frame undecodable; dropped (counted as undecodable; each cause logged once)",
-                           metadata: ["device": "\(device)", "cause": "\(cause)"])
+                           metadata: ["device": "\(LogText.untrusted(device))", "cause": "\(LogText.untrusted(cause))"])
         }
     }
 

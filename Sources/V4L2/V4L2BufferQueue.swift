@@ -73,7 +73,7 @@ public final class V4L2BufferQueue: @unchecked Sendable {  // unchecked: its mma
     private func unmapAll() {
         for m in mappings {
             if case .failure(let errno) = device.kernel.unmap(m.baseAddress!, length: m.count) {
-                logger.debug("munmap of a capture buffer failed", metadata: ["device": "\(device.path)", "errno": "\(errno)"])
+                logger.debug("munmap of a capture buffer failed", metadata: ["device": "\(LogText.untrusted(device.path))", "errno": "\(errno)"])
             }
         }
     }
@@ -82,7 +82,7 @@ public final class V4L2BufferQueue: @unchecked Sendable {  // unchecked: its mma
     private func freeBuffers() {
         if case .failure(let errno) = device.kernel.requestBuffers(device.descriptor, count: 0) {
             logger.debug("VIDIOC_REQBUFS 0 failed; the buffers are freed when the device closes",
-                         metadata: ["device": "\(device.path)", "call": "VIDIOC_REQBUFS", "errno": "\(errno)"])
+                         metadata: ["device": "\(LogText.untrusted(device.path))", "call": "VIDIOC_REQBUFS", "errno": "\(errno)"])
         }
     }
 
@@ -123,7 +123,7 @@ public final class V4L2BufferQueue: @unchecked Sendable {  // unchecked: its mma
             case .success: state.inKernel.insert(index)
             case .failure(let errno):
                 logger.debug("VIDIOC_QBUF failed; buffer not requeued",
-                             metadata: ["device": "\(device.path)", "index": "\(index)", "errno": "\(errno)"])
+                             metadata: ["device": "\(LogText.untrusted(device.path))", "index": "\(index)", "errno": "\(errno)"])
             }
         }
     }

@@ -151,7 +151,7 @@ public final class V4L2CaptureSource: FrameSource, Sendable {
             if configuration.stallTimeoutFrameIntervals > 0, stream.format.pixelFormat.isCompressed || stream.format.isEmulated,
                tracking.isStalled(timeout: stallTimeout(stream.format), notBefore: stream.openedAt + configuration.gracePeriod) {
                 logger.warning("camera stalled: frames arrive but none decodable within the stall timeout; reopening it",
-                               metadata: ["device": "\(path)", "stallTimeout": "\(stallTimeout(stream.format))", "open": "\(stream.queue.generation)"])
+                               metadata: ["device": "\(LogText.untrusted(path))", "stallTimeout": "\(stallTimeout(stream.format))", "open": "\(stream.queue.generation)"])
                 drop(stream)
                 continue
             }
@@ -183,7 +183,7 @@ public final class V4L2CaptureSource: FrameSource, Sendable {
                     stream.lastBufferAt = .now
                 } else if let deadline, ContinuousClock.now >= deadline {
                     logger.warning("camera stalled: no frame within the stall timeout; reopening it", metadata: [
-                        "device": "\(path)", "stallTimeout": "\(stallTimeout(stream.format))", "open": "\(stream.queue.generation)",
+                        "device": "\(LogText.untrusted(path))", "stallTimeout": "\(stallTimeout(stream.format))", "open": "\(stream.queue.generation)",
                     ])
                     drop(stream)
                 }
@@ -238,7 +238,7 @@ public final class V4L2CaptureSource: FrameSource, Sendable {
 
     /// Drops a stream that failed; the next `next()` iteration reopens with backoff.
     private func lose(_ stream: Stream, _ error: IOError) {
-        logger.warning("camera lost; reopening it", metadata: ["device": "\(path)", "error": "\(error)"])
+        logger.warning("camera lost; reopening it", metadata: ["device": "\(LogText.untrusted(path))", "error": "\(LogText.error(error))"])
         control.withLock { $0.missingSince = $0.missingSince ?? .now }
         drop(stream)
     }
@@ -272,7 +272,7 @@ public final class V4L2CaptureSource: FrameSource, Sendable {
                 if busyFailures > configuration.busyRetryLimit {
                     var final = error
                     final.message = "gave up after \(busyFailures) attempts: " + error.message
-                    logger.error("camera unavailable; giving up", metadata: ["device": "\(path)", "error": "\(final)"])
+                    logger.error("camera unavailable; giving up", metadata: ["device": "\(LogText.untrusted(path))", "error": "\(LogText.error(final))"])
                     throw final
                 }
             default:
@@ -282,12 +282,12 @@ public final class V4L2CaptureSource: FrameSource, Sendable {
                     var final = error
                     final.message = "camera missing for \(since.duration(to: .now)) (longer than device.missing_timeout \(limit)); "
                         + "giving up so the supervisor can act: " + error.message
-                    logger.error("camera missing too long; giving up", metadata: ["device": "\(path)", "error": "\(final)"])
+                    logger.error("camera missing too long; giving up", metadata: ["device": "\(LogText.untrusted(path))", "error": "\(LogText.error(final))"])
                     throw final
                 }
             }
             logger.warning("cannot open the camera; retrying", metadata: [
-                "device": "\(path)", "attempt": "\(attempt)", "retryIn": "\(delay)", "error": "\(error)",
+                "device": "\(LogText.untrusted(path))", "attempt": "\(attempt)", "retryIn": "\(delay)", "error": "\(LogText.error(error))",
             ])
             guard sleep(delay) else { return nil }
             delay = min(delay * 2, configuration.reconnectBackoffMaximum)
@@ -329,14 +329,14 @@ public final class V4L2CaptureSource: FrameSource, Sendable {
         control.withLock { ($0.opens, $0.card) = (generation, capability.card) }
         let fps = format.frameInterval.map { DecimalText.string($0.framesPerSecond, fractionDigits: 3) } ?? "unknown"
         logger.notice(reopen ? "camera reopened and streaming" : "camera streaming", metadata: [
-            "device": "\(path)", "card": "\(capability.card)", "driver": "\(capability.driver)",
-            "size": "\(format.width)x\(format.height)", "fourcc": "\(format.fourcc)", "bytesperline": "\(format.bytesPerLine)",
-            "fps": "\(fps)", "buffers": "\(queue.count)", "open": "\(generation)", "mode": "\(format.modeSummary)",
+            "device": "\(LogText.untrusted(path))", "card": "\(LogText.untrusted(capability.card))", "driver": "\(LogText.untrusted(capability.driver))",
+            "size": "\(format.width)x\(format.height)", "fourcc": "\(LogText.untrusted(format.fourcc))", "bytesperline": "\(format.bytesPerLine)",
+            "fps": "\(fps)", "buffers": "\(queue.count)", "open": "\(generation)", "mode": "\(LogText.untrusted(format.modeSummary))",
         ])
         if let wanted = configuration.framesPerSecond,
            abs((format.frameInterval?.framesPerSecond ?? 0) - wanted) > wanted * 0.01 {
             logger.warning("the camera did not take the requested frame rate",
-                           metadata: ["device": "\(path)", "requested": "\(wanted)", "actual": "\(fps)"])
+                           metadata: ["device": "\(LogText.untrusted(path))", "requested": "\(wanted)", "actual": "\(fps)"])
         }
         let stream = Stream(queue: queue, format: format, openedAt: .now)
         tracking.streamOpened(at: stream.openedAt)

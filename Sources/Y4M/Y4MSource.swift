@@ -105,16 +105,16 @@ public final class Y4MSource: FrameSource, @unchecked Sendable {  // unchecked: 
         }
         guard let header else {
             finishReading(stopping: true)
-            logger.debug("y4m input stopped before its header arrived", metadata: ["source": "\(uri)"])
+            logger.debug("y4m input stopped before its header arrived", metadata: ["source": "\(LogText.untrusted(uri))"])
             return
         }
 
         // A frame and its FRAME line in the pipe at once: the writer's frame wakes this reader once.
         switch channel.holdInPipe(bytes: header.frameByteCount + Y4MReader.maximumFrameLineLength) {
         case .success(let capacity)?:
-            logger.debug("y4m pipe capacity set", metadata: ["source": "\(uri)", "bytes": "\(capacity)"])
+            logger.debug("y4m pipe capacity set", metadata: ["source": "\(LogText.untrusted(uri))", "bytes": "\(capacity)"])
         case .failure(let error)?:
-            logger.debug("y4m pipe capacity left as it is", metadata: ["source": "\(uri)", "error": "\(error)"])
+            logger.debug("y4m pipe capacity left as it is", metadata: ["source": "\(LogText.untrusted(uri))", "error": "\(LogText.error(error))"])
         case nil:
             break
         }
@@ -130,12 +130,12 @@ public final class Y4MSource: FrameSource, @unchecked Sendable {  // unchecked: 
         guard stillRunning else { return }
 
         logger.info("y4m input opened", metadata: [
-            "source": "\(uri)", "size": "\(header.width)x\(header.height)", "colourSpace": "\(header.colourSpace)",
+            "source": "\(LogText.untrusted(uri))", "size": "\(header.width)x\(header.height)", "colourSpace": "\(LogText.untrusted(header.colourSpace))",
             "format": "\(header.pixelFormat)", "frameRate": "\(header.frameRate)", "live": "\(isLive)",
             "interlacing": "\(header.interlacing)",
         ])
         if !header.frameRateIsFromHeader {
-            logger.notice("y4m header gives no frame rate; timing frames at 25 fps", metadata: ["source": "\(uri)"])
+            logger.notice("y4m header gives no frame rate; timing frames at 25 fps", metadata: ["source": "\(LogText.untrusted(uri))"])
         }
     }
 
@@ -179,7 +179,7 @@ public final class Y4MSource: FrameSource, @unchecked Sendable {  // unchecked: 
         case .endOfStream:
             pool.recycle(storage)
             ended = true
-            logger.debug("y4m input ended", metadata: ["source": "\(uri)", "frames": "\(sequenceNumber)"])
+            logger.debug("y4m input ended", metadata: ["source": "\(LogText.untrusted(uri))", "frames": "\(sequenceNumber)"])
             return nil
         case .stopped:
             pool.recycle(storage)
@@ -204,7 +204,7 @@ public final class Y4MSource: FrameSource, @unchecked Sendable {  // unchecked: 
             if !state.reading { Self.closeChannel(&state) }
             return true
         }
-        if stopping { logger.debug("y4m input stopping", metadata: ["source": "\(uri)"]) }
+        if stopping { logger.debug("y4m input stopping", metadata: ["source": "\(LogText.untrusted(uri))"]) }
     }
 
     /// Leaves the reading state; closes the channel if `stop()` came meanwhile (or `stopping`).

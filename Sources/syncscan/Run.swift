@@ -5,6 +5,7 @@ import Daemon
 import SystemCalls
 import Foundation
 import Logging
+import SystemCalls
 
 extension Syncscan {
     /// `syncscan run`: scan a source and write JSON lines until it ends or a signal stops it.
@@ -147,7 +148,7 @@ extension Syncscan {
 
         func run() async throws {
             for warning in CommandLineSecrets.warnings(source: source, mqttURL: mqttUrl, webhookURLs: webhookUrl) {
-                StandardError.writeLine("syncscan: warning: \(warning)")
+                StandardError.writeLine("syncscan: warning: \(LogText.untrusted(warning, limit: LogText.errorLimit))")
             }
             let environment = ProcessInfo.processInfo.environment
             let file = config ?? environment["SYNCSCAN_CONFIG"]

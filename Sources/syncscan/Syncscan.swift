@@ -1,8 +1,10 @@
 import ArgumentParser
+import ConfigurationKeys
 import Daemon
 import Foundation
 import JPEG
 import Logging
+import SystemCalls
 
 /// `syncscan`: watch a camera (or a Y4M stream) and print every barcode with its frame.
 @main
@@ -44,8 +46,10 @@ struct Syncscan: AsyncParsableCommand {
         return Logger(label: "syncscan")
     }
 
-    /// Writes one `syncscan: error: …` line on stderr.
+    /// Writes one `syncscan: error: …` line on stderr, a configuration error's problems a line each,
+    /// each escaped (`LogText`): a value it quotes cannot add a line.
     static func report(_ error: any Error) {
-        StandardError.writeLine("syncscan: error: \(error)")
+        let lines = (error as? ConfigurationError)?.problems.map { LogText.untrusted($0, limit: LogText.errorLimit) } ?? [LogText.error(error)]
+        StandardError.writeLine("syncscan: error: " + lines.joined(separator: "\n"))
     }
 }

@@ -1,4 +1,5 @@
 import Capture
+import Decoders
 import Evdev
 import Foundation
 import Media
@@ -33,6 +34,15 @@ private final class RecordingTypist: KeyboardTypist, @unchecked Sendable {
         }
         return String(strokes.map { byStroke[$0] ?? "?" })
     }
+}
+
+/// A typist whose node's name and whose failure quote a line end and ESC (a kernel's, a driver's text).
+private final class HostileTypist: KeyboardTypist, @unchecked Sendable {
+    struct Failure: Error, CustomStringConvertible {
+        var description: String { "write(/dev/uinput): bad\n2026-12-01T21:00:00+0000 critical syncscan: [Daemon] FORGED\u{1B}[2J" }
+    }
+    let devicePath: String? = "/dev/input/event9\n2026-12-01T21:00:00+0000 critical syncscan: FORGED\u{1B}]0;title\u{7}"
+    func type(_ strokes: [KeyStroke]) throws { throw Failure() }
 }
 
 private func delivered(_ text: String?, seq: UInt64, data: [UInt8]? = nil) -> DeliveredCode {
@@ -152,5 +162,49 @@ private func delivered(_ text: String?, seq: UInt64, data: [UInt8]? = nil) -> De
         #expect(errors.first?.hasPrefix("keyboard wedge off: /nonexistent/uinput: cannot create the virtual keyboard 'syncscan keyboard': no such device: load the uinput module (modprobe uinput") == true, "\(errors)")
         #expect(errors.first?.hasSuffix("(open: No such file or directory, ENOENT); the scan goes on without it") == true, "\(errors)")
         #expect(handler.typed == 0 && handler.dropped == 1)
+    }
+
+    /// A QR code whose payload ends a log record and starts a forged one, then clears the screen:
+    /// read by zbar from a real frame through the pipeline, the wedge refuses it (a line end has
+    /// no key) with one warning record, the payload escaped in it: no record holds a raw line end
+    /// or ESC, and none starts with the forged time.
+    @Test func aPayloadThatForgesALogLineIsOneRecordWithItEscaped() async throws {
+        let payload = "X\n2026-12-01T21:00:00+0000 critical syncscan: [Daemon] FORGED\u{1B}[2J"
+        let frame = try GreyFrame.withQRCode(payload).0
+        let source = ScriptedFrameSource(steps: [.frame(0, pixels: frame.packedPixels)], isLive: false, width: frame.width, height: frame.height)
+        let (log, typist) = (LogRecorder(), RecordingTypist())
+        let handler = KeyboardResultsHandler(settings: KeyboardSettings(), logger: log.logger, strokeInterval: .zero) { typist }
+        let pipeline = CapturePipeline(input: source, videoDataOutput: VideoDataOutput(),
+                                       metadataOutput: MetadataOutput(settings: .init(engine: .zbar)), handler: handler,
+                                       reporting: .window(MediaTime(seconds: 1)), logger: log.logger)
+        try await pipeline.run()
+        try handler.finish()
+        #expect(handler.refused == 1 && typist.text.isEmpty, "\(log.all.map(\.line))")
+        #expect(log.recordsWithRawControls.isEmpty, "\(log.recordsWithRawControls)")
+        let warnings = log.records.filter { $0.contains("code not typed") }
+        #expect(warnings.count == 1, "\(log.records)")
+        #expect(warnings.first?.contains("text=X\\n2026-12-01T21:00:00+0000 critical syncscan: [Daemon] FORGED\\u{1B}[2J") == true, "\(warnings)")
+        #expect(warnings.first?.contains("(U+000A) at character 2 has no key") == true, "\(warnings)")
+        #expect(!log.records.contains { $0.hasPrefix("2026-12-01T21:00:00+0000") }, "\(log.records)")
+    }
+
+    /// The wedge's other records that quote text from outside (the keyboard's name and node, a
+    /// typing failure, a keyboard that cannot be made and the path it names) show it escaped.
+    @Test func theWedgesOtherRecordsEscapeWhatTheyQuote() throws {
+        let log = LogRecorder()
+        var settings = KeyboardSettings()
+        settings.deviceName = "kbd\n2026-12-01T21:00:00+0000 critical syncscan: FORGED\u{1B}[2J"
+        let handler = KeyboardResultsHandler(settings: settings, logger: log.logger, strokeInterval: .zero) { HostileTypist() }
+        handler.start()
+        var code = delivered("x", seq: 0)
+        try handler.handle(&code)
+        try handler.finish()
+        settings.uinputPath = "/nonexistent/u\ninput\u{1B}[2J"
+        let off = KeyboardResultsHandler(settings: settings, logger: log.logger, strokeInterval: .zero)
+        off.start()
+        try off.finish()
+        #expect(log.messages(at: .info).count == 1 && log.messages(at: .error).count == 2, "\(log.all.map(\.line))")
+        #expect(log.recordsWithRawControls.isEmpty, "\(log.recordsWithRawControls)")
+        #expect(log.lines(containing: "keyboard wedge off: /nonexistent/u\\ninput\\u{1B}[2J").count == 1, "\(log.all.map(\.line))")
     }
 }

@@ -37,13 +37,17 @@ private func counter(_ handler: MQTTResultsHandler, _ name: String) -> Int? {
         func command(_ text: String, retained: Bool = false) -> MQTTTriggerInput.Command {
             MQTTTriggerInput.command(MQTTConnection.Received(topic: prefix + "/trigger", payload: Array(text.utf8), retained: retained))
         }
-        for text in ["press", "1", "ON", "on", "", " Press\n", "\r\n"] { #expect(command(text) == .press, "\(text.debugDescription)") }
+        for text in ["press", "1", "ON", "on", " Press\n"] { #expect(command(text) == .press, "\(text.debugDescription)") }
         for text in ["release", "0", "OFF", "Off\n"] { #expect(command(text) == .release, "\(text.debugDescription)") }
-        for text in ["bogus", "pressed", "2", "on off", "\u{0}"] { #expect(command(text) == .rejected(kind: "unknown"), "\(text.debugDescription)") }
+        for text in ["bogus", "pressed", "2", "on off", "\u{0}", "\r\n", " "] { #expect(command(text) == .rejected(kind: "unknown"), "\(text.debugDescription)") }
+        // Empty: neither, retained or not (clearing a retained trigger hands subscribers one).
+        #expect(command("") == .empty && command("", retained: true) == .empty)
         #expect(command(String(repeating: " ", count: 65) + "press") == .rejected(kind: "too long"))
         #expect(command("press", retained: true) == .rejected(kind: "retained"))
         let binary = MQTTConnection.Received(topic: "t", payload: [0x70, 0x00, 0xFF, UInt8(ascii: "\\")])
-        #expect(MQTTTriggerInput.printable(binary) == "p\\x00\\xff\\x5c")
+        #expect(MQTTTriggerInput.shownPayload(binary) == "p\\u{00}\\xFF\\\\")
+        let long = MQTTConnection.Received(topic: "t", payload: Array(repeating: 0x61, count: 256), length: 1000)
+        #expect(MQTTTriggerInput.shownPayload(long) == String(repeating: "a", count: 32) + "… (968 more bytes)")
     }
 }
 
@@ -59,7 +63,7 @@ private func counter(_ handler: MQTTResultsHandler, _ name: String) -> Int? {
         #expect(handler.triggerTopic == prefix + "/trigger")
         try #require(waitUntil { handler.isTriggerSubscribed }, "\(logs.all.map(\.line))")
 
-        for payload in ["press", "release", "ON", nil, "0", " Press\n"] { try publish(payload, to: broker) }
+        for payload in ["press", "release", "ON", "1", "0", " Press\n"] { try publish(payload, to: broker) }
         #expect(waitUntil { triggers.counts.pulls == 6 }, "\(triggers.counts)")
         let pulls = triggers.takePulls()
         #expect(pulls.map(\.kind) == [.press, .release, .press, .press, .release, .press])
@@ -109,5 +113,43 @@ private func counter(_ handler: MQTTResultsHandler, _ name: String) -> Int? {
                                                                  quality: 1, orientation: .up, corners: [], frame: frame.info, pass: .zbar))
         try handler.handle(&code)
         #expect(waitUntil(timeout: hangTimeout) { handler.published == 1 })
+    }
+
+    /// An empty payload is no press nor release, retained or not: clearing a retained trigger the
+    /// documented way (`mosquitto_pub -r -n`), which the broker hands every subscriber as a live
+    /// message, and a live empty message are counted with the rejected and logged at debug level
+    /// only; a press after them still presses.
+    @Test func anEmptyPayloadRetainedOrLiveNeverPresses() throws {
+        let broker = try MosquittoBroker()
+        let (triggers, logs) = (TriggerSwitch(), LogRecorder())
+        let handler = try triggeredHandler(broker, triggers: triggers, logs: logs)
+        defer { try? handler.finish() }
+        try #require(waitUntil { handler.isTriggerSubscribed }, "\(logs.all.map(\.line))")
+
+        try publish(nil, to: broker, retain: true)
+        try publish(nil, to: broker)
+        #expect(waitUntil { counter(handler, "mqtt_triggers_rejected") == 2 }, "\(triggers.counts)")
+        try publish("press", to: broker)
+        #expect(waitUntil { triggers.counts.pulls >= 1 })
+        #expect(triggers.takePulls().map(\.kind) == [.press], "only the press after the empty ones")
+        #expect(triggers.counts.pulls == 1)
+        #expect(logs.lines(containing: "empty payload").count == 2, "\(logs.all.map(\.line))")
+        #expect(logs.all.filter { $0.message.contains("empty payload") }.allSatisfy { $0.level == .debug })
+        #expect(logs.lines(containing: "MQTT trigger message ignored").isEmpty, "no warning for a cleared trigger")
+    }
+
+    /// The rejected message's record shows the payload's bytes escaped: a line end, ESC and bytes
+    /// that are no UTF-8 neither split the record nor reach a terminal.
+    @Test func aRejectedPayloadIsEscapedInItsRecord() throws {
+        let broker = try MosquittoBroker()
+        let (triggers, logs) = (TriggerSwitch(), LogRecorder())
+        let handler = try triggeredHandler(broker, triggers: triggers, logs: logs)
+        defer { try? handler.finish() }
+        try #require(waitUntil { handler.isTriggerSubscribed }, "\(logs.all.map(\.line))")
+        try publish("x\n2026-12-01T21:00:00+0000 critical syncscan: [Daemon] FORGED\u{1B}[2J", to: broker)
+        #expect(waitUntil { counter(handler, "mqtt_triggers_rejected") == 1 })
+        #expect(triggers.counts.pulls == 0)
+        #expect(logs.recordsWithRawControls.isEmpty, "\(logs.recordsWithRawControls)")
+        #expect(logs.lines(containing: "payload=x\\n2026-12-01T21:00:00+0000 criti… (").count == 1, "\(logs.all.map(\.line))")
     }
 }

@@ -184,6 +184,25 @@ private final class LinesFile {
         #expect(logged.count == 1 && logged[0].contains("ENOTDIR") && logged[0].contains("trigger.no_read_directory"), "\(logged)")
     }
 
+    /// A no-read directory whose path ends a log record and forges another: the failure's one
+    /// record shows it escaped, no raw line end or ESC in any record.
+    @Test func anUnusableDirectorysPathIsEscapedInItsRecord() throws {
+        let file = try TemporaryFile(contents: [1, 2, 3], suffix: ".txt")
+        let log = LogRecorder()
+        let path = file.path + "/no\n2026-12-01T21:00:00+0000 critical syncscan: FORGED\u{1B}[2J"
+        let handler = ReadResultsHandler(directory: FileSystemSnapshotDirectory(path: path, setting: "trigger.no_read_directory"),
+                                         counts: ReadWindowCounts(), triggers: TriggerSwitch(), logger: log.logger)
+        handler.start()
+        handler.images?.waitUntilPrepared()
+        let pool = FramePixelPool(capacity: 1)
+        var result = try noRead(try scene("FILE"), pool: pool)
+        try handler.readResult(&result)
+        try handler.finish()
+        #expect(log.lines(containing: "no-read image directory unusable").count == 1, "\(log.all.map(\.line))")
+        #expect(log.recordsWithRawControls.isEmpty, "\(log.recordsWithRawControls)")
+        #expect(log.lines(containing: "/no\\n2026-12-01T21:00:00+0000 critical syncscan: FORGED\\u{1B}[2J").count == 1, "\(log.all.map(\.line))")
+    }
+
     /// `trigger.no_read_keep` keeps exactly the newest N no-read images, those a previous run left
     /// counted; the snapshots and other files beside them are never touched.
     @Test func retentionKeepsExactlyTheNewestNoReadImages() throws {

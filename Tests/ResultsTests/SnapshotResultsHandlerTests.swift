@@ -66,6 +66,24 @@ private final class SteppingClock: @unchecked Sendable {
         #expect(pool.lentCount == 0, "every copy went back to the pool")
     }
 
+    /// A directory whose path ends a log record and forges another (a configured path quoted
+    /// back): the failure's one record shows it escaped, no raw line end or ESC in any record.
+    @Test func aFailingDirectorysPathIsEscapedInItsRecord() throws {
+        let directory = InMemorySnapshotDirectory(path: "/srv/snap\n2026-12-01T21:00:00+0000 critical syncscan: FORGED\u{1B}[2J")
+        directory.writeFailure = .noSpace
+        let log = LogRecorder()
+        let handler = SnapshotResultsHandler(settings: SnapshotSettings(directory: directory.path), directory: directory, logger: log.logger)
+        let pool = FramePixelPool(capacity: 2)
+        let f = try frame("x", seq: 0)
+        var delivered = DeliveredCode(code: code("x", in: f), pixels: pool.copy(f, wait: true))
+        try handler.handle(&delivered)
+        try handler.finish()
+        #expect(handler.failed == 1, "\(log.all.map(\.line))")
+        #expect(log.recordsWithRawControls.isEmpty, "\(log.recordsWithRawControls)")
+        #expect(log.lines(containing: "directory=/srv/snap\\n2026-12-01T21:00:00+0000 critical syncscan: FORGED\\u{1B}[2J").count == 1,
+                "\(log.all.map(\.line))")
+    }
+
     @Test(arguments: [Errno.noSpace, .permissionDenied, .readOnlyFileSystem])
     func aFailingDiskIsLoggedOnceWithThePathCountedAndTheLinesKeepGoing(errno: Errno) throws {
         let directory = InMemorySnapshotDirectory(path: "/srv/snapshots")

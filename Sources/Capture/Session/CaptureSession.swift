@@ -107,7 +107,7 @@ public final class CaptureSession: Sendable {
         let overflowReason: DroppedReason = discardLate ? .lateData : .outOfBuffers
 
         logger.debug("capture session starting", metadata: [
-            "source": "\(input.uri)", "alwaysDiscardsLateVideoFrames": "\(discardLate)", "scanningThreads": "\(threads)",
+            "source": "\(LogText.untrusted(input.uri))", "alwaysDiscardsLateVideoFrames": "\(discardLate)", "scanningThreads": "\(threads)",
         ])
         try input.start()
         onStreaming()
@@ -210,7 +210,7 @@ public final class CaptureSession: Sendable {
                 case .repeated: continue reading
                 case .limitReached: break reading
                 }
-                logger.debug("frame dropped by source", metadata: ["seq": "\(seq)", "reason": "\(reason)", "detail": "\(detail)"])
+                logger.debug("frame dropped by source", metadata: ["seq": "\(seq)", "reason": "\(reason)", "detail": "\(LogText.untrusted(detail, limit: LogText.errorLimit))"])
                 let time = pts.map { presentationTime($0, seq: seq) }
                 _ = isUntriggered(seq, pts: time, capturedAt: lastCapturedAt)
                 synchronizer.open(seq, with: SynchronizedDataCollection(

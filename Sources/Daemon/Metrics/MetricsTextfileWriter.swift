@@ -36,13 +36,13 @@ public final class MetricsTextfileWriter: Sendable {
                     defer { failures.logged = [] }
                     return !failures.logged.isEmpty
                 }
-                if recovered { logger.notice("metrics textfile written again", metadata: ["path": "\(content.path)"]) }
+                if recovered { logger.notice("metrics textfile written again", metadata: ["path": "\(LogText.untrusted(content.path))"]) }
             case .failure(let error):
                 let first = state.withLock { failures in
                     failures.count += 1
                     return failures.logged.insert(error.cause ?? .ioError).inserted
                 }
-                if first { logger.error("\(error)", metadata: ["path": "\(content.path)"]) }
+                if first { logger.error("\(LogText.error(error))", metadata: ["path": "\(LogText.untrusted(content.path))"]) }
             }
         }
     }

@@ -1,5 +1,6 @@
 import Logging
 import Results
+import SystemCalls
 
 extension ResultsHandlerDescriptor {
     /// Each code checked against `match.pattern` and `match.list` (`MatchResultsHandler`), first in
@@ -20,7 +21,7 @@ extension ResultsHandlerDescriptor {
     @Sendable static func reloadMatch(_ handler: MatchResultsHandler?, _ new: MatchSettings?, logger: Logger) {
         handler?.apply(new)
         if let list = new?.listFile, let count = new?.list.count {
-            logger.notice("match.list read again", metadata: ["file": "\(list)", "values": "\(count)"])
+            logger.notice("match.list read again", metadata: ["file": "\(LogText.untrusted(list))", "values": "\(count)"])
         }
     }
 }

@@ -1,5 +1,6 @@
 import ConfigurationKeys
 import Logging
+import SystemCalls
 
 /// The first line of the secret file a handler's `key` names (`SecretFile.firstLine`); `nil`
 /// when none is named, or, logged with what the handler does `without` it (never the secret),
@@ -9,7 +10,7 @@ func secretFileLine(_ path: String?, key: String, without: String, logger: Logge
     do {
         return try SecretFile.firstLine(of: path)
     } catch {
-        logger.error("\(key) cannot be read; \(without)", metadata: ["file": "\(path)", "error": "\(error)"])
+        logger.error("\(key) cannot be read; \(without)", metadata: ["file": "\(LogText.untrusted(path))", "error": "\(LogText.error(error))"])
         return nil
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import HTTPClient
 import Logging
 import Results
+import SystemCalls
 
 extension ResultsHandlerDescriptor {
     /// Every code POSTed to web endpoints (`webhook.*`), a sink; a reload applies its settings in
@@ -37,7 +38,7 @@ extension ResultsHandlerDescriptor {
             webhook.apply(settings, token: try SecretFile.firstLine(of: path).trimmingCharacters(in: .whitespaces))
         } catch {
             logger.error("webhook.token_file cannot be read at the reload; the running token is kept until it can",
-                         metadata: ["file": "\(path)", "error": "\(error)"])
+                         metadata: ["file": "\(LogText.untrusted(path))", "error": "\(LogText.error(error))"])
             // Recorded as the running file, so the next reload reads the new one again.
             settings.tokenFile = webhook.settings.tokenFile
             webhook.apply(settings, keepingToken: true)

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import Media
 import Results
+import SystemCalls
 import SystemPackage
 
 /// What the service shows of itself while it runs: its counts, the stats line's content, its
@@ -15,7 +16,7 @@ extension ScanService {
         let metadata = state.withLock { $0.current?.pipeline.metadataOutput }
         let failures = metadata?.decoderFailures
         return ServiceLines.stats(counters(), scanTimes: metadata?.scanTimePercentiles(), passTimes: metadata?.passTimePercentiles() ?? [:],
-                                  decoderFailures: failures.map { ($0.count, $0.last.map { "\($0)" }) })
+                                  decoderFailures: failures.map { ($0.count, $0.last.map { LogText.untrusted($0) }) })
     }
 
     /// The counts now, over every session: what the summary line and the metrics file show.

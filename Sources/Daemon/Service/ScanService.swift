@@ -247,7 +247,7 @@ public final class ScanService: Service, Sendable {
             } catch let error as SessionError {
                 guard !error.streamed, let fallback, !Task.isShuttingDownGracefully else { return error.underlying }
                 logger.error("the reloaded source failed to open; returning to the previous configuration",
-                             metadata: ["source": "\(options.sourceShown)", "error": "\(error.underlying)"])
+                             metadata: ["source": "\(LogText.untrusted(options.sourceShown))", "error": "\(LogText.error(error.underlying))"])
                 state.withLock { if !$0.restartRequested { $0.options = fallback } }
                 continue
             } catch {
@@ -346,7 +346,7 @@ public final class ScanService: Service, Sendable {
                 try SourceFactory.checkOpenable(new, logger: logger)
             } catch {
                 logger.error("reloaded configuration not applied: its source cannot be opened; keeping the running configuration",
-                             metadata: ["source": "\(new.sourceShown)", "error": "\(error)"])
+                             metadata: ["source": "\(LogText.untrusted(new.sourceShown))", "error": "\(LogText.error(error))"])
                 return
             }
         }

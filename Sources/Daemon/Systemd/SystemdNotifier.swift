@@ -44,7 +44,7 @@ public final class SystemdNotifier: Sendable {
         self.address = NotifySocketAddress(socketValue)
         if address == nil, !socketValue.isEmpty {
             logger.debug("NOTIFY_SOCKET is not a path or @abstract name syncscan can use; systemd notifications are off",
-                         metadata: ["NOTIFY_SOCKET": "\(socketValue)"])
+                         metadata: ["NOTIFY_SOCKET": "\(LogText.untrusted(socketValue))"])
         }
         self.watchdogTimeout = Self.watchdogTimeout(environment: environment, processID: processID)
     }
@@ -113,8 +113,8 @@ public final class SystemdNotifier: Sendable {
             }
             if firstFailure {
                 logger.debug("cannot notify systemd; continuing without it (further failures are not logged)",
-                             metadata: ["socket": "\(address)", "call": "sendto", "errno": "\(error.rawValue) (\(error))",
-                                        "message": "\(assignments.joined(separator: " "))"])
+                             metadata: ["socket": "\(LogText.untrusted(address))", "call": "sendto", "errno": "\(error.rawValue) (\(error))",
+                                        "message": "\(LogText.untrusted(assignments.joined(separator: " "), limit: LogText.errorLimit))"])
             }
             return false
         }

@@ -41,7 +41,7 @@ public final class KeyTrigger: Sendable {
         self.reopenInterval = reopenInterval
         do { wake = try WakeSignal() } catch {
             wake = nil
-            logger.error("key trigger off: \(error)")
+            logger.error("key trigger off: \(LogText.error(error))")
         }
     }
 
@@ -91,7 +91,7 @@ public final class KeyTrigger: Sendable {
                 let kind = "\(error.call) \(error.cause?.symbol ?? "")"
                 if kind != lastFailure {
                     lastFailure = kind
-                    logger.error("key trigger: \(error); trying again every \(reopenInterval) until it can be read")
+                    logger.error("key trigger: \(LogText.error(error)); trying again every \(reopenInterval) until it can be read")
                 }
                 poll.watch(nil, for: .input, at: 0)
                 _ = poll.wait(timeout: reopenInterval)
@@ -105,13 +105,13 @@ public final class KeyTrigger: Sendable {
             }
             if !device.has(settings.code) {
                 logger.warning("key trigger: the device has no \(settings.code); no press will come from it",
-                               metadata: ["device": "\(settings.device)", "name": "\(device.name)"])
+                               metadata: ["device": "\(LogText.untrusted(settings.device))", "name": "\(LogText.untrusted(device.name))"])
             }
-            logger.info("key trigger: reading \(settings.code)", metadata: ["device": "\(settings.device)", "name": "\(device.name)"])
+            logger.info("key trigger: reading \(settings.code)", metadata: ["device": "\(LogText.untrusted(settings.device))", "name": "\(LogText.untrusted(device.name))"])
             let gone = readUntilGone(device, poll: poll)
             state.withLock { $0.counts.open = false }
             guard let gone else { return }
-            logger.error("key trigger: \(gone); trying again every \(reopenInterval) until it is back")
+            logger.error("key trigger: \(LogText.error(gone)); trying again every \(reopenInterval) until it is back")
             lastFailure = "\(gone.call) \(gone.cause?.symbol ?? "")"
         }
     }

@@ -68,9 +68,9 @@ public final class KeyboardResultsHandler: ResultsHandler, ServiceHooks, CountsR
                 let typist = try make()
                 keyboard.typist = typist
                 logger.info("keyboard wedge: typing codes on a virtual keyboard", metadata: [
-                    "device": "\(typist.devicePath ?? "?")", "name": "\(settings.deviceName)", "layout": "\(settings.layout.rawValue)"])
+                    "device": "\(LogText.untrusted(typist.devicePath ?? "?"))", "name": "\(LogText.untrusted(settings.deviceName))", "layout": "\(settings.layout.rawValue)"])
             } catch {
-                logger.error("keyboard wedge off: \(error); the scan goes on without it")
+                logger.error("keyboard wedge off: \(LogText.error(error)); the scan goes on without it")
             }
         }) { job, _ in
             guard let typist = keyboard.typist else {
@@ -88,7 +88,7 @@ public final class KeyboardResultsHandler: ResultsHandler, ServiceHooks, CountsR
                 if !keyboard.failureLogged {
                     keyboard.failureLogged = true
                     logger.error("keyboard wedge: a code was not typed whole; later failures are counted as keyboard_dropped",
-                                 metadata: ["error": "\(error)"])
+                                 metadata: ["error": "\(LogText.error(error))"])
                 }
             }
         }
@@ -149,8 +149,8 @@ public final class KeyboardResultsHandler: ResultsHandler, ServiceHooks, CountsR
         counts.withLock { $0.refused += 1 }
         var metadata: Logger.Metadata = ["symbology": "\(code.code.symbology)", "seq": "\(code.code.frame.sequenceNumber)"]
         if let item = code.item { metadata["item"] = "\(item)" }
-        if let text { metadata["text"] = "\(text)" }
-        logger.warning("keyboard wedge: code not typed: \(why)", metadata: metadata)
+        if let text { metadata["text"] = "\(LogText.untrusted(text))" }
+        logger.warning("keyboard wedge: code not typed: \(LogText.untrusted(why))", metadata: metadata)
     }
 
     /// Types what is queued and stops the thread (blocking); the keyboard goes with the handler.

@@ -18,22 +18,22 @@ struct MQTTConnectionLog {
 
     mutating func failed(_ error: MQTTError, spool: SpoolFile?) {
         guard reported.insert(error.kind).inserted else {
-            logger.debug("MQTT broker connection failed again", metadata: ["url": "\(settings.url)", "error": "\(error)"])
+            logger.debug("MQTT broker connection failed again", metadata: ["url": "\(LogText.untrusted(settings.url))", "error": "\(LogText.error(error))"])
             return
         }
-        let waiting = spool.map { "codes wait in memory, then in \($0.path)" } ?? "codes wait in memory"
+        let waiting = spool.map { "codes wait in memory, then in \(LogText.untrusted($0.path))" } ?? "codes wait in memory"
         logger.error("MQTT broker connection failed; \(waiting), and stdout goes on; retrying", metadata: [
-            "url": "\(settings.url)", "error": "\(error)", "later": "further \(error.kind) failures are logged at debug level"])
+            "url": "\(LogText.untrusted(settings.url))", "error": "\(LogText.error(error))", "later": "further \(error.kind) failures are logged at debug level"])
     }
 
     mutating func connected() {
         guard !reported.isEmpty else { return }
-        logger.notice("MQTT broker connected", metadata: ["url": "\(settings.url)"])
+        logger.notice("MQTT broker connected", metadata: ["url": "\(LogText.untrusted(settings.url))"])
         reported.removeAll()
     }
 
     /// Logs the spool's failures and recoveries (`DurableOutbox.takeSpoolEvents`).
     mutating func spool(_ events: [SpoolEvent]) {
-        spoolLog.report(events, metadata: ["url": "\(settings.url)"], logger: logger)
+        spoolLog.report(events, metadata: ["url": "\(LogText.untrusted(settings.url))"], logger: logger)
     }
 }

@@ -11,7 +11,7 @@ struct MQTTHandlerShared {
     var online = false
     /// The broker granted the `<prefix>/trigger` subscription on this connection (`mqtt.trigger`).
     var triggerSubscribed = false
-    /// Messages on `<prefix>/trigger` that were no command (`MQTTTriggerInput`).
+    /// Messages on `<prefix>/trigger` that were no command, empty ones too (`MQTTTriggerInput`).
     var triggersRejected = 0
 
     init(overflow: OverflowPolicy) { self.overflow = overflow }

@@ -16,7 +16,7 @@ extension MQTTResultsHandler {
             SpoolFile.open(directory: FilePath(directory), fileName: name, owner: .mqtt, maxBytes: maxBytes, logger: logger).map { spool in
                 if !spool.isEmpty {
                     logger.notice("MQTT codes spooled by an earlier run are delivered first", metadata: [
-                        "file": "\(spool.path)", "codes": "\(spool.count)"])
+                        "file": "\(LogText.untrusted(spool.path))", "codes": "\(spool.count)"])
                 }
                 return spool
             }
@@ -38,17 +38,17 @@ extension MQTTResultsHandler {
         log.spool(outbox.takeSpoolEvents())
         if let spool = outbox.spool, spool.count > 0 {
             logger.notice("MQTT codes the broker has not taken are spooled for the next run", metadata: [
-                "url": "\(settings.url)", "file": "\(spool.path)", "codes": "\(spool.count)"])
+                "url": "\(LogText.untrusted(settings.url))", "file": "\(LogText.untrusted(spool.path))", "codes": "\(spool.count)"])
         }
         if lostAtExit > 0 {
             logger.error("MQTT codes not delivered at exit: the broker did not take them in time and no spool kept them", metadata: [
-                "url": "\(settings.url)", "codes": "\(lostAtExit)",
+                "url": "\(LogText.untrusted(settings.url))", "codes": "\(lostAtExit)",
                 "fix": settings.spoolDirectory == nil ? "set mqtt.spool_directory (under systemd the unit's StateDirectory= is the default)"
                                                       : "the spool could not take them: see the spool's error above"])
         }
         if outbox.itemsDropped > itemsDroppedBefore {
             logger.warning("MQTT item messages not delivered at exit: the broker did not take them in time, and they are not spooled", metadata: [
-                "url": "\(settings.url)", "messages": "\(outbox.itemsDropped - itemsDroppedBefore)"])
+                "url": "\(LogText.untrusted(settings.url))", "messages": "\(outbox.itemsDropped - itemsDroppedBefore)"])
         }
         return lostAtExit
     }
@@ -59,8 +59,8 @@ extension MQTTResultsHandler {
         switch client.subscribe(triggerTopic, qos: 1) {
         case .success(let mid): return mid
         case .failure(let error):
-            logger.error("MQTT trigger not subscribed: \(triggerTopic) does not press until the next connection", metadata: [
-                "url": "\(settings.url)", "error": "\(error)"])
+            logger.error("MQTT trigger not subscribed: \(LogText.untrusted(triggerTopic)) does not press until the next connection", metadata: [
+                "url": "\(LogText.untrusted(settings.url))", "error": "\(LogText.error(error))"])
             return nil
         }
     }
@@ -69,8 +69,8 @@ extension MQTTResultsHandler {
     /// access rules) and logged.
     func triggerSubscribed(_ granted: [Int]) {
         guard let qos = granted.first, qos <= 2 else {
-            logger.error("MQTT broker refused the trigger subscription: messages on \(triggerTopic) do not press", metadata: [
-                "url": "\(settings.url)", "fix": "let this client read \(triggerTopic) in the broker's access rules (acl_file)"])
+            logger.error("MQTT broker refused the trigger subscription: messages on \(LogText.untrusted(triggerTopic)) do not press", metadata: [
+                "url": "\(LogText.untrusted(settings.url))", "fix": "let this client read \(LogText.untrusted(triggerTopic)) in the broker's access rules (acl_file)"])
             return
         }
         shared.withLock { $0.triggerSubscribed = true }

@@ -107,7 +107,7 @@ public final class MQTTResultsHandler: ResultsHandler, ServiceHooks, CountsRepor
         } catch {
             wake = nil
             logger.warning("MQTT codes are published within 50 ms instead of at once: no wake-up descriptor", metadata: [
-                "error": "\(error)"])
+                "error": "\(LogText.error(error))"])
         }
     }
 
@@ -145,7 +145,7 @@ public final class MQTTResultsHandler: ResultsHandler, ServiceHooks, CountsRepor
         let (counts, connected, rejected) = shared.withLock { ($0.intake.current, $0.connected, $0.triggersRejected) }
         let triggerCounters = triggers == nil ? [] : [
             ResultsCounter(name: "mqtt_triggers_rejected",
-                           help: "Messages on <prefix>/trigger that were no command (an unknown or too long payload, a retained message).",
+                           help: "Messages on <prefix>/trigger that were no command (an empty, unknown or too long payload, a retained message).",
                            value: rejected),
         ]
         return [

@@ -1,20 +1,25 @@
 import Capture
 import Logging
 import MQTT
+import SystemCalls
 
 /// The MQTT handler's trigger input (`mqtt.trigger`): messages on `<prefix>/trigger` press and
 /// release the scan's `TriggerSwitch` (origin `mqtt`).
 ///
 /// A payload, with ASCII spaces and line ends around it ignored and letters in any case: `press`,
-/// `1`, `on` or nothing presses; `release`, `0`, `off` releases. Anything else, a payload over
-/// `maxPayloadBytes`, and a retained message (the broker would hand it over again at every
-/// subscribe, pressing at each reconnect) are rejected: counted and each kind logged once a run,
-/// never once per message. It runs on the handler's thread inside the connection's loop, where
-/// the switch's `press` and `release` only record the pull (bounded, never blocking).
+/// `1`, `on` presses; `release`, `0`, `off` releases. An empty payload (zero bytes: what clears a
+/// retained message, `mosquitto_pub -r -n`, and what the broker then hands every subscriber) is
+/// neither, retained or not: counted with the rejected, logged at debug level. Anything else, a
+/// payload over `maxPayloadBytes`, and a retained message (the broker would hand it over again at
+/// every subscribe, pressing at each reconnect) are rejected: counted and each kind logged once a
+/// run, never once per message. It runs on the handler's thread inside the connection's loop,
+/// where the switch's `press` and `release` only record the pull (bounded, never blocking).
 struct MQTTTriggerInput {
     /// What a message on the trigger topic asks for.
     enum Command: Equatable {
         case press, release
+        /// An empty payload: no command, logged at debug level only.
+        case empty
         /// Not a command: why, the kind logged once.
         case rejected(kind: String)
     }
@@ -34,28 +39,34 @@ struct MQTTTriggerInput {
 
     /// The command `message` carries.
     static func command(_ message: MQTTConnection.Received) -> Command {
+        if message.length == 0 { return .empty }
         if message.retained { return .rejected(kind: "retained") }
         guard message.length <= maxPayloadBytes else { return .rejected(kind: "too long") }
         let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
         let bytes = message.payload.drop(while: isSpace).reversed().drop(while: isSpace).reversed()
         switch String(decoding: bytes, as: UTF8.self).lowercased() {
-        case "", "press", "1", "on": return .press
+        case "press", "1", "on": return .press
         case "release", "0", "off": return .release
         default: return .rejected(kind: "unknown")
         }
     }
 
-    /// Presses or releases for `message` when it is on the trigger topic; whether it was rejected
-    /// (logged the first time of its kind).
+    /// Presses or releases for `message` when it is on the trigger topic; whether it was no
+    /// command (rejected, logged the first time of its kind; or empty, logged at debug level).
     mutating func receive(_ message: MQTTConnection.Received) -> Bool {
         guard message.topic == topic else { return false }
         switch Self.command(message) {
         case .press: triggers.press(origin: "mqtt")
         case .release: triggers.release(origin: "mqtt")
+        case .empty:
+            logger.debug("MQTT trigger message with an empty payload ignored (as when a retained trigger is cleared): it neither presses nor releases",
+                         metadata: ["topic": "\(LogText.untrusted(topic))", "retained": "\(message.retained)"])
+            return true
         case .rejected(let kind):
             if logged.insert(kind).inserted {
                 logger.warning("MQTT trigger message ignored: \(Self.reason(kind)); further ones are counted in mqtt_triggers_rejected, not logged",
-                               metadata: ["topic": "\(topic)", "payload": "\(Self.printable(message))", "bytes": "\(message.length)"])
+                               metadata: ["topic": "\(LogText.untrusted(topic))", "payload": "\(Self.shownPayload(message))",
+                                          "bytes": "\(message.length)"])
             }
             return true
         }
@@ -67,18 +78,13 @@ struct MQTTTriggerInput {
         switch kind {
         case "retained":
             return "it is retained (it would press at every reconnect): publish triggers without retain, and clear it with an empty retained message"
-        case "too long": return "its payload is over \(maxPayloadBytes) bytes: send press, 1, on or nothing to press; release, 0 or off to release"
-        default: return "its payload is not a command: send press, 1, on or nothing to press; release, 0 or off to release"
+        case "too long": return "its payload is over \(maxPayloadBytes) bytes: send press, 1 or on to press; release, 0 or off to release"
+        default: return "its payload is not a command: send press, 1 or on to press; release, 0 or off to release"
         }
     }
 
-    /// The payload's first 32 bytes for the log: printable ASCII as is, others as `\xNN`.
-    static func printable(_ message: MQTTConnection.Received) -> String {
-        var text = ""
-        for byte in message.payload.prefix(32) {
-            if byte >= 0x20 && byte < 0x7F && byte != UInt8(ascii: "\\") { text.unicodeScalars.append(Unicode.Scalar(byte)) }
-            else { text += "\\x" + (byte < 16 ? "0" : "") + String(byte, radix: 16) }
-        }
-        return message.length > 32 ? text + "…" : text
+    /// The payload's first 32 bytes as the log shows untrusted bytes (`LogText`).
+    static func shownPayload(_ message: MQTTConnection.Received) -> String {
+        LogText.untrusted(bytes: message.payload, length: message.length, limit: 32)
     }
 }

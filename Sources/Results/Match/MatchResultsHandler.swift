@@ -49,7 +49,7 @@ public final class MatchResultsHandler: ResultsHandler, CountsReporting, Sendabl
         }
         if firstTimeout, let pattern = settings.pattern {
             logger.warning("match.pattern took too long on a code's text and was stopped: the code counts as a mismatch (further ones are counted, reads_match_timeouts)",
-                           metadata: ["pattern": "\(pattern)", "limit": "\(pattern.timeLimit)",
+                           metadata: ["pattern": "\(LogText.untrusted(pattern))", "limit": "\(pattern.timeLimit)",
                                       "text_characters": "\(code.code.text?.count ?? 0)", "fix": "simplify the pattern: nested quantifiers like (a+)+ backtrack without end"])
         }
     }

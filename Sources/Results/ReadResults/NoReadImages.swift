@@ -177,9 +177,9 @@ private final class NoReadImageStore: @unchecked Sendable {  // unchecked: `stor
     /// Logs `message` the first time a failure of `kind` happens.
     func reportOnce(_ kind: String, _ message: String, error: (any Error)?, later: String? = nil) {
         guard state.withLock({ $0.reported.insert(kind).inserted }) else { return }
-        var metadata: Logger.Metadata = ["directory": "\(directory.path)",
+        var metadata: Logger.Metadata = ["directory": "\(LogText.untrusted(directory.path))",
                                          "later": "\(later ?? "further \(kind) failures are counted as no_read_images_failed, not logged")"]
-        if let error { metadata["error"] = "\(error)" }
+        if let error { metadata["error"] = "\(LogText.error(error))" }
         logger.error("\(message)", metadata: metadata)
     }
 }

@@ -101,7 +101,7 @@ public final class ReadResultsHandler: ResultsHandler, ServiceHooks, CountsRepor
     private func reportOnce(_ kind: String, _ message: String, error: (any Error)?) {
         guard state.withLock({ $0.reported.insert(kind).inserted }) else { return }
         var metadata: Logger.Metadata = ["later": "further \(kind) failures are not logged"]
-        if let error { metadata["error"] = "\(error)" }
+        if let error { metadata["error"] = "\(LogText.error(error))" }
         logger.error("\(message)", metadata: metadata)
     }
 

@@ -191,7 +191,7 @@ private final class SnapshotSaver: @unchecked Sendable {  // unchecked: its `var
         if !encoderMade {
             encoderMade = true
             do { encoder = try JPEGEncoder() } catch {
-                logger.error("snapshots cannot be encoded; codes are still reported", metadata: ["error": "\(error)"])
+                logger.error("snapshots cannot be encoded; codes are still reported", metadata: ["error": "\(LogText.error(error))"])
             }
         }
         guard let encoder else { return .failed }
@@ -239,7 +239,7 @@ struct SnapshotStore {
             totalBytes = found.reduce(0) { $0 + $1.bytes }
             if !found.isEmpty {
                 logger.info("snapshot directory holds snapshots from before", metadata: [
-                    "directory": "\(directory.path)", "files": "\(found.count)", "bytes": "\(totalBytes)"])
+                    "directory": "\(LogText.untrusted(directory.path))", "files": "\(found.count)", "bytes": "\(totalBytes)"])
             }
             trim()
             return true
@@ -294,9 +294,9 @@ struct SnapshotStore {
     /// Logs a failure the first time its kind occurs; later ones are only counted.
     mutating func reportOnce(kind: String, _ message: String, error: String, name: String?) {
         guard reported.insert(kind).inserted else { return }
-        var metadata: Logger.Metadata = ["directory": "\(directory.path)", "error": "\(error)",
+        var metadata: Logger.Metadata = ["directory": "\(LogText.untrusted(directory.path))", "error": "\(LogText.untrusted(error, limit: LogText.errorLimit))",
                                          "later": "further \(kind) failures are counted as snapshots_failed, not logged"]
-        if let name { metadata["snapshot"] = "\(name)" }
+        if let name { metadata["snapshot"] = "\(LogText.untrusted(name))" }
         logger.error("\(message)", metadata: metadata)
     }
 }

@@ -150,7 +150,7 @@ final class WebhookEndpoint: Sendable {
         var (settings, headers) = (initialSettings, initialHeaders)
         var spoolLog = SpoolEventLog(owner: .webhook)
         var outbox = openOutbox(settings)
-        spoolLog.report(outbox.takeSpoolEvents(), metadata: ["url": "\(shownURL)"], logger: logger)
+        spoolLog.report(outbox.takeSpoolEvents(), metadata: ["url": "\(LogText.untrusted(shownURL))"], logger: logger)
         /// Codes the outboxes before a reload's new one dropped.
         var droppedEarlier = 0
         var poster: HTTPPoster?
@@ -181,7 +181,7 @@ final class WebhookEndpoint: Sendable {
                     let (waiting, failure) = outbox.takeAll()
                     if let failure {
                         logger.error("webhook spool failed at a reload; the codes it still holds stay in its file, read again when it is opened",
-                                     metadata: ["url": "\(shownURL)", "error": "\(failure)"])
+                                     metadata: ["url": "\(LogText.untrusted(shownURL))", "error": "\(LogText.error(failure))"])
                     }
                     droppedEarlier += outbox.dropped
                     outbox = DurableOutbox(bound: 1, spool: nil)  // the old spool's file closed before the new one opens
@@ -191,7 +191,7 @@ final class WebhookEndpoint: Sendable {
                 (settings, headers) = update
             }
             outbox.place(newCodes)
-            spoolLog.report(outbox.takeSpoolEvents(), metadata: ["url": "\(shownURL)"], logger: logger)
+            spoolLog.report(outbox.takeSpoolEvents(), metadata: ["url": "\(LogText.untrusted(shownURL))"], logger: logger)
             publish(counts, outbox, droppedBefore: droppedEarlier)
             let now = ContinuousClock.now
             if closed {
@@ -227,7 +227,7 @@ final class WebhookEndpoint: Sendable {
                 switch HTTPPoster.make(caFile: settings.caFile, timeoutSeconds: settings.timeoutSeconds) {
                 case .success(let p): poster = p
                 case .failure(let error):
-                    logger.error("webhook client cannot be made; codes wait", metadata: ["url": "\(shownURL)", "error": "\(error)"])
+                    logger.error("webhook client cannot be made; codes wait", metadata: ["url": "\(LogText.untrusted(shownURL))", "error": "\(LogText.error(error))"])
                 }
             }
             let result: Result<HTTPPoster.Response, HTTPClientError> = poster.map { poster in
@@ -244,7 +244,7 @@ final class WebhookEndpoint: Sendable {
                 counts.delivered += batch.count
                 (failuresInARow, retryBatch) = (0, nil)
                 if !failingKinds.isEmpty {
-                    logger.notice("webhook delivers again", metadata: ["url": "\(shownURL)", "waiting": "\(outbox.memoryCount + outbox.spooledCount)"])
+                    logger.notice("webhook delivers again", metadata: ["url": "\(LogText.untrusted(shownURL))", "waiting": "\(outbox.memoryCount + outbox.spooledCount)"])
                     failingKinds.removeAll()
                 }
             case .permanentFailure(let status):
@@ -253,7 +253,7 @@ final class WebhookEndpoint: Sendable {
                 retryBatch = nil
                 if refusedStatuses.insert(status).inserted {
                     logger.error("webhook receiver refused codes for good; they are counted and not sent again (logged once per status)",
-                                 metadata: ["url": "\(shownURL)", "status": "\(status)", "codes": "\(batch.count)",
+                                 metadata: ["url": "\(LogText.untrusted(shownURL))", "status": "\(status)", "codes": "\(batch.count)",
                                             "fix": "check webhook.url, webhook.headers and webhook.token_file against the receiver"])
                 }
             case .retry(let after, let reason):
@@ -265,8 +265,8 @@ final class WebhookEndpoint: Sendable {
                 let wait = after ?? WebhookRetryRules.backoff(failures: failuresInARow, cap: backoffCap)
                 nextAttempt = ContinuousClock.now + wait
                 if failingKinds.insert(reason).inserted {
-                    var metadata: Logger.Metadata = ["url": "\(shownURL)", "reason": "\(reason)", "retry_in": "\(wait)"]
-                    if case .failure(let error) = result { metadata["error"] = "\(error)" }
+                    var metadata: Logger.Metadata = ["url": "\(LogText.untrusted(shownURL))", "reason": "\(LogText.untrusted(reason))", "retry_in": "\(wait)"]
+                    if case .failure(let error) = result { metadata["error"] = "\(LogText.error(error))" }
                     logger.warning("webhook delivery failed; codes wait and are sent again (logged once per kind)", metadata: metadata)
                 }
             }
@@ -276,17 +276,17 @@ final class WebhookEndpoint: Sendable {
         let lostAtExit = outbox.closeForExit()
         for case .failed(let error) in outbox.takeSpoolEvents() {
             logger.error(removed ? "webhook spool failed when a reload removed the URL" : "webhook spool failed at exit",
-                         metadata: ["url": "\(shownURL)", "error": "\(error)"])
+                         metadata: ["url": "\(LogText.untrusted(shownURL))", "error": "\(LogText.error(error))"])
         }
         if let spool = outbox.spool, spool.count > 0 {
             logger.notice(removed ? "webhook codes the receiver has not taken are spooled until webhook.url names it again"
                                   : "webhook codes the receiver has not taken are spooled for the next run", metadata: [
-                "url": "\(shownURL)", "file": "\(spool.path)", "codes": "\(spool.count)"])
+                "url": "\(LogText.untrusted(shownURL))", "file": "\(LogText.untrusted(spool.path))", "codes": "\(spool.count)"])
         }
         if lostAtExit > 0 {
             logger.error(removed ? "webhook codes not delivered when a reload removed the URL: the receiver did not take them in time and no spool kept them"
                                  : "webhook codes not delivered at exit: the receiver did not take them in time and no spool kept them", metadata: [
-                "url": "\(shownURL)", "codes": "\(lostAtExit)",
+                "url": "\(LogText.untrusted(shownURL))", "codes": "\(lostAtExit)",
                 "fix": settings.spoolDirectory == nil ? "set webhook.spool_directory" : "the spool could not take them: see the spool's error above"])
         }
         publish(counts, outbox, droppedBefore: droppedEarlier + lostAtExit, finished: true)
@@ -317,7 +317,7 @@ final class WebhookEndpoint: Sendable {
             SpoolFile.open(directory: FilePath(directory), fileName: name, owner: .webhook, maxBytes: maxBytes, logger: logger).map { spool in
                 if !spool.isEmpty {
                     logger.notice("webhook codes spooled by an earlier run are delivered first", metadata: [
-                        "url": "\(shownURL)", "file": "\(spool.path)", "codes": "\(spool.count)"])
+                        "url": "\(LogText.untrusted(shownURL))", "file": "\(LogText.untrusted(spool.path))", "codes": "\(spool.count)"])
                 }
                 return spool
             }

@@ -146,7 +146,7 @@ public final class WebhookResultsHandler: ResultsHandler, ServiceHooks, CountsRe
         for endpoint in change.removed { endpoint.close(removed: true) }
         if change.started { change.added.forEach { $0.start() } }
         logger.notice("webhook settings reloaded in place", metadata: [
-            "urls": "\(urls.map(WebhookSettings.redacted).joined(separator: ","))",
+            "urls": "\(LogText.untrusted(urls.map(WebhookSettings.redacted).joined(separator: ","), limit: LogText.errorLimit))",
             "added": "\(change.added.count)", "removed": "\(change.removed.count)"])
     }
 

@@ -55,7 +55,7 @@ final class CameraControls: Sendable {
             errors = device.apply(settings, controls: try device.controls())
         } catch {
             logger.error("camera controls cannot be listed; device.controls not applied", metadata: [
-                "device": "\(device.path)", "error": "\(error)"])
+                "device": "\(LogText.untrusted(device.path))", "error": "\(LogText.error(error))"])
             state.withLock { $0.failures += settings.count }
             return settings.map { V4L2ControlError(device: device.path, control: $0.name, value: $0.value, reason: .unknown(offered: [])) }
         }
@@ -64,7 +64,7 @@ final class CameraControls: Sendable {
             return errors.filter { state.loggedCauses.insert($0.cause).inserted }
         }
         for error in firstTime {
-            logger.error("camera control not applied", metadata: ["error": "\(error)", "later": "the same failure is counted, not logged again"])
+            logger.error("camera control not applied", metadata: ["error": "\(LogText.error(error))", "later": "the same failure is counted, not logged again"])
         }
         if errors.isEmpty { logApplied(settings, on: device) }
         return errors
@@ -72,6 +72,7 @@ final class CameraControls: Sendable {
 
     private func logApplied(_ settings: [V4L2ControlSetting], on device: V4L2Device) {
         logger.info("camera controls applied", metadata: [
-            "device": "\(device.path)", "controls": "\(settings.map { "\($0.name)=\($0.value)" }.joined(separator: " "))"])
+            "device": "\(LogText.untrusted(device.path))",
+            "controls": "\(LogText.untrusted(settings.map { "\($0.name)=\($0.value)" }.joined(separator: " "), limit: LogText.errorLimit))"])
     }
 }
