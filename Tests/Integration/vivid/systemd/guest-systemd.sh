@@ -105,6 +105,7 @@ PKG_FILES=$(dpkg -L syncscan 2>/dev/null | while read -r f; do [ -f "$f" ] && ec
 info "package files: $(echo "$PKG_FILES" | wc -l); conffiles: $(dpkg-query -W -f='${Conffiles}' syncscan | awk '{print $1}' | xargs)"
 layout_ok() {
   [ "$(command -v syncscan)" = /usr/bin/syncscan ] && syncscan --version | grep -q '^zxing-cpp 3\.1\.1' &&
+    /usr/libexec/syncscan/syncscan-start /usr/bin/syncscan --version | grep -q '^syncscan ' &&
     for u in syncscan.service syncscan@.service syncscan-http@.socket; do [ -f /usr/lib/systemd/system/$u ] || return 1; done &&
     [ "$(dpkg-query -W -f='${Conffiles}' syncscan | awk '{print $1}' | sort | xargs)" = "/etc/syncscan/syncscan.yaml /etc/syncscan/video0.yaml" ] &&
     [ -f /usr/share/man/man1/syncscan.1.gz ] && [ -f /usr/share/doc/syncscan/copyright ] && [ -f /usr/share/doc/syncscan/examples/mqtt.conf ]
@@ -299,7 +300,7 @@ timeout 30 systemctl stop syncscan-http@video0.socket
 group controls
 # The frame ledger on (a test drop-in adds --emit-frames to the unit's command line): every
 # sequence number before, across and after each unplug must come out once, in order.
-printf '[Service]\nExecStart=\nExecStart=/usr/bin/syncscan run --config /etc/syncscan/%%i.yaml --emit-frames\n' \
+printf '[Service]\nExecStart=\nExecStart=/usr/libexec/syncscan/syncscan-start /usr/bin/syncscan run --config /etc/syncscan/%%i.yaml --emit-frames\n' \
   > /etc/systemd/system/$U.d/ledger.conf
 # Camera controls from the configuration (device.controls): set at start, read back by v4l2-ctl
 # from another process, and set again after every unplug (vivid comes back at its defaults).
