@@ -18,7 +18,7 @@ per frame (user + system, median of the runs). A UPC-A read as EAN-13 with its l
 right (the same code). With --baseline BINARY the same rows for that syncscan binary (say, main's
 release build copied aside), run side by side, and each engine's CPU ratio against it.
 
-With --items, `hybrid` is also run with items (the default reporting) on two presentations of the
+With --items, each engine is also run with items (the default reporting) on two presentations of the
 set: the stills as they are (each code one frame: nothing but its own frame can confirm a zbar
 reading) and each still held for --hold frames (10 fps, the still with fresh sensor noise in each
 frame: a phone video of a code held up; the next code then takes its place), the held presentation
@@ -168,26 +168,27 @@ def held_frames(path, stills, expected, hold):
 
 
 def item_rows(binaries, frames, expected, hold, runs):
-    """Rows (presentation, reporting, wrong payloads, codes read right, CPU ms/frame) of hybrid with
-    items on the stills and on each still held `hold` frames, and with the duplicate window on the held."""
+    """Rows (engine, presentation, reporting, wrong payloads, codes read right, CPU ms/frame) of each
+    engine with items on the stills and on each still held `hold` frames, and of hybrid with the
+    duplicate window on the held."""
     held_path = frames.replace(".y4m", f"-held{hold}.y4m")
     held_expected = held_frames(held_path, frames, expected, hold)
     rows = []
     for presentation, path, exp, group in [("stills", frames, expected, 1), (f"held {hold} frames", held_path, held_expected, hold)]:
-        for reporting, flags in [("items", []), ("window 1 s", ["--duplicate-window", "1"])]:
+        for engine, reporting, flags in [(e, "items", []) for e in ENGINES] + [("hybrid", "window 1 s", ["--duplicate-window", "1"])]:
           for name, syncscan in binaries:
             if presentation == "stills" and reporting != "items":
                 continue
             cpu = []
             for _ in range(runs):
-                out, seconds = cpu_of([syncscan, "run", "--source", path, "--engine", "hybrid", "--symbologies", "all",
+                out, seconds = cpu_of([syncscan, "run", "--source", path, "--engine", engine, "--symbologies", "all",
                                        "--scanning-threads", "1", "--log-level", "error", *flags])
                 cpu.append(seconds)
             found = lines_of(out)
             wrong = [l for l in found if not is_right(exp[l[0]], l[1], l[2])]
             right = {l[0] // group for l in found if is_right(exp[l[0]], l[1], l[2])}
-            rows.append({"binary": name, "presentation": presentation, "reporting": reporting, "wrong_payloads": len(wrong),
-                         "codes_read_right": len(right), "codes": len(expected),
+            rows.append({"binary": name, "engine": engine, "presentation": presentation, "reporting": reporting,
+                         "wrong_payloads": len(wrong), "codes_read_right": len(right), "codes": len(expected),
                          "cpu_ms_per_frame": round(1000 * statistics.median(cpu) / len(exp), 2),
                          "wrong": [f"frame {seq} {sym} {payload!r} by {pass_}; shown {exp[seq][1]!r}" for seq, sym, payload, pass_ in wrong]})
     return rows
@@ -199,7 +200,7 @@ def main():
     ap.add_argument("--frames", type=int, default=240)
     ap.add_argument("--baseline", metavar="PATH", help="another syncscan binary (e.g. main's release build) run side by side")
     ap.add_argument("--no-build", action="store_true", help="use .build/release/syncscan as it is")
-    ap.add_argument("--items", action="store_true", help="also hybrid with items on the stills and on held stills")
+    ap.add_argument("--items", action="store_true", help="also each engine with items on the stills and on held stills")
     ap.add_argument("--hold", type=int, default=4, help="frames each still is held for with --items")
     ap.add_argument("--json", metavar="FILE", help="write the rows as data")
     args = ap.parse_args()
@@ -252,11 +253,11 @@ def main():
     if args.items:
         rows = item_rows(binaries, frames, expected, args.hold, args.runs)
         data["items"] = rows
-        print(f"  hybrid with items ({args.runs} runs):")
-        print(f"  {'binary':9s} {'presentation':18s} {'reporting':11s} {'wrong payloads':>15s} {'codes read right':>17s} {'CPU ms/frame':>13s}")
+        print(f"  with items ({args.runs} runs):")
+        print(f"  {'binary':9s} {'engine':7s} {'presentation':18s} {'reporting':11s} {'wrong payloads':>15s} {'codes read right':>17s} {'CPU ms/frame':>13s}")
         for r in rows:
-            print(f"  {r['binary']:9s} {r['presentation']:18s} {r['reporting']:11s} {r['wrong_payloads']:>15d} {r['codes_read_right']:>11d}/{r['codes']:<5d} "
-                  f"{r['cpu_ms_per_frame']:>13.1f}")
+            print(f"  {r['binary']:9s} {r['engine']:7s} {r['presentation']:18s} {r['reporting']:11s} {r['wrong_payloads']:>15d} "
+                  f"{r['codes_read_right']:>11d}/{r['codes']:<5d} {r['cpu_ms_per_frame']:>13.1f}")
             for w in r["wrong"]:
                 print(f"    wrong: {w}")
     if args.json:
