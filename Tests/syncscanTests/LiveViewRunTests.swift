@@ -89,7 +89,7 @@ import Testing
     @Test func theMJPEGStreamSendsJPEGParts() throws {
         let live = try LiveViewDaemon()
         let connection = try HTTPTestConnection(port: live.port)
-        connection.send(Array("GET /stream.mjpeg HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+        connection.send(Array("GET /stream.mjpeg HTTP/1.1\r\nHost: localhost\r\n\r\n".utf8))
         let bytes = connection.receive { String(decoding: $0, as: UTF8.self).components(separatedBy: "--syncscanframe\r\n").count > 2 }
         let reply = try #require(HTTPReply(bytes))
         #expect(reply.headers["content-type"] == "multipart/x-mixed-replace; boundary=syncscanframe")
@@ -213,7 +213,7 @@ import Testing
         let live = try LiveViewDaemon()
         let held = try (0..<100).map { _ in
             let connection = try HTTPTestConnection(port: live.port, from: "127.0.0.2")
-            connection.send(Array("GET /status HTTP/1.1\r\nHost: x\r\nX-Half: ".utf8))
+            connection.send(Array("GET /status HTTP/1.1\r\nHost: localhost\r\nX-Half: ".utf8))
             return connection
         }
         let metrics = try live.get("/metrics")
@@ -235,9 +235,9 @@ import Testing
         // as lines that stop coming: frames not fed, not scanned or lines not written.
         let live = try LiveViewDaemon(["--no-discard-late"], frames: frames, inFlight: 2)
         let stalled = try HTTPTestConnection(port: live.port, receiveBuffer: 2048)
-        stalled.send(Array("GET /events HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+        stalled.send(Array("GET /events HTTP/1.1\r\nHost: localhost\r\n\r\n".utf8))
         let pictures = try HTTPTestConnection(port: live.port, receiveBuffer: 2048)
-        pictures.send(Array("GET /stream.mjpeg HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+        pictures.send(Array("GET /stream.mjpeg HTTP/1.1\r\nHost: localhost\r\n\r\n".utf8))
         let deadline = ContinuousClock.now + hangTimeout
         while live.framesFed < frames && ContinuousClock.now < deadline {
             #expect(try live.get("/status").status == 200)
