@@ -104,4 +104,32 @@ private final class HostCheckedServer {
         #expect(local.status == 202, "\(local.status) \(local.text)")
         #expect(live.triggers.takePulls().map(\.kind) == [.press, .press])
     }
+
+    /// What the server serves: its address and port, `localhost` with its port or none, any case,
+    /// an HTTP/1.0 request without `Host`, and the names of `http.allowed_hosts` (one listed
+    /// without a port on any port, one with a port on that port only); a stream route among them.
+    @Test func servedHostsAreAnswered() throws {
+        var settings = HTTPSettings(listen: HTTPListenAddress(host: "127.0.0.1", port: 0))
+        settings.allowedHosts = [HTTPAllowedHost(name: "camera.example.com"), HTTPAllowedHost(name: "proxy.example", port: 8443)]
+        let live = try HostCheckedServer(settings)
+        let port = live.port
+        for host in ["127.0.0.1:\(port)", "127.0.0.1", "localhost:\(port)", "LocalHost:\(port)", "localhost", "camera.example.com",
+                     "Camera.Example.COM:\(port)", "camera.example.com:443", "proxy.example:8443"] {
+            let reply = try HTTPTestConnection.request("/status", port: port, host: host)
+            #expect(reply.status == 200 && reply.text.hasPrefix("{\"state\":\"scanning\""), "Host \(host): \(reply.status) \(reply.text)")
+        }
+        for host in ["proxy.example:\(port)", "proxy.example", "example.com:\(port)", "camera.example.com.evil.example"] {
+            #expect(try HTTPTestConnection.request("/status", port: port, host: host).status == 421, "Host \(host)")
+        }
+        #expect(try HTTPTestConnection.request("/status", port: port, host: nil, version: "HTTP/1.0").status == 200, "HTTP/1.0 without Host")
+        let events = try HTTPTestConnection.request("/events", port: port, host: "camera.example.com")
+        #expect(events.status == 200 && events.headers["content-type"] == "text/event-stream", "\(events.status) \(events.headers)")
+        // Behind a reverse proxy that names itself (or this server) in Host: its page's Origin.
+        let proxied = try HTTPTestConnection.request("/trigger", port: port, method: "POST", host: "camera.example.com",
+                                                     headers: ["Origin: https://camera.example.com"])
+        #expect(proxied.status == 202, "\(proxied.status) \(proxied.text)")
+        let rewritten = try HTTPTestConnection.request("/trigger", port: port, method: "POST", headers: ["Origin: https://proxy.example:8443"])
+        #expect(rewritten.status == 202, "\(rewritten.status) \(rewritten.text)")
+        #expect(live.triggers.takePulls().count == 2)
+    }
 }

@@ -143,6 +143,22 @@ import Testing
         #expect(stderr.contains("summary: frames=\(live.framesFed) "), "\(stderr)")
     }
 
+    /// A reload applies `http.allowed_hosts` like the other `http.*` keys, by restarting the
+    /// server: a name refused before it (421) is served after it, another still refused.
+    @Test func aReloadAppliesAllowedHosts() throws {
+        let config = try TemporaryFile(contents: Array("http:\n  max_connections: 8\n".utf8), suffix: ".yaml")
+        let live = try LiveViewDaemon(["--config", config.path])
+        #expect(try HTTPTestConnection.request("/status", port: live.port, host: "camera.example.com").status == 421)
+        try Array("http:\n  max_connections: 8\n  allowed_hosts: [camera.example.com]\n".utf8).withUnsafeBytes {
+            try Data($0).write(to: URL(fileURLWithPath: config.path))
+        }
+        live.daemon.send(SIGHUP)
+        let port = try #require(live.port(ofServing: 2), "a second server after the reload: \(live.daemon.stderr)")
+        #expect(try HTTPTestConnection.request("/status", port: port, host: "camera.example.com").status == 200)
+        #expect(try HTTPTestConnection.request("/status", port: port, host: "evil.example").status == 421)
+        #expect(live.finish() == 0, "\(live.daemon.stderr)")
+    }
+
     /// A socket systemd passed (LISTEN_FDS, here from systemd-socket-activate) is served instead
     /// of binding, and kept across a reload that restarts the server.
     @Test func aSocketFromSystemdIsServedAndKeptAcrossAReload() throws {
