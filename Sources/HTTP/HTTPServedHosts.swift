@@ -38,9 +38,8 @@ public struct HTTPServedHosts: Sendable, Hashable {
     /// Whether `authority` (`HOST[:PORT]`, a `Host` header's value) names this server reached on `local`.
     public func serves(_ authority: String, local: HTTPSocketAddress?) -> Bool {
         guard let given = HTTPAuthority(parsing: authority) else { return false }
-        if given.host == "localhost" || (local.map { given.host == $0.host } ?? false) {
-            return given.port == nil || given.port == local?.port
-        }
+        let isOwn = given.host == "localhost" || given.host == local?.host
+        if isOwn && (given.port == nil || given.port == local?.port) { return true }
         return allowed.contains { $0.name == given.host && ($0.port == nil || $0.port == given.port) }
     }
 

@@ -13,8 +13,8 @@ import SystemPackage
 ///
 /// A reload (`reload(_:)`, SIGHUP) applies new `http.*` settings within a second without touching
 /// the scan session: the preview's at once; a new address, password, remote rule, allowed host
-/// names or connection limits by restarting the server alone (if the new one cannot start, the previous settings are
-/// served again and the reason logged).
+/// names or connection limits by restarting the server alone (if the new one cannot start, the
+/// previous settings are served again and the reason logged).
 ///
 /// Endpoints, GET and HEAD only (others 405), any other path 404, HTTP Basic first when
 /// `http.password_file` is set: `/` (the page), `/stream.mjpeg`, `/snapshot.jpg`, `/events`

@@ -109,6 +109,9 @@ private func status(to address: String, port: Int, host: String) throws -> Int {
             #expect(!hosts.serves(refused, local: local), "\(refused)")
         }
         #expect(!hosts.serves("192.0.2.7:8080", local: nil), "without the connection's address only names are served")
+        let forwarded = HTTPServedHosts(allowed: [HTTPAllowedHost(name: "192.0.2.7", port: 9000)])
+        #expect(forwarded.serves("192.0.2.7:9000", local: local) && !forwarded.serves("192.0.2.7:9001", local: local),
+                "its own address on another port when listed so (a forwarded port)")
         #expect(hosts.servesOrigin("HTTP://192.0.2.7:8080", local: local) && hosts.servesOrigin("https://camera.example.com", local: local))
         for origin in ["null", "192.0.2.7:8080", "ftp://192.0.2.7:8080", "http://192.0.2.7:8080/", "http://evil.example:8080"] {
             #expect(!hosts.servesOrigin(origin, local: local), "\(origin)")
