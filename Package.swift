@@ -170,7 +170,7 @@ let package = Package(
         .plugin(name: "PkgConfigVersion", capability: .buildTool()),
 
         .executableTarget(name: "syncscan", dependencies: [
-            "CEarlySignals", "ConfigurationKeys", "Daemon", "Decoders", "Media", "SystemCalls", "V4L2", "JPEG", "MQTT", "HTTPClient",
+            "CEarlySignals", "ConfigurationKeys", "Daemon", "Decoders", "Media", "Results", "SystemCalls", "V4L2", "JPEG", "MQTT", "HTTPClient",
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),

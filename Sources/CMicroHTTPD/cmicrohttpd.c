@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <string.h>
+#include <sys/socket.h>
 
 struct MHD_Daemon *cmhd_start_daemon(const char *host, uint16_t port, int listen_fd, unsigned connection_limit,
                                      unsigned per_ip_connection_limit, unsigned connection_timeout_seconds, size_t connection_memory_limit,
@@ -72,6 +73,29 @@ int cmhd_client_address(struct MHD_Connection *connection, char *out, size_t siz
     }
     if (address->sa_family == AF_INET6) {
         return inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)address)->sin6_addr, out, (socklen_t)size) != NULL;
+    }
+    return 0;
+}
+
+int cmhd_local_address(struct MHD_Connection *connection, char *out, size_t size, uint16_t *port) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (info == NULL) return 0;
+    struct sockaddr_storage local;
+    socklen_t length = sizeof local;
+    memset(&local, 0, sizeof local);
+    if (getsockname(info->connect_fd, (struct sockaddr *)&local, &length) != 0) return 0;
+    if (local.ss_family == AF_INET) {
+        const struct sockaddr_in *v4 = (const struct sockaddr_in *)&local;
+        *port = ntohs(v4->sin_port);
+        return inet_ntop(AF_INET, &v4->sin_addr, out, (socklen_t)size) != NULL;
+    }
+    if (local.ss_family == AF_INET6) {
+        const struct sockaddr_in6 *v6 = (const struct sockaddr_in6 *)&local;
+        *port = ntohs(v6->sin6_port);
+        if (IN6_IS_ADDR_V4MAPPED(&v6->sin6_addr)) {  /* an IPv4 client on a dual-stack socket */
+            return inet_ntop(AF_INET, &v6->sin6_addr.s6_addr[12], out, (socklen_t)size) != NULL;
+        }
+        return inet_ntop(AF_INET6, &v6->sin6_addr, out, (socklen_t)size) != NULL;
     }
     return 0;
 }

@@ -1,5 +1,5 @@
 /// One HTTP request as the handler sees it: the method, the path, the Basic credentials, and the
-/// `Host` and `Origin` headers (a browser's cross-site request names another origin than the host).
+/// `Host` and `Origin` headers (both served ones: `HTTPServer` refused the others).
 public struct HTTPRequest: Sendable, Hashable {
     /// `GET`, `HEAD`, … as the client sent it.
     public var method: String
@@ -16,14 +16,6 @@ public struct HTTPRequest: Sendable, Hashable {
     public init(method: String, path: String, basicCredentials: BasicCredentials? = nil, host: String? = nil, origin: String? = nil) {
         (self.method, self.path, self.basicCredentials) = (method, path, basicCredentials)
         (self.host, self.origin) = (host, origin)
-    }
-
-    /// Whether the request came from a page of another site than this server: an `Origin` that is
-    /// not `http://` or `https://` followed by the `Host` (any case). A request without `Origin` is not.
-    public var isCrossSite: Bool {
-        guard let origin = origin?.lowercased() else { return false }
-        guard let host = host?.lowercased() else { return true }
-        return origin != "http://" + host && origin != "https://" + host
     }
 }
 

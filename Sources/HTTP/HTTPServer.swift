@@ -27,6 +27,12 @@ import SystemPackage
 /// `maxConnections` for the others. A stream is read through `MHD_create_response_from_callback`
 /// while the client reads; `stop()` closes every open stream before it waits for the connections'
 /// threads.
+///
+/// Before any handler runs, a request must name this server (`servedHosts`): a `Host` it does not
+/// serve (or none, from an HTTP/1.1 client) gets 421 and an `Origin` of another site 403, on every
+/// path. So a page of another site can neither reach it through a name rebound to its address
+/// (DNS rebinding: the browser then sends the page's own name as `Host`) nor have a browser send it
+/// requests of its own (cross-site requests: the browser names the page in `Origin`).
 public final class HTTPServer: Sendable {
     public typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
 
@@ -59,6 +65,8 @@ public final class HTTPServer: Sendable {
     public let timeouts: HTTPTimeouts
     /// The key and certificate it serves HTTPS with; `nil`: plain HTTP.
     public let tls: TLSCredentials?
+    /// The `Host` headers and `Origin`s it answers; any other gets 421 (`Host`) or 403 (`Origin`).
+    public let servedHosts: HTTPServedHosts
     private let logger: Logger
     private let handler: Handler
     private let state = LockedValue(State())
@@ -68,7 +76,7 @@ public final class HTTPServer: Sendable {
 
     public init(address: HTTPListenAddress, listenDescriptor: FileDescriptor? = nil, maxConnections: Int, maxStreams: Int = 8,
                 maxConnectionsPerAddress: Int = 12, timeouts: HTTPTimeouts = HTTPTimeouts(), tls: TLSCredentials? = nil,
-                logger: Logger, handler: @escaping Handler) {
+                allowedHosts: [HTTPAllowedHost] = [], logger: Logger, handler: @escaping Handler) {
         self.address = address
         self.listenDescriptor = listenDescriptor
         self.maxConnections = max(1, maxConnections)
@@ -76,6 +84,7 @@ public final class HTTPServer: Sendable {
         self.maxConnectionsPerAddress = max(1, maxConnectionsPerAddress)
         self.timeouts = timeouts
         self.tls = tls
+        servedHosts = HTTPServedHosts(allowed: allowedHosts)
         self.logger = logger
         self.handler = handler
     }
@@ -137,9 +146,10 @@ public final class HTTPServer: Sendable {
         daemon.pem.forEach { free($0) }
     }
 
-    /// The first call for a request: counts it, asks the handler and queues its response. The
-    /// request's `Admission` is its context (`con_cls`) until the library reports it completed.
-    fileprivate func answer(_ connection: OpaquePointer, method: String, path: String,
+    /// The first call for a request: counts it, refuses it when it does not name this server
+    /// (`servedHosts`), else asks the handler, and queues the response. The request's `Admission`
+    /// is its context (`con_cls`) until the library reports it completed.
+    fileprivate func answer(_ connection: OpaquePointer, method: String, path: String, version: String,
                             context: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> MHD_Result {
         guard context.pointee == nil else { return .YES }  // the request's body: ignored (answered already)
         let admission = Admission()
@@ -152,8 +162,12 @@ public final class HTTPServer: Sendable {
             return queue(.text("503 too many connections (http.max_connections)", status: 503, headers: [("Retry-After", "5")]),
                          on: connection, admission: admission)
         }
+        let (host, origin) = (Self.header("Host", of: connection), Self.header("Origin", of: connection))
+        if let refusal = servedHosts.refusal(host: host, origin: origin, version: version, local: Self.localAddress(connection)) {
+            return queue(refusal, on: connection, admission: admission)
+        }
         let response = handler(HTTPRequest(method: method, path: path, basicCredentials: Self.credentials(connection),
-                                           host: Self.header("Host", of: connection), origin: Self.header("Origin", of: connection)))
+                                           host: host, origin: origin))
         return queue(response, on: connection, admission: admission)
     }
 
@@ -202,6 +216,14 @@ public final class HTTPServer: Sendable {
         return String(cString: text)
     }
 
+    /// The address and port the connection arrived on (`cmhd_local_address`: getsockname).
+    private static func localAddress(_ connection: OpaquePointer) -> HTTPSocketAddress? {
+        var text = [CChar](repeating: 0, count: 64)
+        var port: UInt16 = 0
+        guard cmhd_local_address(connection, &text, text.count, &port) == 1 else { return nil }
+        return HTTPSocketAddress(host: String(cString: text), port: Int(port))
+    }
+
     /// Makes the library's response and queues it (`MHD_queue_response`, or
     /// `MHD_queue_basic_auth_fail_response` for a 401 with a realm). A stream takes a stream slot
     /// and frees its request's (none free: 503, the stream closed), and its connection gets
@@ -247,13 +269,14 @@ public final class HTTPServer: Sendable {
     }
 }
 
-private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _, _, uploadSize, context in
+private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, version, _, uploadSize, context in
     guard let cls, let connection, let context else { return .NO }
     let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
     uploadSize?.pointee = 0
     let path = url.map { String(cString: $0) } ?? "/"
     return server.answer(connection, method: method.map { String(cString: $0) } ?? "", path: path.split(separator: "?", maxSplits: 1,
-                         omittingEmptySubsequences: false).first.map(String.init) ?? path, context: context)
+                         omittingEmptySubsequences: false).first.map(String.init) ?? path,
+                         version: version.map { String(cString: $0) } ?? "", context: context)
 }
 
 private let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, context, reason in

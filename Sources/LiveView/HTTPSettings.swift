@@ -27,6 +27,10 @@ public struct HTTPSettings: Sendable, Hashable, ConfigurationSection {
     /// `http.max_connections_per_address`: connections one client address may hold at once (half-sent
     /// requests and idle ones included); more are closed at once.
     public var maxConnectionsPerAddress = 12
+    /// `http.allowed_hosts`: names the server is reached by besides its address and `localhost`
+    /// (a reverse proxy's, a DNS name of this machine); a request naming any other in `Host` or
+    /// `Origin` is refused.
+    public var allowedHosts: [HTTPAllowedHost] = []
     /// `http.preview_fps`, `http.preview_width`.
     public var liveView = LiveViewSettings()
 
@@ -49,6 +53,11 @@ public struct HTTPSettings: Sendable, Hashable, ConfigurationSection {
         if (tlsCertificateFile == nil) != (tlsKeyFile == nil) {
             let (set, unset) = tlsKeyFile == nil ? ("tls_cert_file", "tls_key_file") : ("tls_key_file", "tls_cert_file")
             keys.problem(set, "\(keys.fullKey(set)) is set but \(keys.fullKey(unset)) is not: HTTPS needs both the certificate and its private key")
+        }
+        for entry in keys.list("allowed_hosts", of: "a list of host names, each optionally with :PORT") ?? [] {
+            if let host = HTTPAllowedHost(parsing: entry) { allowedHosts.append(host); continue }
+            keys.problem("allowed_hosts", "\"\(entry)\" is not a host name with an optional port: give NAME or NAME:PORT, "
+                         + "without a scheme or a path (camera.example.com, camera.example.com:8443, 192.0.2.7, [2001:db8::7]:8080)")
         }
         liveView = LiveViewSettings(reading: keys)
         if let v = keys.int("max_connections", in: 1...1024, " (requests served at once, streams not included; more get 503)") {

@@ -12,9 +12,9 @@ import SystemPackage
 /// sent to the events viewers every second.
 ///
 /// A reload (`reload(_:)`, SIGHUP) applies new `http.*` settings within a second without touching
-/// the scan session: the preview's at once; a new address, password, remote rule or connection
-/// limits by restarting the server alone (if the new one cannot start, the previous settings are
-/// served again and the reason logged).
+/// the scan session: the preview's at once; a new address, password, remote rule, allowed host
+/// names or connection limits by restarting the server alone (if the new one cannot start, the
+/// previous settings are served again and the reason logged).
 ///
 /// Endpoints, GET and HEAD only (others 405), any other path 404, HTTP Basic first when
 /// `http.password_file` is set: `/` (the page), `/stream.mjpeg`, `/snapshot.jpg`, `/events`
@@ -23,6 +23,8 @@ import SystemPackage
 /// `/status` (JSON) and `/healthz` (`ok`: the server answers); and POST only (others 405),
 /// `/trigger` and `/trigger/release`, which press and release the scan's trigger (`LiveViewRouter.trigger`). The two streams have slots of their
 /// own (`http.max_streams`), so viewers in every one leave `/metrics`, `/status` and `/healthz` answered.
+/// Before any of them, the server refuses a request that names another host than its own (421)
+/// or comes from a page of another site (403): see `HTTPServedHosts`.
 public final class LiveViewHTTPService: Service {
     let initialSettings: HTTPSettings
     let liveView: LiveViewResultsHandler
@@ -100,13 +102,13 @@ public final class LiveViewHTTPService: Service {
     }
 
     /// The server (not started) that answers with `router` under `settings`' address, request and
-    /// stream slots, per-address quota and stream idle timeout.
+    /// stream slots, per-address quota, stream idle timeout and allowed host names.
     static func server(_ settings: HTTPSettings, router: LiveViewRouter, listenDescriptor: FileDescriptor? = nil,
                        tls: TLSCredentials? = nil, logger: Logger) -> HTTPServer {
         HTTPServer(address: settings.listen, listenDescriptor: listenDescriptor, maxConnections: settings.maxConnections,
                    maxStreams: settings.maxStreams, maxConnectionsPerAddress: settings.maxConnectionsPerAddress,
                    timeouts: HTTPTimeouts(streamSeconds: UInt32(clamping: settings.streamIdleTimeoutSeconds)), tls: tls,
-                   logger: logger) { router.respond($0) }
+                   allowedHosts: settings.allowedHosts, logger: logger) { router.respond($0) }
     }
 
     /// The key and certificate `http.tls_key_file` and `http.tls_cert_file` name, read now (so a

@@ -2,6 +2,7 @@ import ArgumentParser
 import ConfigurationKeys
 import Foundation
 import Daemon
+import Results
 import SystemCalls
 import V4L2
 
@@ -37,7 +38,8 @@ extension Syncscan {
             if json {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-                print(String(decoding: try encoder.encode(devices), as: UTF8.self))
+                // JSONEncoder leaves DEL, C1 controls, U+2028 and U+2029 raw: escaped as the JSON lines escape them.
+                print(String(decoding: JSONBuffer.escapingRawControls(in: Array(try encoder.encode(devices))), as: UTF8.self))
             } else if devices.isEmpty {
                 StandardError.writeLine("syncscan: no V4L2 capture devices found under /dev")
             } else {

@@ -106,7 +106,7 @@ private final class LiveViewServer {
         #expect(stalled.isClosedByServer)
         // The one stream slot is free again.
         let next = try HTTPTestConnection(port: live.port, from: "127.0.0.4")
-        next.send(Array("GET /stream.mjpeg HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+        next.send(Array("GET /stream.mjpeg HTTP/1.1\r\nHost: localhost\r\n\r\n".utf8))
         #expect(HTTPReply(next.receive(until: { HTTPReply($0) != nil }))?.status == 200)
     }
 }

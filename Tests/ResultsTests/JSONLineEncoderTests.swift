@@ -92,6 +92,67 @@ private func parse(_ line: [UInt8]) throws -> [String: Any] {
         #expect(o["text"] as? String == text)
     }
 
+    /// C1 controls (NEL among them) and U+2028/U+2029 are written as `\\u` escapes, in the
+    /// payload's `text` and in every other string field (`source`): no raw one is left, and the
+    /// line decodes to the same text.
+    @Test func c1ControlsAndUnicodeLineSeparatorsAreEscaped() throws {
+        let text = "a" + (0x80..<0xA0).map { String(UnicodeScalar(UInt8($0))) }.joined() + "\u{2028}b\u{2029}c\u{A0}é"
+        let line = JSONLineEncoder().encode(code(Array(text.utf8)), source: "cam\u{85}era\u{2029}", time: fixedTime)
+        let raw = String(decoding: line, as: UTF8.self)
+        #expect(!raw.unicodeScalars.contains { (0x80..<0xA0).contains($0.value) || $0.value == 0x2028 || $0.value == 0x2029 }, "\(raw)")
+        for escape in ["\\u0080", "\\u0085", "\\u009f", "\\u2028", "\\u2029", "\"source\":\"cam\\u0085era\\u2029\""] {
+            #expect(raw.contains(escape), "\(escape) in \(raw)")
+        }
+        #expect(raw.contains("c\u{A0}é"), "U+00A0 and later are written as they are")
+        let o = try parse(line)
+        #expect(o["text"] as? String == text)
+        #expect(o["source"] as? String == "cam\u{85}era\u{2029}")
+    }
+
+    /// Python's `str.splitlines()` breaks at NEL, U+2028, U+2029 and the C0 separators (FS, GS,
+    /// RS, VT, FF) besides `\n`: a file of encoded lines, one with all of them in its payload and
+    /// source, is exactly one line per JSON line to it, each decoding to its text.
+    @Test func pythonsSplitlinesSeesOneLinePerJSONLine() throws {
+        let hostile = "one\u{85}two\u{2028}three\u{2029}four\u{1C}\u{1D}\u{1E}\u{0B}\u{0C}five\rsix"
+        let encoder = JSONLineEncoder()
+        let lines = [encoder.encode(code(Array(hostile.utf8)), source: "y4m:\u{85}\u{2028}", time: fixedTime),
+                     encoder.encode(code(Array("hello".utf8)), source: "y4m:/tmp/a.y4m", time: fixedTime),
+                     encoder.encode(SynchronizedDataCollection(video: SynchronizedVideoData(sequenceNumber: 9, presentationTime: nil, frame: nil,
+                                                                                         droppedReason: .discontinuity), metadata: nil))]
+        let file = try TemporaryFile(contents: lines.flatMap { $0 }, suffix: ".jsonl")
+        let script = """
+            import json, sys
+            out = []
+            for line in open(sys.argv[1], encoding="utf-8", newline="").read().splitlines():
+                try:
+                    out.append(json.loads(line).get("text", "(none)"))
+                except ValueError:
+                    out.append("(not JSON: %r)" % line)
+            print(json.dumps(out))
+            """
+        let run = try ExternalTool.run("/usr/bin/python3", ["-c", script, file.path])
+        #expect(run.status == 0, "\(run.describe())")
+        let texts = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout)) as? [String], "\(run.describe())")
+        #expect(texts == [hostile, "hello", "(none)"], "\(texts)")
+    }
+
+    /// Foundation's `JSONEncoder` (`syncscan devices --json`) leaves DEL, C1 controls and
+    /// U+2028/U+2029 raw; `escapingRawControls` escapes them as the lines do, keeping the
+    /// pretty-printed text's own line breaks, and the text decodes to the same value.
+    @Test func anotherEncodersTextIsEscapedAsTheLinesAre() throws {
+        struct Device: Codable, Equatable { var card: String; var formats: [String] }
+        let device = Device(card: "Cam\u{85}era\u{2028}\u{7F}\u{9F}\u{1}\n✓", formats: ["YUYV", "x\u{2029}"])
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        let encoded = Array(try encoder.encode(device))
+        let escaped = JSONBuffer.escapingRawControls(in: encoded)
+        let text = String(decoding: escaped, as: UTF8.self)
+        #expect(!text.unicodeScalars.contains { (0x7F..<0xA0).contains($0.value) || $0.value == 0x2028 || $0.value == 0x2029 }, "\(text)")
+        #expect(text.contains("Cam\\u0085era\\u2028\\u007f\\u009f") && text.contains("x\\u2029"), "\(text)")
+        #expect(text.split(separator: "\n").count == String(decoding: encoded, as: UTF8.self).split(separator: "\n").count, "its own lines kept")
+        #expect(try JSONDecoder().decode(Device.self, from: Data(escaped)) == device)
+    }
+
     @Test func aFrameRecordCarriesTheLedgerEntry() throws {
         let dropped = SynchronizedDataCollection(
             video: SynchronizedVideoData(sequenceNumber: 9, presentationTime: nil, frame: nil, droppedReason: .discontinuity),

@@ -40,6 +40,9 @@ import Testing
         ("source: SOURCE\nhttp:\n  listen: 127.0.0.1:0\n  max_connections_per_address: 0\n",
          ":4: http.max_connections_per_address: 0 is out of range"),
         ("source: SOURCE\nhttp:\n  listen: 127.0.0.1:0\n  allow_remote: maybe\n", ":4: http.allow_remote: expected true or false"),
+        ("source: SOURCE\nhttp:\n  listen: 127.0.0.1:0\n  allowed_hosts: [camera.example.com, \"proxy.example:8443\", \"[2001:db8::7]\"]\n", nil),
+        ("source: SOURCE\nhttp:\n  listen: 127.0.0.1:0\n  allowed_hosts: [camera.example.com, \"https://camera.example.com\"]\n",
+         ":4: http.allowed_hosts: \"https://camera.example.com\" is not a host name with an optional port: give NAME or NAME:PORT"),
         ("source: SOURCE\nhttp:\n  listen: 127.0.0.1:0\n  tls_cert_file: /etc/ssl/certs/x.pem\n",
          ":4: http.tls_cert_file: http.tls_cert_file is set but http.tls_key_file is not: HTTPS needs both"),
     ]

@@ -89,7 +89,7 @@ import Testing
     @Test func theMJPEGStreamSendsJPEGParts() throws {
         let live = try LiveViewDaemon()
         let connection = try HTTPTestConnection(port: live.port)
-        connection.send(Array("GET /stream.mjpeg HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+        connection.send(Array("GET /stream.mjpeg HTTP/1.1\r\nHost: localhost\r\n\r\n".utf8))
         let bytes = connection.receive { String(decoding: $0, as: UTF8.self).components(separatedBy: "--syncscanframe\r\n").count > 2 }
         let reply = try #require(HTTPReply(bytes))
         #expect(reply.headers["content-type"] == "multipart/x-mixed-replace; boundary=syncscanframe")
@@ -141,6 +141,22 @@ import Testing
         let codeSeqs = records.filter { $0["type"] as? String == "code" }.compactMap { ($0["frame"] as? [String: Any])?["seq"] as? Int }
         #expect(codeSeqs.contains { $0 >= fedBefore }, "codes after the reload")
         #expect(stderr.contains("summary: frames=\(live.framesFed) "), "\(stderr)")
+    }
+
+    /// A reload applies `http.allowed_hosts` like the other `http.*` keys, by restarting the
+    /// server: a name refused before it (421) is served after it, another still refused.
+    @Test func aReloadAppliesAllowedHosts() throws {
+        let config = try TemporaryFile(contents: Array("http:\n  max_connections: 8\n".utf8), suffix: ".yaml")
+        let live = try LiveViewDaemon(["--config", config.path])
+        #expect(try HTTPTestConnection.request("/status", port: live.port, host: "camera.example.com").status == 421)
+        try Array("http:\n  max_connections: 8\n  allowed_hosts: [camera.example.com]\n".utf8).withUnsafeBytes {
+            try Data($0).write(to: URL(fileURLWithPath: config.path))
+        }
+        live.daemon.send(SIGHUP)
+        let port = try #require(live.port(ofServing: 2), "a second server after the reload: \(live.daemon.stderr)")
+        #expect(try HTTPTestConnection.request("/status", port: port, host: "camera.example.com").status == 200)
+        #expect(try HTTPTestConnection.request("/status", port: port, host: "evil.example").status == 421)
+        #expect(live.finish() == 0, "\(live.daemon.stderr)")
     }
 
     /// A socket systemd passed (LISTEN_FDS, here from systemd-socket-activate) is served instead
@@ -213,7 +229,7 @@ import Testing
         let live = try LiveViewDaemon()
         let held = try (0..<100).map { _ in
             let connection = try HTTPTestConnection(port: live.port, from: "127.0.0.2")
-            connection.send(Array("GET /status HTTP/1.1\r\nHost: x\r\nX-Half: ".utf8))
+            connection.send(Array("GET /status HTTP/1.1\r\nHost: localhost\r\nX-Half: ".utf8))
             return connection
         }
         let metrics = try live.get("/metrics")
@@ -235,9 +251,9 @@ import Testing
         // as lines that stop coming: frames not fed, not scanned or lines not written.
         let live = try LiveViewDaemon(["--no-discard-late"], frames: frames, inFlight: 2)
         let stalled = try HTTPTestConnection(port: live.port, receiveBuffer: 2048)
-        stalled.send(Array("GET /events HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+        stalled.send(Array("GET /events HTTP/1.1\r\nHost: localhost\r\n\r\n".utf8))
         let pictures = try HTTPTestConnection(port: live.port, receiveBuffer: 2048)
-        pictures.send(Array("GET /stream.mjpeg HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+        pictures.send(Array("GET /stream.mjpeg HTTP/1.1\r\nHost: localhost\r\n\r\n".utf8))
         let deadline = ContinuousClock.now + hangTimeout
         while live.framesFed < frames && ContinuousClock.now < deadline {
             #expect(try live.get("/status").status == 200)

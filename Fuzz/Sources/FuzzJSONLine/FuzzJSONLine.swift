@@ -1,6 +1,8 @@
-// libFuzzer: arbitrary payload bytes → JSONLineEncoder. The line must be one line (a single
-// trailing "\n", no raw U+2028/U+2029), parse as JSON, and its data_b64 must decode to exactly
-// the payload; "text" (present only for UTF-8 payloads) must equal the payload as text.
+// libFuzzer: arbitrary payload bytes → JSONLineEncoder. The line must be one line to every reader
+// (a single trailing "\n"; no other raw C0 control, DEL, C1 control — NEL among them — U+2028 or
+// U+2029, which Python's str.splitlines() and JavaScript break lines at), parse as JSON, and its
+// data_b64 must decode to exactly the payload; "text" (present only for UTF-8 payloads) and
+// "source" must equal the payload as text.
 import Capture
 import Decoders
 import Foundation
@@ -21,7 +23,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         fatalError("not exactly one line: \(line)")
     }
     let text = String(decoding: line, as: UTF8.self)
-    if text.contains("\u{2028}") || text.contains("\u{2029}") { fatalError("raw U+2028/U+2029 in \(text)") }
+    if let raw = text.unicodeScalars.dropLast().first(where: { $0.value < 0x20 || (0x7F..<0xA0).contains($0.value) || $0.value == 0x2028 || $0.value == 0x2029 }) {
+        fatalError("raw U+\(String(raw.value, radix: 16, uppercase: true)) in \(text)")
+    }
     guard let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any] else {
         fatalError("line does not parse: \(text)")
     }

@@ -34,6 +34,14 @@ int cmhd_set_connection_timeout(struct MHD_Connection *connection, unsigned seco
 /// then inet_ntop); 1 when written, else 0 (no address, not IPv4 or IPv6, or `out` too small).
 int cmhd_client_address(struct MHD_Connection *connection, char *out, size_t size);
 
+/// Writes the address `connection` arrived on, numeric and NUL-terminated, into `out` (`size`
+/// bytes; 46 hold any), and its port into `*port` (MHD_get_connection_info with
+/// MHD_CONNECTION_INFO_CONNECTION_FD, then getsockname and inet_ntop): the bound address, an
+/// inherited socket's, or with a wildcard one (0.0.0.0, ::) the machine's address the client
+/// connected to; an IPv4 address mapped into IPv6 (a dual-stack socket) is written as IPv4.
+/// 1 when written, else 0.
+int cmhd_local_address(struct MHD_Connection *connection, char *out, size_t size, uint16_t *port);
+
 /// The port the daemon listens on (MHD_get_daemon_info with MHD_DAEMON_INFO_BIND_PORT); 0 if unknown.
 uint16_t cmhd_bound_port(struct MHD_Daemon *daemon);
 

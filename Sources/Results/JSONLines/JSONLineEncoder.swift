@@ -5,8 +5,9 @@ import Media
 /// Encodes code objects and frame records as single-line JSON objects.
 ///
 /// Written by hand rather than with `JSONEncoder` so the bytes are exact and no payload can break
-/// a line: control characters (NUL included), DEL, U+2028 and U+2029 are escaped; every other
-/// character of the code's text is written as is. Payloads without a text (see
+/// a line: C0 control characters (NUL included), DEL, C1 control characters (U+0080 to U+009F, NEL
+/// among them), U+2028 and U+2029 are escaped; every other character of the code's text is
+/// written as is. Payloads without a text (see
 /// `MachineReadableCodeObject.text`) appear only as `data_b64`.
 public struct JSONLineEncoder: Sendable {
     public init() {}
@@ -179,11 +180,38 @@ public struct JSONBuffer {
             case 0x0A: raw("\\n")
             case 0x0D: raw("\\r")
             case 0x09: raw("\\t")
-            case 0x00..<0x20, 0x7F, 0x2028, 0x2029: raw(Self.unicodeEscape(scalar.value))
+            case let v where Self.isEscapedAsUnicode(v): raw(Self.unicodeEscape(v))
             default: bytes.append(contentsOf: String(scalar).utf8)
             }
         }
         bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Whether `string` writes the scalar `v` as `\uXXXX`: a C0 control (but for `\n`, `\r` and
+    /// `\t`, which have escapes of their own), DEL, a C1 control, U+2028 or U+2029, each a line
+    /// break or an invisible control to some reader.
+    static func isEscapedAsUnicode(_ v: UInt32) -> Bool {
+        switch v {
+        case 0x00..<0x20, 0x7F..<0xA0, 0x2028, 0x2029: true
+        default: false
+        }
+    }
+
+    /// `json`, a whole JSON text another encoder wrote (Foundation's `JSONEncoder`), with DEL, the
+    /// C1 controls, U+2028 and U+2029 it left raw escaped as `string` escapes them. JSON has those
+    /// only inside strings, where the escape is the same character; the text's own line breaks
+    /// (a pretty-printed one's) and the C0 controls the encoder escaped are left as they are.
+    public static func escapingRawControls(in json: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(json.count)
+        for scalar in String(decoding: json, as: UTF8.self).unicodeScalars {
+            if scalar.value >= 0x7F && isEscapedAsUnicode(scalar.value) {
+                out.append(contentsOf: unicodeEscape(scalar.value).utf8)
+            } else {
+                out.append(contentsOf: String(scalar).utf8)
+            }
+        }
+        return out
     }
 
     static func unicodeEscape(_ v: UInt32) -> String {

@@ -26,22 +26,23 @@ public struct HTTPReply: Sendable {
     }
 }
 
-/// A TCP connection to a test server on 127.0.0.1 that sends raw bytes and reads with deadlines:
-/// well-formed requests, malformed ones, and a viewer that never reads.
+/// A TCP connection to a test server on 127.0.0.1 (or another loopback address) that sends raw
+/// bytes and reads with deadlines: well-formed requests, malformed ones, and a viewer that never reads.
 public final class HTTPTestConnection: @unchecked Sendable {
     private let fd: Int32
 
-    /// Connects to 127.0.0.1:`port`; `receiveBuffer` shrinks the socket's receive buffer (SO_RCVBUF);
-    /// `from` is the client's address (another loopback one, `127.0.0.2`: a second client machine).
-    public init(port: Int, receiveBuffer: Int? = nil, from source: String? = nil) throws {
-        fd = try Self.connected(port: port, receiveBuffer: receiveBuffer, source: source)
+    /// Connects to 127.0.0.1:`port` (or `to`:`port`, another IPv4 address); `receiveBuffer` shrinks the
+    /// socket's receive buffer (SO_RCVBUF); `from` is the client's address (another loopback one,
+    /// `127.0.0.2`: a second client machine).
+    public init(port: Int, receiveBuffer: Int? = nil, from source: String? = nil, to destination: String = "127.0.0.1") throws {
+        fd = try Self.connected(port: port, receiveBuffer: receiveBuffer, source: source, destination: destination)
     }
 
-    /// A socket connected to 127.0.0.1:`port`, closed here if the connect fails. Only a connected
+    /// A socket connected to `destination`:`port`, closed here if the connect fails. Only a connected
     /// descriptor becomes `fd`: `deinit` runs even when an initializer throws after `fd` is set, so
     /// a close here and another there would close a number that another test may have been given
     /// meanwhile (a spool's file, a pipe).
-    private static func connected(port: Int, receiveBuffer: Int?, source: String?) throws -> Int32 {
+    private static func connected(port: Int, receiveBuffer: Int?, source: String?, destination: String) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw FixtureError.toolFailed("socket failed: errno \(errno)") }
         if let source {
@@ -64,14 +65,17 @@ public final class HTTPTestConnection: @unchecked Sendable {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = in_addr_t(UInt32(0x7f00_0001).bigEndian)
+        guard inet_pton(AF_INET, destination, &address.sin_addr) == 1 else {
+            close(fd)
+            throw FixtureError.toolFailed("\(destination) is not an IPv4 address")
+        }
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard connected == 0 else {
             let error = errno
             close(fd)
-            throw FixtureError.toolFailed("connect 127.0.0.1:\(port) failed: errno \(error)")
+            throw FixtureError.toolFailed("connect \(destination):\(port) failed: errno \(error)")
         }
         return fd
     }
@@ -121,10 +125,22 @@ public final class HTTPTestConnection: @unchecked Sendable {
     /// reply, from 127.0.0.1 or `source`.
     public static func request(_ path: String, port: Int, method: String = "GET", headers: [String] = [],
                                timeout: Duration = hangTimeout, from source: String? = nil) throws -> HTTPReply {
+        try request(path, port: port, method: method, host: "127.0.0.1:\(port)", headers: headers, timeout: timeout, from: source)
+    }
+
+    /// One request (`METHOD PATH VERSION`, `Host: host` unless `nil`, `Connection: close`, then
+    /// `headers`) and its reply: whole, or up to its header's end when it has no length (a stream).
+    public static func request(_ path: String, port: Int, method: String = "GET", host: String?, headers: [String] = [],
+                               version: String = "HTTP/1.1", timeout: Duration = hangTimeout, from source: String? = nil) throws -> HTTPReply {
         let connection = try HTTPTestConnection(port: port, from: source)
-        let head = (["\(method) \(path) HTTP/1.1", "Host: 127.0.0.1:\(port)", "Connection: close"] + headers).joined(separator: "\r\n")
+        let head = (["\(method) \(path) \(version)"] + (host.map { ["Host: \($0)"] } ?? []) + ["Connection: close"] + headers)
+            .joined(separator: "\r\n")
         connection.send(Array((head + "\r\n\r\n").utf8))
-        let bytes = connection.receive(timeout: timeout)
+        let bytes = connection.receive(timeout: timeout) { received in
+            guard let reply = HTTPReply(received) else { return false }
+            if method == "HEAD" { return true }
+            return reply.headers["content-length"].flatMap { Int($0) }.map { reply.body.count >= $0 } ?? (reply.headers["transfer-encoding"] != nil)
+        }
         guard let reply = HTTPReply(bytes) else {
             throw FixtureError.toolFailed("\(method) \(path): no HTTP reply in \(bytes.count) bytes: \(String(decoding: bytes.prefix(200), as: UTF8.self))")
         }
