@@ -148,6 +148,26 @@ private func run(_ tracker: inout ItemTracker, frames count: UInt64, undecoded: 
         #expect(updates.first?.corners.first == PixelPoint(x: 80, y: 250))
     }
 
+
+    @Test func tenIdenticalLabelsMovingTogetherAreTenItemsEachCountedOnce() {
+        var tracker = ItemTracker()
+        // Ten parcels with the same QR, 110 px apart, riding at 15 px a frame; each frame misses one of them.
+        let (added, removed) = run(&tracker, frames: 40) { seq in
+            (0..<10).filter { ($0 + Int(seq)) % 10 != 0 }.map { reading("SAME-LABEL", x: 60 + 110 * $0 + 15 * Int(seq), y: 360, size: 60, seq: seq) }
+        }
+        #expect(added.count == 10 && Set(added.map(\.item)).count == 10, "\(added)")
+        #expect(removed.count == 10 && removed.allSatisfy { $0.framesRead >= 30 }, "\(removed.map(\.framesRead))")
+    }
+
+    @Test func aLabelThatReversesItsDirectionStaysOneItem() {
+        var tracker = ItemTracker()
+        // 20 px a frame to the right for 15 frames, then back to the left.
+        let (added, removed) = run(&tracker, frames: 30) { seq in
+            let x = seq < 15 ? 200 + 20 * Int(seq) : 480 - 20 * (Int(seq) - 15)
+            return [reading("REVERSING", x: x, y: 360, seq: seq)]
+        }
+        #expect(added.count == 1 && removed.count == 1 && removed.first?.framesRead == 30, "\(added) \(removed.map(\.framesRead))")
+    }
 }
 
 /// A linear code's reading (an EAN-13, 240 x 60 px, centred at `x`, `y`) in frame `seq`: zbar's, as
