@@ -28,7 +28,7 @@ shown, and the codes with a right line. --json FILE writes every row as data.
 Usage: bench/misread.py [--runs 3] [--baseline PATH] [--frames 240] [--items [--hold 4]] [--json FILE]
 (needs: zint, ffmpeg, numpy for --items, a Swift toolchain)
 """
-import argparse, base64, collections, hashlib, inspect, json, os, random, statistics, struct, subprocess, sys, tempfile
+import argparse, base64, collections, datetime, hashlib, inspect, json, os, random, statistics, struct, subprocess, sys, tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -241,7 +241,9 @@ def main():
                 if not is_right(expected[seq], symbology, payload):
                     print(f"  {name} {engine} wrong: frame {seq} {symbology} {payload!r} by {pass_}; drawn {expected[seq][0]} "
                           f"{expected[seq][1]!r}, {expected[seq][2]}")
-    data = {"command": "bench/misread.py " + " ".join(sys.argv[1:]), "frames": len(expected), "size": f"{W}x{H}", "runs": args.runs,
+    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True).stdout.strip()
+    data = {"command": "bench/misread.py " + " ".join(sys.argv[1:]), "recorded": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "commit": commit, "baseline": args.baseline, "frames": len(expected), "size": f"{W}x{H}", "runs": args.runs,
             "loadavg_end": list(os.getloadavg()), "engines": []}
     for name, _binary in binaries:
         for engine in ENGINES:
