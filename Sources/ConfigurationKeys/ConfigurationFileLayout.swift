@@ -1,3 +1,4 @@
+import SystemCalls
 import Yams
 
 /// Where each key of a YAML configuration file stands: one Yams pass over its text.

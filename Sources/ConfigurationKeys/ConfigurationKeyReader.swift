@@ -1,6 +1,7 @@
 import Configuration
 import Foundation
 import Media
+import SystemCalls
 import SystemPackage
 
 /// Reads the configuration keys under one prefix (`mqtt`, `device`, or none at the top), noting
@@ -63,6 +64,14 @@ public struct ConfigurationKeyReader {
     public func string(_ key: String, _ expected: String = "a string", isSecret: Bool = false) -> String? {
         guard let text = value(key, expected, isSecret: isSecret, { $0.string(forKey: $1, isSecret: isSecret) }) else { return nil }
         return isWithinLengthLimit(key, text, isSecret: isSecret) ? text : nil
+    }
+
+    /// The path of a file read later (a secret, a certificate); one that names something other than
+    /// a regular file (a FIFO, a device, a directory), which would never be read, is a problem.
+    public func filePath(_ key: String, _ expected: String = "a file path") -> String? {
+        guard let path = string(key, expected) else { return nil }
+        if let kind = BoundedFileRead.nonRegularKind(at: path) { problem(key, "\(path) is \(kind), not a regular file: name a regular file") }
+        return path
     }
 
     public func bool(_ key: String) -> Bool? { value(key, "true or false") { $0.bool(forKey: $1) } }

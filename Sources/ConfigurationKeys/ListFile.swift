@@ -2,7 +2,7 @@ import SystemCalls
 
 /// A file a key names for a list of values, one a line: `match.list`'s expected payloads.
 ///
-/// Read whole with `BoundedFileRead` (`open(2)`, `fstat(2)`, `read(2)`), at most `maximumBytes`;
+/// Read whole with `BoundedFileRead` (a regular file only, opened non-blocking), at most `maximumBytes`;
 /// UTF-8 text; each line has spaces, tabs and a CRLF's CR cut from both ends; empty lines and
 /// lines starting with `#` are skipped; at most `maximumEntries` values.
 public enum ListFile {
@@ -24,7 +24,7 @@ public enum ListFile {
         do { bytes = try BoundedFileRead.bytes(of: path, limit: maximumBytes) } catch {
             switch error {
             case .system(let call, let errno): throw ReadError(description: "\(errno.description) (\(call): \(errno.symbol))")
-            case .tooLarge: throw ReadError(description: error.message)
+            case .notRegular, .tooLarge: throw ReadError(description: error.message)
             }
         }
         return try entries(in: bytes, maximumEntries: maximumEntries)

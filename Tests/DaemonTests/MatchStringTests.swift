@@ -91,7 +91,7 @@ private func verdict(_ handler: any ResultsHandler, _ text: String?) throws -> B
         #expect(missing.count == 1 && missing[0].contains("match.list: cannot read \(directory.path)/absent.txt: No such file or directory (open: ENOENT)"),
                 "\(missing)")
         let isDirectory = await expectConfigurationError(file: nil, environment: ["SYNCSCAN_MATCH_LIST": directory.path])
-        #expect(isDirectory.count == 1 && isDirectory[0].contains("match.list: cannot read \(directory.path): Is a directory (read: EISDIR)"),
+        #expect(isDirectory.count == 1 && isDirectory[0].contains("match.list: cannot read \(directory.path): it is a directory, not a regular file"),
                 "\(isDirectory)")
         let notText = try TemporaryFile(contents: Array("SN-1\n".utf8) + [0xFF, 0x0A], suffix: ".txt")
         let binary = await expectConfigurationError(file: nil, environment: ["SYNCSCAN_MATCH_LIST": notText.path])
