@@ -125,8 +125,7 @@ public struct ConfigurationKeyReader {
     public func entries(of key: String) -> [(name: String, value: String)] {
         guard let file = session.file else { return [] }
         let prefix = fullKey(key) + "."
-        let children = file.leaves.keys.filter { $0.hasPrefix(prefix) }
-            .sorted { (file.lines[$0] ?? 0, $0) < (file.lines[$1] ?? 0, $1) }
+        let children = file.leafOrder.filter { $0.hasPrefix(prefix) }
         var entries: [(name: String, value: String)] = []
         for child in children {
             let name = String(child.dropFirst(prefix.count))
@@ -175,11 +174,8 @@ extension ConfigurationKeyReader {
     ///   flag, unknown keys included (a file key, `SYNCSCAN_*` variable or flag that `read` did not read).
     public static func read<T>(file: String?, environment: [String: String], overrides: [String: ConfigValue],
                                _ read: (ConfigurationKeyReader) -> T) async throws -> T {
-        var layout = file.map(ConfigurationFileLayout.init(reading:))
-        var fileProvider: YAMLFileBytesProvider?
-        if let bytes = layout?.bytes, layout?.hasDocument == true, layout?.problems.isEmpty == true {
-            do { fileProvider = try YAMLFileBytesProvider(bytes: bytes) } catch { layout?.fail(nil, "\(error)") }
-        }
+        let layout = file.map(ConfigurationFileLayout.init(reading:))
+        let fileProvider = layout.flatMap { $0.hasDocument && $0.problems.isEmpty ? ConfigurationFileProvider(values: $0.values) : nil }
         let session = KeyReadingSession(overrides: overrides, environment: environment, file: layout, fileProvider: fileProvider)
         let value = read(ConfigurationKeyReader(session: session))
         let problems = session.finish()
