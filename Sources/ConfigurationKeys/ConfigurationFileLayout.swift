@@ -6,13 +6,15 @@ import Yams
 /// It records each leaf's value (a key whose value is not a mapping, `ConfigurationFileValue`)
 /// for `ConfigurationFileProvider`, and, for error messages, each key's line and what a leaf
 /// holds, with list elements as `key[i]`, and the problems that keep the file from being read
-/// at all.
+/// at all: past `maximumKeys` keys nothing else of the file is recorded.
 struct ConfigurationFileLayout {
     /// What a leaf holds, as an error message names it.
     enum Leaf: Equatable { case scalar(String, quoted: Bool), null, list, mapping }
 
     /// The largest configuration file read: a larger one is refused.
     static let maximumBytes = 4 * 1_048_576
+    /// The most keys a file holds, every mapping's counted (`device.controls`' included).
+    static let maximumKeys = 100_000
 
     let path: String
     private(set) var lines: [String: Int] = [:]
@@ -21,7 +23,7 @@ struct ConfigurationFileLayout {
     private(set) var leafOrder: [String] = []
     /// What the provider answers, by dotted key.
     private(set) var values: [String: ConfigurationFileValue] = [:]
-    /// Invalid YAML, a key given twice, a document that is not a mapping.
+    /// Invalid YAML, a key given twice, a document that is not a mapping, too many keys.
     private(set) var problems: [ConfigurationError.Problem] = []
     /// Whether there is a document to read (an empty or comment-only file sets nothing).
     private(set) var hasDocument = false
@@ -45,6 +47,10 @@ struct ConfigurationFileLayout {
                 return fail(node.mark?.line, "the file must be a mapping of keys (like \"source: /dev/video0\"), found "
                             + (node.scalar.map { "\"\($0.string)\"" } ?? "a list"))
             }
+            let keys = Self.keyCount(node)
+            guard keys <= Self.maximumKeys else {
+                return fail(nil, "the file has \(keys) keys, over the limit of \(Self.maximumKeys) keys: is it the right file?")
+            }
             walk(node, name: "")
         } catch let YamlError.scanner(context, problem, mark, _), let YamlError.parser(context, problem, mark, _),
                 let YamlError.composer(context, problem, mark, _) {
@@ -63,6 +69,15 @@ struct ConfigurationFileLayout {
 
     mutating func fail(_ line: Int?, _ message: String) {
         problems.append(.init(origin: .file(path: path, line: line), key: "", message: message))
+    }
+
+    /// The keys of every mapping under `node`, itself included.
+    private static func keyCount(_ node: Node) -> Int {
+        switch node {
+        case .mapping(let mapping): mapping.reduce(mapping.count) { $0 + keyCount($1.value) }
+        case .sequence(let sequence): sequence.reduce(0) { $0 + keyCount($1) }
+        case .scalar, .alias: 0
+        }
     }
 
     private mutating func walk(_ node: Node, name: String) {

@@ -40,6 +40,9 @@ public struct ConfigurationKeyReader {
     /// Notes a problem with `key` (relative, or `key[i]` for a list element): reported with the other problems.
     public func problem(_ key: String, _ message: String) { session.problem(fullKey(key), message) }
 
+    /// Notes a problem with `key` at `origin` (where the key's own is unknown: a mapping); `nil`: the key's.
+    func problem(_ key: String, _ message: String, origin: ConfigurationOrigin?) { session.problem(fullKey(key), message, origin: origin) }
+
     /// Reads `key` with `get`; a value that does not convert is a problem naming what was found
     /// (never the value of a secret).
     private func value<T>(_ key: String, _ expected: String, isSecret: Bool = false, _ get: (ConfigReader, ConfigKey) -> T?) -> T? {
@@ -108,24 +111,33 @@ public struct ConfigurationKeyReader {
     }
 
     /// A list: a YAML list, or a comma-separated string (environment, flag, YAML scalar). The
-    /// string, or an element of the YAML list, over `maximumValueBytes` is a problem.
+    /// string, or an element of the YAML list, over `maximumValueBytes` is a problem, and so is a
+    /// list of more than `maximumListEntries`.
     public func list(_ key: String, of expected: String, isSecret: Bool = false) -> [String]? {
         if let text = reader.string(forKey: ConfigKey(key), isSecret: isSecret) {
             guard isWithinLengthLimit(key, text, isSecret: isSecret) else { return nil }
-            return text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+            let elements = text.split(separator: ",", omittingEmptySubsequences: false)
+            guard isWithinEntryLimit(key, elements.count) else { return nil }
+            return elements.map { $0.trimmingCharacters(in: .whitespaces) }
         }
-        guard let elements = value(key, expected, isSecret: isSecret, { $0.stringArray(forKey: $1, isSecret: isSecret) }) else { return nil }
+        guard let elements = value(key, expected, isSecret: isSecret, { $0.stringArray(forKey: $1, isSecret: isSecret) }),
+              isWithinEntryLimit(key, elements.count) else { return nil }
         let within = elements.indices.map { isWithinLengthLimit("\(key)[\($0)]", elements[$0], isSecret: isSecret) }
         return within.allSatisfy { $0 } ? elements.map { $0.trimmingCharacters(in: .whitespaces) } : nil
     }
 
     /// The entries of a mapping whose keys are the user's (`device.controls`), from the file only,
     /// in file order: each child's name and its value as text. Each is read through the reader,
-    /// so none is reported unknown; a child holding a list or a mapping is a problem.
+    /// so none is reported unknown; a child holding a list or a mapping is a problem, and so are
+    /// more than `maximumListEntries` (none is then read).
     public func entries(of key: String) -> [(name: String, value: String)] {
         guard let file = session.file else { return [] }
         let prefix = fullKey(key) + "."
         let children = file.leafOrder.filter { $0.hasPrefix(prefix) }
+        guard isWithinEntryLimit(key, children.count, origin: file.origin(of: fullKey(key))) else {
+            children.forEach { _ = reader.string(forKey: ConfigKey(key + "." + $0.dropFirst(prefix.count))) }
+            return []
+        }
         var entries: [(name: String, value: String)] = []
         for child in children {
             let name = String(child.dropFirst(prefix.count))

@@ -33,6 +33,7 @@ public enum ListFile {
     /// The values of a list file's `bytes` (see the type's summary for the rules).
     public static func entries(in bytes: [UInt8], maximumEntries: Int = maximumEntries) throws -> [String] {
         var entries: [String] = []
+        var count = 0
         var lineNumber = 0
         var start = bytes.startIndex
         while start < bytes.endIndex {
@@ -43,13 +44,16 @@ public enum ListFile {
             while let first = line.first, isBlank(first) { line = line.dropFirst() }
             while let last = line.last, isBlank(last) { line = line.dropLast() }
             if line.isEmpty || line.first == UInt8(ascii: "#") { continue }
+            count += 1
+            // Past the limit the values are only counted, for the message.
+            guard count <= maximumEntries else { continue }
             guard let text = String(validating: line, as: UTF8.self) else {
                 throw ReadError(description: "line \(lineNumber) is not valid UTF-8 text")
             }
-            guard entries.count < maximumEntries else {
-                throw ReadError(description: "more than \(maximumEntries) values (line \(lineNumber)): split the list, or match with a pattern")
-            }
             entries.append(text)
+        }
+        guard count <= maximumEntries else {
+            throw ReadError(description: "it has \(count) values, over the limit of \(maximumEntries) values: split the list, or match with a pattern")
         }
         return entries
     }

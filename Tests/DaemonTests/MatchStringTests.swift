@@ -169,6 +169,15 @@ private func verdict(_ handler: any ResultsHandler, _ text: String?) throws -> B
         #expect(throws: ListFile.ReadError.self) { try ListFile.entries(in: Array("a\nb\nc\n".utf8), maximumEntries: 2) }
         #expect(throws: ListFile.ReadError.self) { try ListFile.entries(of: list.path, maximumBytes: 1 << 20) }
     }
+
+    /// A list of more values than the limit is refused with the file, its count and the limit.
+    @Test func aListOverTheEntryLimitIsRefusedWithItsCount() async throws {
+        let list = try TemporaryFile(contents: [UInt8](repeating: UInt8(ascii: "\n"), count: 10) + Array(String(repeating: "a\n", count: 1_000_001).utf8),
+                                     suffix: ".txt")
+        let lines = await expectConfigurationError(file: nil, environment: ["SYNCSCAN_MATCH_LIST": list.path])
+        #expect(lines == ["environment SYNCSCAN_MATCH_LIST: match.list: cannot read \(list.path): it has 1000001 values, over the limit of 1000000 values: "
+                          + "split the list, or match with a pattern"])
+    }
 }
 
 /// A handler's counter by name (0 when it has none), found as the service finds it (`CountsReporting`).
