@@ -104,6 +104,22 @@ private func verdict(_ handler: any ResultsHandler, _ text: String?) throws -> B
         #expect(quoted.count == 1 && quoted[0].contains("match.pattern: it cannot be anchored to the whole text"), "\(quoted)")
     }
 
+    /// ICU takes a lookbehind of bounded length and refuses an unbounded one: the message says
+    /// which is refused and what is taken, not that lookbehind is unsupported.
+    @Test func anUnboundedLookbehindIsRefusedAndABoundedOneTaken() async throws {
+        for pattern in [#".*(?<=SN-\d+)X"#, #".*(?<!x*)y"#] {
+            let lines = await expectConfigurationError(file: nil, environment: ["SYNCSCAN_MATCH_PATTERN": pattern])
+            #expect(lines.count == 1 && lines[0].contains("match.pattern: not a valid regular expression (ICU syntax): a lookbehind, (?<=…) or (?<!…), "
+                                                          + "must match a bounded length: one with *, + or {n,} inside is refused; bound it"), "\(lines)")
+            #expect(!lines.joined().contains("not currently supported"), "\(lines)")
+        }
+        let bounded = try MatchPattern(#".*(?<=SN-\d{1,12})X"#)
+        #expect(bounded.match("SN-123X") == .matched && bounded.match("SN-X") == .notMatched)
+        // Another fault beside a bounded lookbehind is named as Swift's parser names it.
+        let unbalanced = await expectConfigurationError(file: nil, environment: ["SYNCSCAN_MATCH_PATTERN": #"(?<=a)(b"#])
+        #expect(unbalanced.count == 1 && unbalanced[0].contains("match.pattern: not a valid regular expression (ICU syntax): expected ')'"), "\(unbalanced)")
+    }
+
     /// The SIGHUP path (`ReloadOnHangup.reloadOnce`, the daemon's reload closure reading the file
     /// again): a changed list file is read again though the configuration file did not change;
     /// one that cannot be read keeps the running list and says why.
