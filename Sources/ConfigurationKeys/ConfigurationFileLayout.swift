@@ -41,7 +41,8 @@ struct ConfigurationFileLayout {
         }
         do {
             guard let text = String(validating: bytes, as: UTF8.self) else { return fail(nil, "cannot read the configuration file: not valid UTF-8 text") }
-            guard let node = try Yams.compose(yaml: text) else { return }
+            // Tags are resolved only where a key's value is read (`ConfigurationFileValue.Scalar`).
+            guard let node = try Yams.compose(yaml: text, .basic) else { return }
             hasDocument = true
             guard case .mapping = node else {
                 return fail(node.mark?.line, "the file must be a mapping of keys (like \"source: /dev/video0\"), found "
@@ -92,8 +93,8 @@ struct ConfigurationFileLayout {
                 walk(value, name: child)
             }
         case .scalar(let scalar):
-            record(name, node.null != nil ? .null : .scalar(scalar.string, quoted: scalar.style != .plain && scalar.style != .any),
-                   .scalar(.init(scalar)))
+            let value = ConfigurationFileValue.Scalar(scalar)
+            record(name, value.isNull ? .null : .scalar(scalar.string, quoted: scalar.style != .plain && scalar.style != .any), .scalar(value))
         case .sequence(let sequence):
             var scalars: [ConfigurationFileValue.Scalar] = []
             scalars.reserveCapacity(sequence.count)

@@ -3,19 +3,31 @@ import Yams
 
 /// A value of the configuration file as the provider answers it: a scalar, or a list of them.
 ///
-/// Each scalar keeps its text and what Yams makes of it as an integer, a number and a boolean
-/// (`Int.construct(from:)` and the others, as swift-configuration's `YAMLSnapshot` converts),
-/// worked out once from the node `ConfigurationFileLayout` composed, so the value is `Sendable`.
+/// A scalar keeps its text, its tag as written (none, `!!str` for a quoted one, or an explicit
+/// one) and its style, so that what it is as an integer, a number or a boolean is worked out only
+/// when a key reads it: by Yams' `Int.construct(from:)` and the others, with Yams' default tag
+/// resolution, as swift-configuration's `YAMLSnapshot` converts. The file is composed with
+/// `Resolver.basic` (no tag resolved by pattern): resolving every key's and value's tag by Yams'
+/// regular expressions took most of the time of a file of many keys.
 enum ConfigurationFileValue: Sendable, Equatable {
     struct Scalar: Sendable, Equatable {
         let string: String
-        let int: Int?
-        let double: Double?
-        let bool: Bool?
+        private let tag: String
+        private let style: UInt32
 
-        init(_ scalar: Node.Scalar) {
-            (string, int, double, bool) = (scalar.string, Int.construct(from: scalar), Double.construct(from: scalar), Bool.construct(from: scalar))
+        init(_ scalar: Node.Scalar) { (string, tag, style) = (scalar.string, scalar.tag.description, scalar.style.rawValue) }
+
+        /// Whether it is YAML's null: a plain `~`, `null`, `Null`, `NULL` or nothing, or tagged `!!null`
+        /// (Yams' default rule).
+        var isNull: Bool {
+            tag == Tag.Name.null.rawValue || (tag == Tag.Name.implicit.rawValue && ["", "~", "null", "Null", "NULL"].contains(string))
         }
+
+        /// The scalar again, its tag resolved by Yams' default resolver when it is read.
+        private var node: Node.Scalar { Node.Scalar(string, Tag(Tag.Name(rawValue: tag)), Node.Scalar.Style(rawValue: style) ?? .any) }
+        var int: Int? { Int.construct(from: node) }
+        var double: Double? { Double.construct(from: node) }
+        var bool: Bool? { Bool.construct(from: node) }
     }
 
     case scalar(Scalar)

@@ -102,9 +102,17 @@ final class KeyReadingSession {
 /// The names the keys read give each mapping (`device`: `width, height, …`), in reading order,
 /// made in one pass over them, for the unknown-key messages.
 struct KnownKeys {
+    /// A name under a mapping, lower-cased and as bytes for "did you mean".
+    private struct Name {
+        let name: String
+        let lowercased: String
+        let bytes: [UInt8]
+    }
+
     /// The names directly under each mapping (`""`: the top), in reading order.
     private(set) var children: [String: [String]] = [:]
-    private var listedCache: [String: String] = [:]
+    private var names: [String: [Name]] = [:]
+    private var listed: [String: String] = [:]
 
     init(_ keysInOrder: [String]) {
         var seen: Set<String> = []
@@ -116,16 +124,19 @@ struct KnownKeys {
                 parent = path
             }
         }
-        listedCache = children.mapValues { $0.joined(separator: ", ") }
+        names = children.mapValues { $0.map { Name(name: $0, lowercased: $0.lowercased(), bytes: Array($0.utf8)) } }
+        listed = children.mapValues { $0.joined(separator: ", ") }
     }
 
     /// The names under `parent`, as a message lists them: `width, height, …` (empty: none).
-    func listed(under parent: String) -> String { listedCache[parent] ?? "" }
+    func listed(under parent: String) -> String { listed[parent] ?? "" }
 
     /// A name under `parent` that `name` may be a misspelling of: the same but for case, or at
     /// most 2 edits away.
     func closest(to name: String, under parent: String) -> String? {
-        children[parent]?.first { $0.lowercased() == name.lowercased() || isWithinEditDistance(2, $0, name) }
+        guard let candidates = names[parent] else { return nil }
+        let lowercased = name.lowercased(), bytes = Array(name.utf8)
+        return candidates.first { $0.lowercased == lowercased || isWithinEditDistance(2, $0.bytes, bytes) }?.name
     }
 }
 
@@ -157,18 +168,25 @@ final class KeyAccessRecorder: AccessReporter {
 }
 
 /// Whether `a` becomes `b` in at most `limit` edits (insert, delete, substitute), for "did you
-/// mean" on short key names: pairs whose lengths differ by more are not compared, and the
-/// comparison is of their UTF-8 bytes.
+/// mean" on short key names, compared by their UTF-8 bytes.
 func isWithinEditDistance(_ limit: Int, _ a: String, _ b: String) -> Bool {
-    let a = Array(a.utf8), b = Array(b.utf8)
+    isWithinEditDistance(limit, Array(a.utf8), Array(b.utf8))
+}
+
+/// Whether bytes `a` become `b` in at most `limit` edits: pairs whose lengths differ by more are
+/// not compared, and the comparison stops at a row past the limit.
+func isWithinEditDistance(_ limit: Int, _ a: [UInt8], _ b: [UInt8]) -> Bool {
     guard abs(a.count - b.count) <= limit else { return false }
-    var row = Array(0...b.count)
+    var row = Array(0...b.count), next = row
     for (i, ca) in a.enumerated() {
-        var next = [i + 1]
-        next.reserveCapacity(b.count + 1)
-        for (j, cb) in b.enumerated() { next.append(min(row[j + 1] + 1, next[j] + 1, row[j] + (ca == cb ? 0 : 1))) }
-        guard next.min()! <= limit else { return false }
-        row = next
+        next[0] = i + 1
+        var smallest = next[0]
+        for (j, cb) in b.enumerated() {
+            next[j + 1] = min(row[j + 1] + 1, next[j] + 1, row[j] + (ca == cb ? 0 : 1))
+            smallest = min(smallest, next[j + 1])
+        }
+        guard smallest <= limit else { return false }
+        swap(&row, &next)
     }
     return row[b.count] <= limit
 }
