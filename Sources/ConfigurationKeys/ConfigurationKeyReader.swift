@@ -1,6 +1,7 @@
 import Configuration
 import Foundation
 import Media
+import SystemCalls
 import SystemPackage
 
 /// Reads the configuration keys under one prefix (`mqtt`, `device`, or none at the top), noting
@@ -39,6 +40,9 @@ public struct ConfigurationKeyReader {
     /// Notes a problem with `key` (relative, or `key[i]` for a list element): reported with the other problems.
     public func problem(_ key: String, _ message: String) { session.problem(fullKey(key), message) }
 
+    /// Notes a problem with `key` at `origin` (where the key's own is unknown: a mapping); `nil`: the key's.
+    func problem(_ key: String, _ message: String, origin: ConfigurationOrigin?) { session.problem(fullKey(key), message, origin: origin) }
+
     /// Reads `key` with `get`; a value that does not convert is a problem naming what was found
     /// (never the value of a secret).
     private func value<T>(_ key: String, _ expected: String, isSecret: Bool = false, _ get: (ConfigReader, ConfigKey) -> T?) -> T? {
@@ -63,6 +67,14 @@ public struct ConfigurationKeyReader {
     public func string(_ key: String, _ expected: String = "a string", isSecret: Bool = false) -> String? {
         guard let text = value(key, expected, isSecret: isSecret, { $0.string(forKey: $1, isSecret: isSecret) }) else { return nil }
         return isWithinLengthLimit(key, text, isSecret: isSecret) ? text : nil
+    }
+
+    /// The path of a file read later (a secret, a certificate); one that names something other than
+    /// a regular file (a FIFO, a device, a directory), which would never be read, is a problem.
+    public func filePath(_ key: String, _ expected: String = "a file path") -> String? {
+        guard let path = string(key, expected) else { return nil }
+        if let kind = BoundedFileRead.nonRegularKind(at: path) { problem(key, "\(path) is \(kind), not a regular file: name a regular file") }
+        return path
     }
 
     public func bool(_ key: String) -> Bool? { value(key, "true or false") { $0.bool(forKey: $1) } }
@@ -99,25 +111,33 @@ public struct ConfigurationKeyReader {
     }
 
     /// A list: a YAML list, or a comma-separated string (environment, flag, YAML scalar). The
-    /// string, or an element of the YAML list, over `maximumValueBytes` is a problem.
+    /// string, or an element of the YAML list, over `maximumValueBytes` is a problem, and so is a
+    /// list of more than `maximumListEntries`.
     public func list(_ key: String, of expected: String, isSecret: Bool = false) -> [String]? {
         if let text = reader.string(forKey: ConfigKey(key), isSecret: isSecret) {
             guard isWithinLengthLimit(key, text, isSecret: isSecret) else { return nil }
-            return text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+            let elements = text.split(separator: ",", omittingEmptySubsequences: false)
+            guard isWithinEntryLimit(key, elements.count) else { return nil }
+            return elements.map { $0.trimmingCharacters(in: .whitespaces) }
         }
-        guard let elements = value(key, expected, isSecret: isSecret, { $0.stringArray(forKey: $1, isSecret: isSecret) }) else { return nil }
+        guard let elements = value(key, expected, isSecret: isSecret, { $0.stringArray(forKey: $1, isSecret: isSecret) }),
+              isWithinEntryLimit(key, elements.count) else { return nil }
         let within = elements.indices.map { isWithinLengthLimit("\(key)[\($0)]", elements[$0], isSecret: isSecret) }
         return within.allSatisfy { $0 } ? elements.map { $0.trimmingCharacters(in: .whitespaces) } : nil
     }
 
     /// The entries of a mapping whose keys are the user's (`device.controls`), from the file only,
     /// in file order: each child's name and its value as text. Each is read through the reader,
-    /// so none is reported unknown; a child holding a list or a mapping is a problem.
+    /// so none is reported unknown; a child holding a list or a mapping is a problem, and so are
+    /// more than `maximumListEntries` (none is then read).
     public func entries(of key: String) -> [(name: String, value: String)] {
         guard let file = session.file else { return [] }
         let prefix = fullKey(key) + "."
-        let children = file.leaves.keys.filter { $0.hasPrefix(prefix) }
-            .sorted { (file.lines[$0] ?? 0, $0) < (file.lines[$1] ?? 0, $1) }
+        let children = file.leafOrder.filter { $0.hasPrefix(prefix) }
+        guard isWithinEntryLimit(key, children.count, origin: file.origin(of: fullKey(key))) else {
+            children.forEach { _ = reader.string(forKey: ConfigKey(key + "." + $0.dropFirst(prefix.count))) }
+            return []
+        }
         var entries: [(name: String, value: String)] = []
         for child in children {
             let name = String(child.dropFirst(prefix.count))
@@ -166,11 +186,8 @@ extension ConfigurationKeyReader {
     ///   flag, unknown keys included (a file key, `SYNCSCAN_*` variable or flag that `read` did not read).
     public static func read<T>(file: String?, environment: [String: String], overrides: [String: ConfigValue],
                                _ read: (ConfigurationKeyReader) -> T) async throws -> T {
-        var layout = file.map(ConfigurationFileLayout.init(reading:))
-        var fileProvider: YAMLFileBytesProvider?
-        if let bytes = layout?.bytes, layout?.hasDocument == true, layout?.problems.isEmpty == true {
-            do { fileProvider = try YAMLFileBytesProvider(bytes: bytes) } catch { layout?.fail(nil, "\(error)") }
-        }
+        let layout = file.map(ConfigurationFileLayout.init(reading:))
+        let fileProvider = layout.flatMap { $0.hasDocument && $0.problems.isEmpty ? ConfigurationFileProvider(values: $0.values) : nil }
         let session = KeyReadingSession(overrides: overrides, environment: environment, file: layout, fileProvider: fileProvider)
         let value = read(ConfigurationKeyReader(session: session))
         let problems = session.finish()

@@ -5,6 +5,17 @@ extension ConfigurationKeyReader {
     /// is refused, its first bytes shown (`shown(_:)`), before anything parses or logs it.
     public static let maximumValueBytes = 65_536
 
+    /// The most entries a list holds (a YAML list, a comma-separated value, `device.controls`).
+    public static let maximumListEntries = 10_000
+
+    /// Whether a list of `count` entries, the value of `key`, is within `maximumListEntries`; if
+    /// not, a problem naming the count (at `origin`, for a mapping the reader does not read as a value).
+    func isWithinEntryLimit(_ key: String, _ count: Int, origin: ConfigurationOrigin? = nil) -> Bool {
+        guard count > Self.maximumListEntries else { return true }
+        problem(key, "\(count) entries, over the limit of \(Self.maximumListEntries) entries in one list", origin: origin)
+        return false
+    }
+
     /// Bytes of a long value a problem shows: its beginning, enough to recognise it.
     static let shownValueBytes = 40
 

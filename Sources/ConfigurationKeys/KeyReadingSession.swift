@@ -6,7 +6,7 @@ import SystemCalls
 ///
 /// Providers, highest precedence first: the command line (`InMemoryProvider`), `SYNCSCAN_*`
 /// environment variables (`EnvironmentVariablesProvider` under `prefixKeys(with: "syncscan")`)
-/// and the YAML file (`FileProvider<YAMLSnapshot>`). An `AccessReporter` records every key read
+/// and the YAML file (`ConfigurationFileProvider`). An `AccessReporter` records every key read
 /// (by its full dotted name, whatever reader scoped it) and which provider answered it, so the
 /// code that reads the keys is the schema: a file key or `SYNCSCAN_*` variable that no code read
 /// is unknown (`finish()`).
@@ -56,33 +56,38 @@ final class KeyReadingSession {
         }
     }
 
-    /// Notes a problem with the full dotted `key`.
-    func problem(_ key: String, _ message: String) {
-        problems.append(.init(origin: origin(of: key), key: key, message: message))
+    /// Notes a problem with the full dotted `key`, at `origin` (`nil`: where its value came from).
+    func problem(_ key: String, _ message: String, origin: ConfigurationOrigin? = nil) {
+        problems.append(.init(origin: origin ?? self.origin(of: key), key: key, message: message))
     }
 
     /// Names every file key, `SYNCSCAN_*` variable and flag no code read; returns every problem, in file order.
+    ///
+    /// Linear in the keys: each key read, file key, variable and flag is looked up in sets made
+    /// once, and each parent's known children are listed once.
     func finish() -> [ConfigurationError.Problem] {
-        let read = accesses.keysInOrder()
-        for key in file?.leaves.keys.sorted() ?? [] where !read.contains(key) {
+        let order = accesses.keysInOrder()
+        let read = Set(order), known = KnownKeys(order)
+        var problemKeys = Set(problems.map(\.key))
+        for key in file?.leafOrder ?? [] where !read.contains(key) {
             let parts = key.split(separator: ".").map(String.init), name = parts.last!
             let owners = (1..<parts.count).map { parts.prefix($0).joined(separator: ".") }
             if let owner = owners.first(where: read.contains) {  // a mapping where a value is read
-                if !problems.contains(where: { $0.key == owner }) { problem(owner, "expected \(accesses.access(owner)!.type), found a mapping") }
-            } else if read.contains(where: { $0.hasPrefix(key + ".") }) {
+                if problemKeys.insert(owner).inserted { problem(owner, "expected \(accesses.access(owner)!.type), found a mapping") }
+            } else if let children = known.children[key] {
                 problems.append(.init(origin: file!.origin(of: key), key: key, message: "expected a mapping with keys "
-                                      + "\(children(of: key, in: read)), found \(file!.leaves[key] == .list ? "a list" : "a value")"))
+                                      + "\(children.joined(separator: ", ")), found \(file!.leaves[key] == .list ? "a list" : "a value")"))
             } else {
-                let known = children(of: owners.last ?? "", in: read)
-                let close = known.split(separator: ", ").first { $0.lowercased() == name.lowercased() || editDistance(String($0), name) <= 2 }
+                let parent = owners.last ?? ""
+                let close = known.closest(to: name, under: parent)
                 problems.append(.init(origin: file!.origin(of: key), key: key, message: "unknown key \"\(name)\""
-                                      + (close.map { " (did you mean \"\($0)\"?)" } ?? "") + " (known: \(known))"))
+                                      + (close.map { " (did you mean \"\($0)\"?)" } ?? "") + " (known: \(known.listed(under: parent)))"))
             }
         }
-        let variables = read.map(Self.variable(for:))
+        let variables = order.map(Self.variable(for:)), variableSet = Set(variables)
         for variable in environment.keys.sorted() where variable.hasPrefix(Self.environmentPrefix)
-            && !Self.reservedVariables.contains(variable) && !variables.contains(variable) {
-            let close = variables.first { editDistance($0, variable) <= 2 }
+            && !Self.reservedVariables.contains(variable) && !variableSet.contains(variable) {
+            let close = variables.first { isWithinEditDistance(2, $0, variable) }
             problems.append(.init(origin: .environment(variable: variable), key: "", message: "unknown syncscan environment variable"
                                   + (close.map { " (did you mean \($0)?)" } ?? "") + "; see config/syncscan.yaml for the keys"))
         }
@@ -92,15 +97,46 @@ final class KeyReadingSession {
         return problems.enumerated().sorted { ($0.element.origin.line ?? .max, $0.offset) < ($1.element.origin.line ?? .max, $1.offset) }
             .map(\.element)
     }
+}
 
-    /// The names directly under `parent` among the keys read, in reading order: `width, height, …`.
-    private func children(of parent: String, in read: [String]) -> String {
+/// The names the keys read give each mapping (`device`: `width, height, …`), in reading order,
+/// made in one pass over them, for the unknown-key messages.
+struct KnownKeys {
+    /// A name under a mapping, lower-cased and as bytes for "did you mean".
+    private struct Name {
+        let name: String
+        let lowercased: String
+        let bytes: [UInt8]
+    }
+
+    /// The names directly under each mapping (`""`: the top), in reading order.
+    private(set) var children: [String: [String]] = [:]
+    private var names: [String: [Name]] = [:]
+    private var listed: [String: String] = [:]
+
+    init(_ keysInOrder: [String]) {
         var seen: Set<String> = []
-        return read.compactMap { key -> String? in
-            guard parent.isEmpty || key.hasPrefix(parent + ".") else { return nil }
-            let child = String(key.dropFirst(parent.isEmpty ? 0 : parent.count + 1).prefix { $0 != "." })
-            return seen.insert(child).inserted ? child : nil
-        }.joined(separator: ", ")
+        for key in keysInOrder {
+            var parent = ""
+            for part in key.split(separator: ".") {
+                let path = parent.isEmpty ? String(part) : parent + "." + part
+                if seen.insert(path).inserted { children[parent, default: []].append(String(part)) }
+                parent = path
+            }
+        }
+        names = children.mapValues { $0.map { Name(name: $0, lowercased: $0.lowercased(), bytes: Array($0.utf8)) } }
+        listed = children.mapValues { $0.joined(separator: ", ") }
+    }
+
+    /// The names under `parent`, as a message lists them: `width, height, …` (empty: none).
+    func listed(under parent: String) -> String { listed[parent] ?? "" }
+
+    /// A name under `parent` that `name` may be a misspelling of: the same but for case, or at
+    /// most 2 edits away.
+    func closest(to name: String, under parent: String) -> String? {
+        guard let candidates = names[parent] else { return nil }
+        let lowercased = name.lowercased(), bytes = Array(name.utf8)
+        return candidates.first { $0.lowercased == lowercased || isWithinEditDistance(2, $0.bytes, bytes) }?.name
     }
 }
 
@@ -131,13 +167,26 @@ final class KeyAccessRecorder: AccessReporter {
     func keysInOrder() -> [String] { state.withLock { $0.order } }
 }
 
-/// Edits (insert, delete, substitute) from `a` to `b`, for "did you mean" on short key names.
-func editDistance(_ a: String, _ b: String) -> Int {
-    var row = Array(0...b.count)
+/// Whether `a` becomes `b` in at most `limit` edits (insert, delete, substitute), for "did you
+/// mean" on short key names, compared by their UTF-8 bytes.
+func isWithinEditDistance(_ limit: Int, _ a: String, _ b: String) -> Bool {
+    isWithinEditDistance(limit, Array(a.utf8), Array(b.utf8))
+}
+
+/// Whether bytes `a` become `b` in at most `limit` edits: pairs whose lengths differ by more are
+/// not compared, and the comparison stops at a row past the limit.
+func isWithinEditDistance(_ limit: Int, _ a: [UInt8], _ b: [UInt8]) -> Bool {
+    guard abs(a.count - b.count) <= limit else { return false }
+    var row = Array(0...b.count), next = row
     for (i, ca) in a.enumerated() {
-        var next = [i + 1]
-        for (j, cb) in b.enumerated() { next.append(min(row[j + 1] + 1, next[j] + 1, row[j] + (ca == cb ? 0 : 1))) }
-        row = next
+        next[0] = i + 1
+        var smallest = next[0]
+        for (j, cb) in b.enumerated() {
+            next[j + 1] = min(row[j + 1] + 1, next[j] + 1, row[j] + (ca == cb ? 0 : 1))
+            smallest = min(smallest, next[j + 1])
+        }
+        guard smallest <= limit else { return false }
+        swap(&row, &next)
     }
-    return row[b.count]
+    return row[b.count] <= limit
 }

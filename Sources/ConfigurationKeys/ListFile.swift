@@ -2,7 +2,7 @@ import SystemCalls
 
 /// A file a key names for a list of values, one a line: `match.list`'s expected payloads.
 ///
-/// Read whole with `BoundedFileRead` (`open(2)`, `fstat(2)`, `read(2)`), at most `maximumBytes`;
+/// Read whole with `BoundedFileRead` (a regular file only, opened non-blocking), at most `maximumBytes`;
 /// UTF-8 text; each line has spaces, tabs and a CRLF's CR cut from both ends; empty lines and
 /// lines starting with `#` are skipped; at most `maximumEntries` values.
 public enum ListFile {
@@ -24,7 +24,7 @@ public enum ListFile {
         do { bytes = try BoundedFileRead.bytes(of: path, limit: maximumBytes) } catch {
             switch error {
             case .system(let call, let errno): throw ReadError(description: "\(errno.description) (\(call): \(errno.symbol))")
-            case .tooLarge: throw ReadError(description: error.message)
+            case .notRegular, .tooLarge: throw ReadError(description: error.message)
             }
         }
         return try entries(in: bytes, maximumEntries: maximumEntries)
@@ -33,6 +33,7 @@ public enum ListFile {
     /// The values of a list file's `bytes` (see the type's summary for the rules).
     public static func entries(in bytes: [UInt8], maximumEntries: Int = maximumEntries) throws -> [String] {
         var entries: [String] = []
+        var count = 0
         var lineNumber = 0
         var start = bytes.startIndex
         while start < bytes.endIndex {
@@ -43,13 +44,16 @@ public enum ListFile {
             while let first = line.first, isBlank(first) { line = line.dropFirst() }
             while let last = line.last, isBlank(last) { line = line.dropLast() }
             if line.isEmpty || line.first == UInt8(ascii: "#") { continue }
+            count += 1
+            // Past the limit the values are only counted, for the message.
+            guard count <= maximumEntries else { continue }
             guard let text = String(validating: line, as: UTF8.self) else {
                 throw ReadError(description: "line \(lineNumber) is not valid UTF-8 text")
             }
-            guard entries.count < maximumEntries else {
-                throw ReadError(description: "more than \(maximumEntries) values (line \(lineNumber)): split the list, or match with a pattern")
-            }
             entries.append(text)
+        }
+        guard count <= maximumEntries else {
+            throw ReadError(description: "it has \(count) values, over the limit of \(maximumEntries) values: split the list, or match with a pattern")
         }
         return entries
     }

@@ -1,3 +1,5 @@
+import SystemCalls
+
 /// A file a key names for a secret: `http.password_file`, `mqtt.password_file`, `webhook.token_file`.
 public enum SecretFile {
     /// The largest secret file read (`BoundedFileRead`): a secret is one short line.
@@ -9,7 +11,7 @@ public enum SecretFile {
     }
 
     /// The first line of the file at `path` (the secret; any further line is ignored), read
-    /// within `maximumBytes` (`/dev/zero` named by mistake is refused, not read until memory runs out).
+    /// within `maximumBytes` (`BoundedFileRead`): anything but a regular file (`/dev/zero`, a FIFO) is refused unread.
     public static func firstLine(of path: String) throws -> String {
         let bytes: [UInt8]
         do { bytes = try BoundedFileRead.bytes(of: path, limit: maximumBytes) } catch { throw ReadError(description: error.message) }

@@ -153,6 +153,12 @@ public enum StandardError {
     /// keeps its beginning, at a character's boundary, and ends with `… [N bytes cut]`.
     public static func bounded(_ text: String) -> String {
         guard text.utf8.count > maximumLineBytes - 1 else { return text }
+        // Most texts have no line to cut: one pass over the bytes says so, before any line is copied.
+        var (longest, current) = (0, 0)
+        for byte in text.utf8 {
+            if byte == UInt8(ascii: "\n") { (longest, current) = (max(longest, current), 0) } else { current += 1 }
+        }
+        guard max(longest, current) > maximumLineBytes - 1 else { return text }
         return text.split(separator: "\n", omittingEmptySubsequences: false).map(boundedLine).joined(separator: "\n")
     }
 

@@ -47,9 +47,9 @@ public struct HTTPSettings: Sendable, Hashable, ConfigurationSection {
         }
         self.init(listen: listen ?? HTTPListenAddress(host: "127.0.0.1", port: 0))
         if let v = keys.bool("allow_remote") { allowRemote = v }
-        passwordFile = keys.string("password_file", "a file path")
-        tlsCertificateFile = keys.string("tls_cert_file", "a file path (PEM certificate chain)")
-        tlsKeyFile = keys.string("tls_key_file", "a file path (PEM private key)")
+        passwordFile = keys.filePath("password_file")
+        tlsCertificateFile = keys.filePath("tls_cert_file", "a file path (PEM certificate chain)")
+        tlsKeyFile = keys.filePath("tls_key_file", "a file path (PEM private key)")
         if (tlsCertificateFile == nil) != (tlsKeyFile == nil) {
             let (set, unset) = tlsKeyFile == nil ? ("tls_cert_file", "tls_key_file") : ("tls_key_file", "tls_cert_file")
             keys.problem(set, "\(keys.fullKey(set)) is set but \(keys.fullKey(unset)) is not: HTTPS needs both the certificate and its private key")

@@ -111,17 +111,20 @@ public final class LiveViewHTTPService: Service {
                    allowedHosts: settings.allowedHosts, logger: logger) { router.respond($0) }
     }
 
+    /// The largest PEM file read (a key, a certificate chain).
+    static let maximumPEMBytes = 1_048_576
+
     /// The key and certificate `http.tls_key_file` and `http.tls_cert_file` name, read now (so a
-    /// reload picks up a renewed certificate); `nil` without them.
+    /// reload picks up a renewed certificate) with `BoundedFileRead`; `nil` without them.
     static func tlsCredentials(_ settings: HTTPSettings) throws -> TLSCredentials? {
         guard let keyFile = settings.tlsKeyFile, let certificateFile = settings.tlsCertificateFile else { return nil }
         func read(_ path: String, key: String, what: String) throws -> String {
-            let text: String
-            do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
-                throw LiveViewError(message: "\(key) \(path) cannot be read (\(error)); HTTPS is not served without it: "
+            let bytes: [UInt8]
+            do { bytes = try BoundedFileRead.bytes(of: path, limit: maximumPEMBytes) } catch {
+                throw LiveViewError(message: "\(key) \(path) cannot be read (\(error.message)); HTTPS is not served without it: "
                                     + "make the file readable by the service")
             }
-            guard text.contains("-----BEGIN ") else {
+            guard let text = String(validating: bytes, as: UTF8.self), text.contains("-----BEGIN ") else {
                 throw LiveViewError(message: "\(key) \(path) is not PEM (no -----BEGIN line): give the \(what) in PEM form")
             }
             return text

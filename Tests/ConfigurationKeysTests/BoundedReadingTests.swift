@@ -28,10 +28,10 @@ import Testing
         #expect(lines == ["FILE: cannot read the configuration file: the file is 5000016 bytes, over the limit of 4194304 bytes (4 MiB): is it the right file?"])
     }
 
-    @Test func aDeviceIsReadToTheLimitAndRefused() async throws {
-        // Refused after the limit, not read on: the run test bounds its time (`ulimit -t`).
+    @Test func aDeviceIsRefusedUnread() async throws {
+        // Refused before a byte is read: the run test bounds its time (`ulimit -t`).
         let lines = try await problems(path: "/dev/zero")
-        #expect(lines == ["/dev/zero: cannot read the configuration file: it is a character device, and more than its limit of 4194304 bytes (4 MiB) came from it: give a regular file"])
+        #expect(lines == ["/dev/zero: cannot read the configuration file: it is a character device, not a regular file: name a regular file"])
     }
 
     @Test func aValueOverTheLengthLimitIsRefusedShowingItsFirstBytes() async throws {
@@ -59,6 +59,10 @@ import Testing
         let file = try TemporaryFile(contents: Array("s3cret\nmore\n".utf8), suffix: ".txt")
         #expect(try SecretFile.firstLine(of: file.path) == "s3cret")
         let error = #expect(throws: SecretFile.ReadError.self) { try SecretFile.firstLine(of: "/dev/zero") }
-        #expect(error?.description.contains("more than its limit of 65536 bytes") == true, "\(String(describing: error))")
+        #expect(error?.description == "it is a character device, not a regular file: name a regular file", "\(String(describing: error))")
+        let large = try TemporaryFile(contents: [UInt8](repeating: UInt8(ascii: "s"), count: 70_000), suffix: ".txt")
+        let tooLarge = #expect(throws: SecretFile.ReadError.self) { try SecretFile.firstLine(of: large.path) }
+        #expect(tooLarge?.description == "the file is 70000 bytes, over the limit of 65536 bytes (64 KiB): is it the right file?",
+                "\(String(describing: tooLarge))")
     }
 }

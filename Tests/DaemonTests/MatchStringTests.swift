@@ -91,7 +91,7 @@ private func verdict(_ handler: any ResultsHandler, _ text: String?) throws -> B
         #expect(missing.count == 1 && missing[0].contains("match.list: cannot read \(directory.path)/absent.txt: No such file or directory (open: ENOENT)"),
                 "\(missing)")
         let isDirectory = await expectConfigurationError(file: nil, environment: ["SYNCSCAN_MATCH_LIST": directory.path])
-        #expect(isDirectory.count == 1 && isDirectory[0].contains("match.list: cannot read \(directory.path): Is a directory (read: EISDIR)"),
+        #expect(isDirectory.count == 1 && isDirectory[0].contains("match.list: cannot read \(directory.path): it is a directory, not a regular file"),
                 "\(isDirectory)")
         let notText = try TemporaryFile(contents: Array("SN-1\n".utf8) + [0xFF, 0x0A], suffix: ".txt")
         let binary = await expectConfigurationError(file: nil, environment: ["SYNCSCAN_MATCH_LIST": notText.path])
@@ -102,6 +102,22 @@ private func verdict(_ handler: any ResultsHandler, _ text: String?) throws -> B
                 "\(unbalanced)")
         let quoted = await expectConfigurationError(file: nil, environment: ["SYNCSCAN_MATCH_PATTERN": #"\QSN-1)"#])
         #expect(quoted.count == 1 && quoted[0].contains("match.pattern: it cannot be anchored to the whole text"), "\(quoted)")
+    }
+
+    /// ICU takes a lookbehind of bounded length and refuses an unbounded one: the message says
+    /// which is refused and what is taken, not that lookbehind is unsupported.
+    @Test func anUnboundedLookbehindIsRefusedAndABoundedOneTaken() async throws {
+        for pattern in [#".*(?<=SN-\d+)X"#, #".*(?<!x*)y"#] {
+            let lines = await expectConfigurationError(file: nil, environment: ["SYNCSCAN_MATCH_PATTERN": pattern])
+            #expect(lines.count == 1 && lines[0].contains("match.pattern: not a valid regular expression (ICU syntax): a lookbehind, (?<=…) or (?<!…), "
+                                                          + "must match a bounded length: one with *, + or {n,} inside is refused; bound it"), "\(lines)")
+            #expect(!lines.joined().contains("not currently supported"), "\(lines)")
+        }
+        let bounded = try MatchPattern(#".*(?<=SN-\d{1,12})X"#)
+        #expect(bounded.match("SN-123X") == .matched && bounded.match("SN-X") == .notMatched)
+        // Another fault beside a bounded lookbehind is named as Swift's parser names it.
+        let unbalanced = await expectConfigurationError(file: nil, environment: ["SYNCSCAN_MATCH_PATTERN": #"(?<=a)(b"#])
+        #expect(unbalanced.count == 1 && unbalanced[0].contains("match.pattern: not a valid regular expression (ICU syntax): expected ')'"), "\(unbalanced)")
     }
 
     /// The SIGHUP path (`ReloadOnHangup.reloadOnce`, the daemon's reload closure reading the file
@@ -168,6 +184,15 @@ private func verdict(_ handler: any ResultsHandler, _ text: String?) throws -> B
 
         #expect(throws: ListFile.ReadError.self) { try ListFile.entries(in: Array("a\nb\nc\n".utf8), maximumEntries: 2) }
         #expect(throws: ListFile.ReadError.self) { try ListFile.entries(of: list.path, maximumBytes: 1 << 20) }
+    }
+
+    /// A list of more values than the limit is refused with the file, its count and the limit.
+    @Test func aListOverTheEntryLimitIsRefusedWithItsCount() async throws {
+        let list = try TemporaryFile(contents: [UInt8](repeating: UInt8(ascii: "\n"), count: 10) + Array(String(repeating: "a\n", count: 1_000_001).utf8),
+                                     suffix: ".txt")
+        let lines = await expectConfigurationError(file: nil, environment: ["SYNCSCAN_MATCH_LIST": list.path])
+        #expect(lines == ["environment SYNCSCAN_MATCH_LIST: match.list: cannot read \(list.path): it has 1000001 values, over the limit of 1000000 values: "
+                          + "split the list, or match with a pattern"])
     }
 }
 

@@ -63,9 +63,9 @@ extension MQTTSettings: ConfigurationSection {
         if let v = keys.int("qos", in: 0...2, " (MQTT QoS: 0 at most once, 1 at least once, 2 exactly once)") { qos = v }
         if let v = keys.int("keepalive_seconds", in: 5...65535) { keepaliveSeconds = v }
         username = keys.string("username")
-        passwordFile = keys.string("password_file", "a file path")
+        passwordFile = keys.filePath("password_file")
         if passwordFile != nil && username == nil { keys.problem("password_file", "needs \(keys.fullKey("username")) too") }
-        caFile = keys.string("ca_file", "a file path")
+        caFile = keys.filePath("ca_file")
         if let v = keys.int("queue_messages", in: 1...10_000_000) { queueMessages = v }
         // "" turns the spool off; the default is the unit's state directory (systemd's $STATE_DIRECTORY).
         let spool = keys.string("spool_directory", "a directory path, or \"\" for none") ?? keys.systemdStateDirectory

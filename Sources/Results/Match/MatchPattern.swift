@@ -37,11 +37,7 @@ public struct MatchPattern: Sendable, Hashable, CustomStringConvertible {
     /// - Throws: `CompileError` naming the fault (Swift's regex parser says where, when it can).
     public init(_ source: String, timeLimit: Duration = MatchPattern.defaultTimeLimit) throws {
         do { _ = try NSRegularExpression(pattern: source) } catch {
-            // ICU's message through Foundation is only "The value is invalid": Swift's own parser,
-            // which reads ICU's syntax too, usually says what is wrong.
-            let detail: String
-            do { _ = try Regex(source); detail = "" } catch { detail = ": \(error)" }
-            throw CompileError(description: "not a valid regular expression (ICU syntax)\(detail)")
+            throw CompileError(description: "not a valid regular expression (ICU syntax)\(Self.fault(of: source))")
         }
         do { expression = try NSRegularExpression(pattern: "\\A(?:" + source + ")\\z") } catch {
             // Alone it compiled: what it ends in swallowed the anchors (an unclosed \Q, a (?x) comment).
@@ -49,6 +45,21 @@ public struct MatchPattern: Sendable, Hashable, CustomStringConvertible {
         }
         self.source = source
         self.timeLimit = timeLimit
+    }
+
+    /// What is wrong with `source`, which ICU refused, as `: what` (empty when unknown).
+    ///
+    /// ICU's message through Foundation is only "The value is invalid": Swift's own parser, which
+    /// reads ICU's syntax too, usually says what is wrong, but it takes no lookbehind at all, which
+    /// ICU takes when its length is bounded. So the pattern is tried again with each lookbehind
+    /// as a plain group: if ICU takes that, the fault was a lookbehind of unbounded length.
+    private static func fault(of source: String) -> String {
+        let plain = source.replacingOccurrences(of: "(?<=", with: "(?:").replacingOccurrences(of: "(?<!", with: "(?:")
+        if plain != source, (try? NSRegularExpression(pattern: plain)) != nil {
+            return ": a lookbehind, (?<=…) or (?<!…), must match a bounded length: one with *, + or {n,} inside is refused; "
+                + "bound it, like (?<=SN-\\d{1,12}) or (?<!x{0,8})"
+        }
+        do { _ = try Regex(plain); return "" } catch { return ": \(error)" }
     }
 
     /// Whether `text` matches as a whole, within `timeLimit`.

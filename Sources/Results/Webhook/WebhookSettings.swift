@@ -42,7 +42,7 @@ extension WebhookSettings: ConfigurationSection {
             keys.problem("url", "\"\(Self.redacted(url))\" is not an http:// or https:// URL with a host (e.g. https://example.com/hooks/scan)")
         }
         self.init(urls: urls)
-        caFile = keys.string("ca_file", "a file path")
+        caFile = keys.filePath("ca_file")
         for header in keys.list("headers", of: "headers (Name: value)", isSecret: true) ?? [] {
             let name = header.split(separator: ":", maxSplits: 1).first.map(String.init) ?? ""
             if !header.contains(":") || name.isEmpty || name.contains(" ") || header.contains("\r") || header.contains("\n") {
@@ -51,7 +51,7 @@ extension WebhookSettings: ConfigurationSection {
                 keys.problem("headers", "\(name) is set by syncscan (Authorization from \(keys.fullKey("token_file"))): remove it")
             } else { headers.append(header) }
         }
-        tokenFile = keys.string("token_file", "a file path")
+        tokenFile = keys.filePath("token_file")
         if let v = keys.double("timeout_seconds", in: 0...3_600, lowerOpen: true) { timeoutSeconds = v }
         if let v = keys.int("batch_max", in: 1...10_000, " (codes per request; 1 sends each code's object alone)") { batchMax = v }
         if let v = keys.int("batch_wait_ms", in: 0...60_000) { batchWaitMilliseconds = v }
