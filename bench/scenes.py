@@ -799,6 +799,7 @@ def readings(truth, lines):
     labels = truth["labels"]
     keys = [key_of(lab["symbology"], lab["text"]) for lab in labels]
     read = {i: [] for i in range(len(labels))}
+    passes = {i: set() for i in range(len(labels))}
     wrong = []
     for _w, r in lines:
         if r.get("type") != "code":
@@ -810,10 +811,40 @@ def readings(truth, lines):
                           "on": labels[other]["name"] + " " + labels[other]["symbology"] + " " + repr(labels[other]["text"]) if other is not None else None})
         else:
             read[i].append(r["frame"]["seq"])
-    return read, wrong
+            passes[i].add(r.get("pass"))
+    return read, passes, wrong
 
 
-def score(truth, engine, mode, lines, read, written=None, summary=None):
+def split_cause(lab, cs, removed, fps):
+    """Why a label has several items: per pair of consecutive items, the frames between the first's
+    last sighting and the next's first line, and what the label did then."""
+    causes = []
+    for a, b in zip(cs, cs[1:]):
+        last = (removed.get(a["item"], {}).get("last") or {}).get("seq")
+        start = b["frame"]["seq"]
+        if last is None or start <= last:
+            causes.append({"cause": "overlap (a second item begun while the first was in view)", "gap_frames": None})
+            continue
+        between = range(last + 1, start)
+        if any(lab["boxes"][n] is None for n in between):
+            what = "away (out of view, shown again within a second)"
+        elif any(not lab["whole"][n] for n in between):
+            what = "covered or partly out of view"
+        else:
+            what = "read gap in view"
+        causes.append({"cause": what, "gap_frames": start - last, "gap_s": round((start - last) / fps, 2)})
+    return causes
+
+
+def merged_into(lab, i, read, items_by_payload, key):
+    """For a missed label: the item of its payload, begun on another label, alive across its readings."""
+    for item, first, last in items_by_payload.get(key, []):
+        if first is not None and last is not None and first <= min(read[i]) and last >= min(read[i]):
+            return item
+    return None
+
+
+def score(truth, engine, mode, lines, read, written=None, summary=None, passes=None):
     """One run's row: each label counted once, missed or split; the wrong payloads; latencies."""
     labels, fps = truth["labels"], truth["params"]["fps"]
     keys = [key_of(lab["symbology"], lab["text"]) for lab in labels]
@@ -833,6 +864,10 @@ def score(truth, engine, mode, lines, read, written=None, summary=None):
             items[i].append(r)
             without_addon += flag
     removed = {r["item"]: r for _w, r in lines if r.get("type") == "item_removed"}
+    items_by_payload = {}
+    for rm in removed.values():
+        items_by_payload.setdefault(key_of(rm["symbology"], rm.get("text"))[:2], []).append(
+            (rm["item"], (rm.get("first") or {}).get("seq"), (rm.get("last") or {}).get("seq")))
     row = {"engine": engine, "mode": mode, "labels": len(labels), "in_view": 0, "readable": 0, "never_read": 0,
            "not_read_by_engine": 0, "once": 0, "missed": 0, "split": 0, "wrong_payloads": len(wrong),
            "unreadable_counted": 0, "without_addon": without_addon, "latency_frames": [], "latency_ms": [], "problems": []}
@@ -870,9 +905,16 @@ def score(truth, engine, mode, lines, read, written=None, summary=None):
                 "label": lab["name"], "symbology": lab["symbology"], "text": lab["text"], "module": lab["module"],
                 "status": status, "items": len(cs), "frames_whole": [whole[0], whole[-1]], "frames_read_all": len(read[i]),
                 "read_all_first_last": [first_readable, max(read[i])],
+                "passes_all": sorted(p for p in (passes or {}).get(i, ()) if p),
                 "lines": [{"item": c["item"], "seq": c["frame"]["seq"], "pass": c.get("pass"),
                            "removed": {k: removed.get(c["item"], {}).get(k) for k in ("first", "last", "frames_read", "read_rate")}}
                           for c in cs]})
+            if status == "split":
+                row["problems"][-1]["causes"] = split_cause(lab, cs, removed, fps)
+            else:
+                into = merged_into(lab, i, read, items_by_payload, keys[i][:2])
+                row["problems"][-1]["cause"] = (f"merged: item {into} of an identical label was in view across its readings"
+                                                if into is not None else "no item")
     for w in wrong:
         row["problems"].append(dict(status="wrong payload", **w))
     row["share_once"] = round(row["once"] / row["readable"], 4) if row["readable"] else None
@@ -894,12 +936,24 @@ def summarize(rows):
     ranked = sorted((r for r in rows if r["share_once"] is not None),
                     key=lambda r: (r["share_once"], -r["wrong_payloads"], -r["split"], -r["missed"]))
     worst = ranked[0] if ranked else None
+    causes = {}
+    for r in rows:
+        for p in r["problems"]:
+            if p["status"] == "split":
+                names = [c["cause"].split(" (")[0] for c in p.get("causes", [])]
+            elif p["status"] == "missed":
+                names = [p.get("cause", "no item").split(":")[0]]
+            else:
+                names = ["on another label" if p.get("on") else "on no label"]
+            for n in names:
+                causes.setdefault(p["status"], {}).setdefault(n, 0)
+                causes[p["status"]][n] += 1
     out = {"scenes": len(rows), "share_once": {"min": min(shares, default=None), "median": round(statistics.median(shares), 4) if shares else None,
                                                 "max": max(shares, default=None)},
            "share_once_pooled": round(total["once"] / total["readable"], 4) if total["readable"] else None, **total,
            "scenes_all_once_no_wrong": sum(1 for r in rows if r["readable"] and r["once"] == r["readable"] and not r["wrong_payloads"]),
            "latency_ms": {"n": len(ms), "p50": pct(ms, 0.5), "p99": pct(ms, 0.99)},
-           "latency_frames_from_in_view": {"p50": pct(frames, 0.5), "p99": pct(frames, 0.99)}}
+           "latency_frames_from_in_view": {"p50": pct(frames, 0.5), "p99": pct(frames, 0.99)}, "causes": causes}
     if any("summary" in r for r in rows):
         out["lateData"] = sum(r.get("summary", {}).get("lateData", 0) for r in rows)
         out["frames"] = sum(r.get("summary", {}).get("frames", 0) for r in rows)
@@ -955,17 +1009,17 @@ def measure(args):
                  "labels": len(truth["labels"]), "kinds": sorted({lab["kind"] for lab in truth["labels"]}), "params": p, "engines": {}}
         for e in engines:
             _s, all_lines = done[(n, e, "all")]
-            read, wrong_readings = readings(truth, all_lines)
+            read, passes, wrong_readings = readings(truth, all_lines)
             entry["engines"][e] = {"symbologies": ",".join(scene_symbologies(truth, e)),
                                    "readings": sum(len(v) for v in read.values()), "wrong_readings": len(wrong_readings),
                                    "wrong_readings_list": wrong_readings[:20]}
             for m in modes:
                 if m == "file":
                     s, lines = done[(n, e, "file")]
-                    row = score(truth, e, m, lines, read, summary=s)
+                    row = score(truth, e, m, lines, read, summary=s, passes=passes)
                 else:
                     s, lines, written = done[(n, e, "live")]
-                    row = score(truth, e, m, lines, read, written=written, summary=s)
+                    row = score(truth, e, m, lines, read, written=written, summary=s, passes=passes)
                 row.update(scene=scene_name(n), seed=n, family=p["family"])
                 rows.append(row)
         scenes_out.append(entry)
@@ -1015,6 +1069,7 @@ def tables(res):
             {"key": "wrong", "title": "wrong payloads"},
             {"key": "p50", "title": "first line p50", "decimals": 0, "unit": " ms"},
             {"key": "p99", "title": "p99", "decimals": 0, "unit": " ms"},
+            {"key": "frames", "title": "frames from in view p50 / p99"},
             {"key": "worst", "title": "worst seed"}]
     out = []
     for which, title in (("seeds", "scenes"), ("stills", "stills")):
@@ -1028,7 +1083,8 @@ def tables(res):
                 row = {"engine": f"`{e}`", "mode": m, "readable": f"{s['readable']} ({s['in_view']})",
                        "share": f"{fmt(sh['min'])} / {fmt(sh['median'])} / {fmt(sh['max'])}" if which == "seeds" else fmt(sh["median"], 3),
                        "pooled": s["share_once_pooled"], "missed": s["missed"], "split": s["split"], "wrong": s["wrong_payloads"],
-                       "p50": s["latency_ms"]["p50"], "p99": s["latency_ms"]["p99"]}
+                       "p50": s["latency_ms"]["p50"], "p99": s["latency_ms"]["p99"],
+                       "frames": f"{s['latency_frames_from_in_view']['p50']} / {s['latency_frames_from_in_view']['p99']}"}
                 if which == "seeds" and s.get("worst"):
                     w = s["worst"]
                     row["worst"] = f"{w['scene']} ({w['family']}): {w['once']}/{w['readable']}, {w['split']} split, {w['missed']} missed, {w['wrong_payloads']} wrong"
@@ -1066,6 +1122,7 @@ def render_results(res):
             late = f"; lateData {sd['lateData']}/{sd['frames']}" if mo == "live" else ""
             print(f"  {e:6s} {mo:4s}: " + "; ".join(parts) + f"; never read {sd['never_read']}, not read by the engine "
                   f"{sd['not_read_by_engine']}, wrong readings (every reading, file) {sd['wrong_readings_all']}{late}")
+            print(f"               causes: {json.dumps(sd.get('causes', {}))}")
     print("\nworst seeds:")
     rows = {(r["scene"], r["engine"], r["mode"]): r for r in res["rows"]}
     for e, per in res["summary"].items():
