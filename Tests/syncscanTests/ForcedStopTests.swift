@@ -52,38 +52,47 @@ func qrFrameBytes(_ count: Int, prefix: String) throws -> [[UInt8]] {
         #expect(left > 0 && line.contains("lines not written"), "stderr: \(daemon.stderr)")
     }
 
-    /// A file run whose stdout reader stopped reading: its scan waits for stdout (a file's lines
-    /// wait), the queue and the pipe full. The daemon, the one pipe it writes, and how many bytes wait in it.
-    private func fileRunWithAStuckStdout(environment: [String: String]) throws -> (RunningDaemon, Int32, TemporaryFile) {
+    /// Whether a thread of process `pid` waits in the kernel writing a pipe (`pipe_write`, `anon_pipe_write`: `/proc/PID/task/*/wchan`).
+    private func writesToAFullPipe(_ pid: Int32) -> Bool {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return tasks.contains { (try? String(contentsOfFile: "/proc/\(pid)/task/\($0)/wchan", encoding: .utf8))?.hasSuffix("pipe_write") == true }
+    }
+
+    /// A file run whose stdout reader stopped reading: the pipe's read end is held by a process
+    /// that never reads it (not by this one, whose other tests' descriptors come and go), so its
+    /// scan waits for stdout (a file's lines wait) once the pipe and the queue are full. The daemon and that reader.
+    private func fileRunWithAStuckStdout(environment: [String: String]) throws -> (RunningDaemon, ChildProcess, TemporaryFile) {
         var fds: [Int32] = [0, 0]
         #expect(pipe(&fds) == 0)
+        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         #expect(fcntl(fds[1], 1031 /* F_SETPIPE_SZ, Linux */, 4096) >= 4096, "a pipe of one page: a few lines fill it")
+        let reader = try ChildProcess(["/bin/sleep", "600"], stdin: .descriptor(fds[0]))
+        close(fds[0])
         let frames = try qrFrameBytes(300, prefix: "file-stuck")
         let file = try TemporaryFile(contents: Y4MStream(width: 160, height: 120).header + frames.flatMap { $0 }, suffix: ".y4m")
         let daemon = try RunningDaemon(["run", "--source", file.path, "--duplicate-window", "0", "--emit-frames"],
                                        environment: ["SYNCSCAN_OUTPUT_QUEUE_LINES": "16"].merging(environment) { $1 },
                                        stdout: FileHandle(fileDescriptor: fds[1], closeOnDealloc: true))
-        #expect(waitUntil(every: .milliseconds(10)) { queuedBytes(fds[0]) > 3000 }, "stdout's pipe filled: \(daemon.stderr)")
-        // The queue fills behind it and the scan waits: the file is far from read.
-        pause(.milliseconds(500))
+        #expect(waitUntil(every: .milliseconds(10)) { writesToAFullPipe(daemon.pid) }, "stdout's pipe filled: \(daemon.stderr)")
         #expect(!daemon.stderr.contains("summary:"), "the scan waits for stdout: \(daemon.stderr)")
-        return (daemon, fds[0], file)
+        return (daemon, reader, file)
     }
 
     @Test func aFileRunWithAStuckStdoutEndsAtTheShutdownLimit() throws {
-        let (daemon, readEnd, file) = try fileRunWithAStuckStdout(environment: ["SYNCSCAN_SHUTDOWN_TIMEOUT_SECONDS": "2"])
-        defer { close(readEnd); withExtendedLifetime(file) {} }
+        let (daemon, reader, file) = try fileRunWithAStuckStdout(environment: ["SYNCSCAN_SHUTDOWN_TIMEOUT_SECONDS": "2"])
+        defer { reader.signal(SIGKILL); reader.wait(); withExtendedLifetime(file) {} }
         daemon.send(SIGTERM)
         // The event: the process ends though nothing reads its stdout (the deadline is a hang's).
         let status = daemon.wait(timeout: hangTimeout)
         #expect(status == 1, "stderr: \(daemon.stderr)")
-        #expect(daemon.stderr.contains("shutdown_timeout_seconds (2 s)") && daemon.stderr.contains("lines not written"), "stderr: \(daemon.stderr)")
+        #expect(daemon.stderr.contains("shutdown_timeout_seconds (2 s): the scan had not finished its last frames")
+                && daemon.stderr.contains("lines not written"), "stderr: \(daemon.stderr)")
         #expect(daemon.stderr.contains("summary: frames="), "the summary is still written: \(daemon.stderr)")
     }
 
     @Test func aFileRunWithAStuckStdoutEndsAtASecondSignal() throws {
-        let (daemon, readEnd, file) = try fileRunWithAStuckStdout(environment: [:])
-        defer { close(readEnd); withExtendedLifetime(file) {} }
+        let (daemon, reader, file) = try fileRunWithAStuckStdout(environment: [:])
+        defer { reader.signal(SIGKILL); reader.wait(); withExtendedLifetime(file) {} }
         daemon.send(SIGTERM)
         #expect(daemon.waitForStderr("SIGTERM: stopping after the frames in flight"), "stderr: \(daemon.stderr)")
         daemon.send(SIGTERM)

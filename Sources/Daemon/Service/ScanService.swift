@@ -159,7 +159,8 @@ public final class ScanService: Service, Sendable {
         let failure = await runSessionsUnlessStuck()
         // No frame takes a pull any more: later presses are refused, not left waiting uncounted.
         triggers.close()
-        shutdownProgress.scanReturned()
+        // Cancelled (the limit passed, or a forced stop): the scan was still at its last frames then.
+        if !Task.isCancelled { shutdownProgress.scanReturned() }
         events.stopping()
         if let failure { throw failure }
     }
