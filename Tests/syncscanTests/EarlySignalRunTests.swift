@@ -8,7 +8,9 @@ import Testing
 @Suite(.serialized, .offThePool) struct EarlySignalRunTests {
     /// After the start's first instruction ran (its signal mask holds the four): at once, 10 ms and 50 ms.
     static let delays: [Duration] = [.zero, .milliseconds(10), .milliseconds(50)]
-    static let attempts = 20
+    /// 20 a delay; 3 under a sanitizer (scripts/sanitize.sh), whose runs look for races and
+    /// memory errors in the same paths, not for how often a signal is survived.
+    static let attempts = ProcessInfo.processInfo.environment["UNIT_TEST_SANITIZER"] == nil ? 20 : 3
 
     /// `systemd/syncscan-start.c`, built as `make install` builds it (static), once.
     static let start: String? = {
