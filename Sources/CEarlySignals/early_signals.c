@@ -10,5 +10,3 @@ static void trap_signals_first(int argc, char **argv, char **envp) {
 
 __attribute__((section(".preinit_array"), used))
 static void (*const cearlysignals_preinit)(int, char **, char **) = trap_signals_first;
-
-int cearlysignals_linked(void) { return 1; }

@@ -55,12 +55,6 @@ int csystemcalls_signals_trap(void) {
     return sigprocmask(SIG_UNBLOCK, &held, NULL);
 }
 
-int csystemcalls_signals_are_trapped(void) {
-    struct sigaction current;
-    if (sigaction(SIGHUP, NULL, &current) != 0) return 0;
-    return current.sa_handler == count_arrival;
-}
-
 unsigned long csystemcalls_signals_arrivals(int signal) {
     return signal > 0 && signal < NSIG ? atomic_load(&arrivals[signal]) : 0;
 }

@@ -59,21 +59,15 @@ public final class ProcessSignals: Sendable {
         guard csystemcalls_signals_trap() == 0 else { throw Errno(rawValue: errno) }
     }
 
-    /// Whether the four signals are trapped here.
-    public static var isTrapped: Bool { csystemcalls_signals_are_trapped() != 0 }
-
     /// Gives the four signals their default actions back, and lets each one that arrived while
     /// they were trapped take it now: for a command that is not the daemon (`check-config`).
     public static func restoreDefaults() {
         _ = csystemcalls_signals_restore_defaults()
     }
 
-    /// How many times `signal` arrived since it was trapped.
-    public static func arrivals(of signal: Signal) -> Int { Int(csystemcalls_signals_arrivals(signal.rawValue)) }
-
     /// The arrivals of `signals` no listener has taken yet (those that came before this call
     /// first, in one element per signal), then each new batch, until the task iterating it is
-    /// cancelled or stops iterating. One listener per signal at a time; two would share them.
+    /// cancelled or stops iterating. One listener per signal at a time: with two, the first takes them.
     public func arrivals(of signals: Set<Signal>) -> AsyncStream<Arrivals> {
         let (stream, continuation) = AsyncStream.makeStream(of: Arrivals.self)
         let (id, startThread) = state.withLock { state in

@@ -1,8 +1,8 @@
 #ifndef CEARLYSIGNALS_H
 #define CEARLYSIGNALS_H
 
-/// Linked into the executable only: its .preinit_array entry traps SIGTERM, SIGINT, SIGHUP and
-/// SIGUSR1 (`csystemcalls_signals_trap`) before anything else of the program runs. Returns 1.
-int cearlysignals_linked(void);
+// Linked into the executable only: its .preinit_array entry (early_signals.c) traps SIGTERM,
+// SIGINT, SIGHUP and SIGUSR1 (`csystemcalls_signals_trap`) before anything else of the program
+// runs. Nothing to call.
 
 #endif

@@ -25,9 +25,6 @@ int csystemcalls_set_pipe_size(int fd, int bytes);
 /// Returns 0, or -1 with errno set.
 int csystemcalls_signals_trap(void);
 
-/// 1 when SIGHUP's handler is the one `csystemcalls_signals_trap` installs, else 0.
-int csystemcalls_signals_are_trapped(void);
-
 /// How many times `signal` arrived since it was trapped (0 for a signal never trapped).
 unsigned long csystemcalls_signals_arrivals(int signal);
 

@@ -222,14 +222,9 @@ public struct ItemTracker: Sendable {
             itemOf[pair.code] = pair.item
             seen.insert(pair.item)
             if let item = items[pair.item], !item.confirmed {
-                if item.contested && awaits(pair.code) {
-                    // Contested: another unconfirmed reading is no confirmation.
-                    items[pair.item]?.awaiting += 1
-                    _ = read(pair.item, at: places[pair.code], frame: frame)
-                    continue
-                }
-                // Read again in another frame, but not yet as often as its symbology asks: it waits on.
-                if awaits(pair.code) && item.framesRead + 1 < settings.readingsConfirming(item.symbology) {
+                // An unconfirmed reading waits on with its item when the item is contested (another
+                // unconfirmed reading is no confirmation) or not yet read as often as its symbology asks.
+                if awaits(pair.code) && (item.contested || item.framesRead + 1 < settings.readingsConfirming(item.symbology)) {
                     items[pair.item]?.awaiting += 1
                     _ = read(pair.item, at: places[pair.code], frame: frame)
                     continue
@@ -370,9 +365,12 @@ public struct ItemTracker: Sendable {
 
     private mutating func removeAll(counts: inout ReadingCheckCounts) -> [RemovedItem] {
         let all = items.values.sorted { $0.id < $1.id }
-        counts.dropped += all.filter { !$0.confirmed && !$0.contested }.map(\.awaiting).reduce(0, +)
-        for item in all where !item.confirmed && !item.contested { leftUnconfirmed(item.removed, firstReading: item.firstReading) }
-        counts.misread += all.filter { !$0.confirmed && $0.contested }.map(\.awaiting).reduce(0, +)
+        for item in all where !item.confirmed {
+            if item.contested { counts.misread += item.awaiting } else {
+                counts.dropped += item.awaiting
+                leftUnconfirmed(item.removed, firstReading: item.firstReading)
+            }
+        }
         items.removeAll()
         byKey.removeAll()
         tentativeCount = 0

@@ -14,17 +14,18 @@ struct ReadWindowTally {
     private var first: ItemFrame?
     private var last: ItemFrame?
     private var codes: Set<CodeKey> = []
-    private(set) var items: [UInt64] = []
-    /// What the window read: each distinct code's first reading, and each item's (reporting items).
+    /// What the window read: each distinct code's first reading, and each item's first (reporting items).
     private var read: [ReadResult.Code] = []
     private var itemReadings: [ReadResult.Code] = []
+    /// The items the window added, in order.
+    var items: [UInt64] { itemReadings.compactMap(\.item) }
     private var framesScanned = 0
     private var best: DiagnosisFrame?
 
     init(number: UInt64, origin: String) { (self.number, self.origin) = (number, origin) }
 
     /// Codes read so far: items added, when reporting items, else distinct codes.
-    func count(reportingItems: Bool) -> Int { reportingItems ? items.count : codes.count }
+    func count(reportingItems: Bool) -> Int { reportingItems ? itemReadings.count : codes.count }
 
     /// Adds a frame of the window: its time, and when it was scanned, its codes, the items it
     /// added and its diagnosis copy (kept when more promising than the best so far).
@@ -41,7 +42,6 @@ struct ReadWindowTally {
         for code in metadata.metadataObjects where filter?.accepts(code) ?? true {
             if codes.insert(CodeKey(symbology: code.symbology, data: code.data)).inserted { read.append(ReadResult.Code(item: nil, code: code)) }
         }
-        items += addedItems.map(\.item)
         itemReadings += addedItems.map { ReadResult.Code(item: $0.item, code: $0.code) }
         if let diagnosis = metadata.diagnosis, best.map({ $0.score < diagnosis.score }) ?? true { best = diagnosis }
     }

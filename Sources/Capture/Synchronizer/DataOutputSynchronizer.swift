@@ -176,11 +176,15 @@ public struct CaptureStatistics: Sendable, Hashable {
         } else {
             scanned += 1
             // Readings awaiting confirmation (by their items, or an engine's check) were found too.
-            for code in (c.metadata?.metadataObjects ?? []) + (c.metadata?.unconfirmed ?? []) {
-                codes += 1
-                codesBySymbology[code.symbology, default: 0] += 1
-                codesByPass[code.pass, default: 0] += 1
+            func count(_ found: [MachineReadableCodeObject]) {
+                for code in found {
+                    codes += 1
+                    codesBySymbology[code.symbology, default: 0] += 1
+                    codesByPass[code.pass, default: 0] += 1
+                }
             }
+            count(c.metadata?.metadataObjects ?? [])
+            count(c.metadata?.unconfirmed ?? [])
             for pass in c.metadata?.passesCut ?? [] { passesCut[pass, default: 0] += 1 }
             if let check = c.metadata?.readingCheck { readingCheck.add(check) }
         }
