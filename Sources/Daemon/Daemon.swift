@@ -49,6 +49,8 @@ public enum Daemon {
         } catch let error as ServiceGroupError {
             throw DaemonError.servicesEndedOutOfOrder(detail: "\(error)")
         }
+        // A group that returned after a forced stop or past its limit may have dropped stdout's error.
+        if let failure = scan.shutdownProgress.stdoutFailure { throw failure }
     }
 
     /// Runs `group` beside `stop`'s listener: when the listener returns (a second signal), the

@@ -14,9 +14,13 @@ final class RunningDaemon: @unchecked Sendable {
     /// Frames fed by `feedFrames` so far, and when each was written.
     private let fed = LockedValue<[ContinuousClock.Instant]>([])
 
-    /// Starts `syncscan ARGS` with stdin from a pipe; stdout to a temporary file unless `stdout` is given.
-    /// - Parameter launcher: a program that runs syncscan in its place (`systemd-socket-activate -l ADDR`).
-    init(_ arguments: [String], environment: [String: String] = [:], stdout: FileHandle? = nil, launcher: [String] = []) throws {
+    /// Starts `syncscan ARGS` with stdin from a pipe; stdout to a temporary file unless `stdout`
+    /// or `stdoutTo` is given.
+    /// - Parameters:
+    ///   - stdoutTo: a path the child opens as its stdout (a FIFO: no end of it open in the test process).
+    ///   - launcher: a program that runs syncscan in its place (`systemd-socket-activate -l ADDR`).
+    init(_ arguments: [String], environment: [String: String] = [:], stdout: FileHandle? = nil, stdoutTo: String? = nil,
+         launcher: [String] = []) throws {
         signal(SIGPIPE, SIG_IGN)
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else { throw HarnessError("pipe failed") }
@@ -28,6 +32,10 @@ final class RunningDaemon: @unchecked Sendable {
             stdoutFile = nil
             stdoutPath = nil
             output = .descriptor(stdout.fileDescriptor)
+        } else if let stdoutTo {
+            stdoutFile = nil
+            stdoutPath = nil
+            output = .file(stdoutTo)
         } else {
             let f = try TemporaryFile(contents: [], suffix: ".jsonl")
             stdoutFile = f

@@ -58,41 +58,47 @@ func qrFrameBytes(_ count: Int, prefix: String) throws -> [[UInt8]] {
         return tasks.contains { (try? String(contentsOfFile: "/proc/\(pid)/task/\($0)/wchan", encoding: .utf8))?.hasSuffix("pipe_write") == true }
     }
 
-    /// A file run whose stdout reader stopped reading: the pipe's read end is held by a process
-    /// that never reads it (not by this one, whose other tests' descriptors come and go), so its
-    /// scan waits for stdout (a file's lines wait) once the pipe and the queue are full. The daemon and that reader.
-    private func fileRunWithAStuckStdout(environment: [String: String]) throws -> (RunningDaemon, ChildProcess, TemporaryFile) {
-        var fds: [Int32] = [0, 0]
-        #expect(pipe(&fds) == 0)
-        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        #expect(fcntl(fds[1], 1031 /* F_SETPIPE_SZ, Linux */, 4096) >= 4096, "a pipe of one page: a few lines fill it")
-        let reader = try ChildProcess(["/bin/sleep", "600"], stdin: .descriptor(fds[0]))
-        close(fds[0])
-        let frames = try qrFrameBytes(300, prefix: "file-stuck")
-        let file = try TemporaryFile(contents: Y4MStream(width: 160, height: 120).header + frames.flatMap { $0 }, suffix: ".y4m")
+    /// A file run whose stdout reader stopped reading: stdout is a FIFO whose only reader is a
+    /// process that never reads it, so its scan waits for stdout (a file's lines wait) once the
+    /// pipe and the queue are full. No end of that pipe is open in this process, whose other tests'
+    /// descriptors come and go. The daemon, that reader, the file and the FIFO.
+    private func fileRunWithAStuckStdout(environment: [String: String]) throws -> (RunningDaemon, ChildProcess, TemporaryFile, TemporaryFIFO) {
+        let fifo = try TemporaryFIFO()
+        // `<>` opens the FIFO for reading and writing, which on Linux does not wait for a writer.
+        let reader = try ChildProcess(["/bin/sh", "-c", "exec sleep 600 <>\"$0\"", fifo.path])
+        // 60 codes, cycled: each frame's code is a new item (its last sighting is 6 s of pts back),
+        // so every frame adds lines, far more than the FIFO's 64 KiB and the queue's 16 lines.
+        let codes = try qrFrameBytes(60, prefix: "file-stuck")
+        let frames = (0..<600).flatMap { codes[$0 % codes.count] }
+        let file = try TemporaryFile(contents: Y4MStream(width: 160, height: 120).header + frames, suffix: ".y4m")
+        // Opening the FIFO for writing waits for the reader's shell to open it.
         let daemon = try RunningDaemon(["run", "--source", file.path, "--duplicate-window", "0", "--emit-frames"],
                                        environment: ["SYNCSCAN_OUTPUT_QUEUE_LINES": "16"].merging(environment) { $1 },
-                                       stdout: FileHandle(fileDescriptor: fds[1], closeOnDealloc: true))
+                                       stdoutTo: fifo.path)
+        let stdout = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(daemon.pid)/fd/1")) ?? ""
+        #expect(stdout == fifo.path, "the daemon's stdout is the FIFO")
         #expect(waitUntil(every: .milliseconds(10)) { writesToAFullPipe(daemon.pid) }, "stdout's pipe filled: \(daemon.stderr)")
         #expect(!daemon.stderr.contains("summary:"), "the scan waits for stdout: \(daemon.stderr)")
-        return (daemon, reader, file)
+        return (daemon, reader, file, fifo)
     }
 
     @Test func aFileRunWithAStuckStdoutEndsAtTheShutdownLimit() throws {
-        let (daemon, reader, file) = try fileRunWithAStuckStdout(environment: ["SYNCSCAN_SHUTDOWN_TIMEOUT_SECONDS": "2"])
-        defer { reader.signal(SIGKILL); reader.wait(); withExtendedLifetime(file) {} }
+        let (daemon, reader, file, fifo) = try fileRunWithAStuckStdout(environment: ["SYNCSCAN_SHUTDOWN_TIMEOUT_SECONDS": "2"])
+        defer { reader.signal(SIGKILL); reader.wait(); withExtendedLifetime((file, fifo)) {} }
         daemon.send(SIGTERM)
         // The event: the process ends though nothing reads its stdout (the deadline is a hang's).
         let status = daemon.wait(timeout: hangTimeout)
         #expect(status == 1, "stderr: \(daemon.stderr)")
-        #expect(daemon.stderr.contains("shutdown_timeout_seconds (2 s): the scan had not finished its last frames")
-                && daemon.stderr.contains("lines not written"), "stderr: \(daemon.stderr)")
+        // The limit finds the scan waiting for room in stdout's queue, or (the signal came before
+        // the queue filled) the scan returned and stdout's flush waiting on the pipe.
+        #expect(daemon.stderr.contains("shutdown_timeout_seconds (2 s): ") && daemon.stderr.contains("lines not written"),
+                "stderr: \(daemon.stderr)")
         #expect(daemon.stderr.contains("summary: frames="), "the summary is still written: \(daemon.stderr)")
     }
 
     @Test func aFileRunWithAStuckStdoutEndsAtASecondSignal() throws {
-        let (daemon, reader, file) = try fileRunWithAStuckStdout(environment: [:])
-        defer { reader.signal(SIGKILL); reader.wait(); withExtendedLifetime(file) {} }
+        let (daemon, reader, file, fifo) = try fileRunWithAStuckStdout(environment: [:])
+        defer { reader.signal(SIGKILL); reader.wait(); withExtendedLifetime((file, fifo)) {} }
         daemon.send(SIGTERM)
         #expect(daemon.waitForStderr("SIGTERM: stopping after the frames in flight"), "stderr: \(daemon.stderr)")
         daemon.send(SIGTERM)

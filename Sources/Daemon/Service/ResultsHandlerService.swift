@@ -50,6 +50,7 @@ public final class ShutdownProgress: Sendable {
         var handlersBegun = false
         var flushing: [String] = []
         var stdout = false
+        var stdoutFailure: (any Error & Sendable)?
     }
 
     private let state = LockedValue(State())
@@ -71,6 +72,16 @@ public final class ShutdownProgress: Sendable {
 
     /// stdout's flush began (every handler's has ended).
     public func stdoutFlushStarted() { state.withLock { $0.stdout = true } }
+
+    /// stdout's service failed with `error` (its flush's, or `ShutdownTimeoutError`); the first one is kept.
+    public func stdoutFailed(_ error: any Error & Sendable) {
+        state.withLock { if $0.stdoutFailure == nil { $0.stdoutFailure = error } }
+    }
+
+    /// stdout's service's failure, which ends the run even when the service group drops it: a
+    /// cancelled group (a forced stop, the shutdown limit) can end its graceful-shutdown loop
+    /// before stdout's service has reported, and the error thrown after that is lost.
+    public var stdoutFailure: (any Error & Sendable)? { state.withLock { $0.stdoutFailure } }
 
     /// Where the shutdown is now.
     public var stage: ShutdownTimeoutError.Stage {

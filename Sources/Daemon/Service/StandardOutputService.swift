@@ -48,16 +48,23 @@ public final class StandardOutputService: Service, Sendable {
         }
         await finished()
         guard let outcome else {
-            throw ShutdownTimeoutError(timeoutSeconds: timeoutSeconds, stage: progress.stage, stdoutLinesLeft: writer.pendingLines,
-                                       forcedBy: forcedStop?.forcedBy.map { "\($0)" })
+            let error = ShutdownTimeoutError(timeoutSeconds: timeoutSeconds, stage: progress.stage, stdoutLinesLeft: writer.pendingLines,
+                                             forcedBy: forcedStop?.forcedBy.map { "\($0)" })
+            progress.stdoutFailed(error)
+            throw error
         }
-        try outcome.get()
+        do {
+            try outcome.get()
+        } catch let error as IOError {
+            progress.stdoutFailed(error)
+            throw error
+        }
     }
 }
 
 /// The graceful shutdown took longer than `shutdown_timeout_seconds`, or a second SIGTERM or
 /// SIGINT forced it (`forcedBy`): the run ends, non-zero, without what was still being written.
-public struct ShutdownTimeoutError: Error, CustomStringConvertible {
+public struct ShutdownTimeoutError: Error, Sendable, CustomStringConvertible {
     /// What the shutdown was doing when the limit passed.
     public enum Stage: Sendable, Equatable {
         /// The scan had not returned (its last frames were being scanned and delivered).
