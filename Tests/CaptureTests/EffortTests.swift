@@ -140,20 +140,41 @@ private func degradedFrames() throws -> [(name: String, frame: GreyFrame)] {
     func harderPassesOnEvidence() throws {
         let (blank, code, inverted) = try Self.frames()
         let live = scanner(.zxing, .auto, live: true)
-        for seq in UInt64(0)..<3 {
+        // Frames off the sweep (`EffortLedger.sweepFrames`: 3, 6, … sweep).
+        for seq: UInt64 in [1, 2, 4] {
             let report = live.scanReport(frame(blank, seq: seq, interval: roomy))
             #expect(report.passesRun == [.zxingFast] && report.passesCut.isEmpty && report.codes.isEmpty)
         }
-        let read = live.scanReport(frame(code, seq: 3, interval: roomy))
+        let read = live.scanReport(frame(code, seq: 5, interval: roomy))
         #expect(read.passesRun == [.zxingFast] && read.codes.map(\.pass) == [.zxingFast])
-        let chased = live.scanReport(frame(inverted, seq: 4, interval: roomy))
+        let chased = live.scanReport(frame(inverted, seq: 7, interval: roomy))
         #expect(chased.passesRun == [.zxingFast, .zxingFull])  // the code is read again: no need for the histogram pass
         #expect(chased.codes.map(\.pass) == [.zxingFull] && chased.codes.map(\.text) == ["live"])
         #expect(chased.passesCut.isEmpty)
         // A file source runs every pass on the same frames, blank ones too.
         #expect(scanner(.zxing, .auto).scanReport(frame(blank, seq: 0, interval: roomy)).passesRun.count == 3)
         // Long after the code was last read, a blank frame is back to the cheapest pass.
-        #expect(live.scanReport(frame(blank, seq: 4 + 2 * EffortLedger.recentFrames, interval: roomy)).passesRun == [.zxingFast])
+        #expect(live.scanReport(frame(blank, seq: 7 + 2 * EffortLedger.recentFrames, interval: roomy)).passesRun == [.zxingFast])
+    }
+
+    @Test("on a live source every third frame sweeps: the harder passes run without evidence, and one that does not fit is skipped, not counted cut")
+    func sweepsWithoutEvidence() throws {
+        let (blank, _, inverted) = try Self.frames()
+        #expect(EffortLedger.sweepFrames == 3)
+        let live = scanner(.zxing, .auto, live: true)
+        for seq: UInt64 in [1, 2] { #expect(live.scanReport(frame(blank, seq: seq, interval: roomy)).passesRun == [.zxingFast]) }
+        #expect(live.scanReport(frame(blank, seq: 3, interval: roomy)).passesRun == [.zxingFast, .zxingFull, .zxingHistogram])
+        // A code only a harder pass reads, with no evidence before it: off the sweep unread, on it read.
+        #expect(live.scanReport(frame(inverted, seq: 4, interval: roomy)).codes.isEmpty)
+        let swept = live.scanReport(frame(inverted, seq: 6, interval: roomy))
+        #expect(swept.codes.map(\.pass) == [.zxingFull] && swept.codes.map(\.text) == ["live"])
+        // Read on the sweep, it is chased on the next frame as a code read recently.
+        #expect(live.scanReport(frame(inverted, seq: 7, interval: roomy)).codes.map(\.text) == ["live"])
+        // Frames a microsecond apart: the sweep's passes do not fit, and none is counted cut.
+        let tight = scanner(.zxing, .auto, live: true)
+        for seq: UInt64 in [1, 2] { _ = tight.scanReport(frame(blank, seq: seq, interval: 1e-6)) }
+        let report = tight.scanReport(frame(blank, seq: 3, interval: 1e-6))
+        #expect(report.passesRun == [.zxingFast] && report.passesCut.isEmpty)
     }
 
     @Test("on a live source a code zxing-cpp detected but could not decode is evidence: the harder passes run")

@@ -159,6 +159,35 @@ private func run(_ tracker: inout ItemTracker, frames count: UInt64, undecoded: 
         #expect(removed.count == 10 && removed.allSatisfy { $0.framesRead >= 30 }, "\(removed.map(\.framesRead))")
     }
 
+    @Test func aRunOfIdenticalLabelsOnABeltIsOneItemEachThoughEachGoesUnreadForAWhile() {
+        var tracker = ItemTracker()
+        // Parcels 160 px apart at 20 px a frame with the same label; each label is unread for the
+        // 8 frames before the next one reaches the place it was last read at.
+        let (added, removed) = run(&tracker, frames: 40) { seq in
+            (0..<4).compactMap { i -> MachineReadableCodeObject? in
+                let x = 100 + 20 * Int(seq) - 160 * i
+                guard x >= 50 && x <= 1230 else { return nil }
+                let unread = (Int(seq) - 8 * i) % 16 >= 8
+                return unread ? nil : reading("RUN", x: x, y: 360, size: 80, seq: seq)
+            }
+        }
+        #expect(added.count == 4 && Set(added.map(\.item)).count == 4, "\(added)")
+        #expect(removed.count == 4, "\(removed.map(\.framesRead))")
+    }
+
+    @Test func aTwinLabelFirstReadWhileItsNeighbourIsUnreadIsItsOwnItem() {
+        var tracker = ItemTracker()
+        // Two identical labels 95 px apart on one parcel at 15 px a frame: the front one read
+        // alone in frames 0-9, the back one alone in frames 10-14 (the front one covered), then both.
+        let (added, removed) = run(&tracker, frames: 30) { seq in
+            let dx = 15 * Int(seq)
+            let front = reading("TWIN", x: 245 + dx, y: 360, size: 80, seq: seq), back = reading("TWIN", x: 150 + dx, y: 360, size: 80, seq: seq)
+            return seq < 10 ? [front] : seq < 15 ? [back] : [front, back]
+        }
+        #expect(added.map(\.seq) == [0, 10] && Set(added.map(\.item)).count == 2, "\(added)")
+        #expect(removed.count == 2, "\(removed.map(\.framesRead))")
+    }
+
     @Test func aLabelThatReversesItsDirectionStaysOneItem() {
         var tracker = ItemTracker()
         // 20 px a frame to the right for 15 frames, then back to the left.

@@ -4,8 +4,9 @@ import Media
 /// (VisionKit's `DataScannerViewController` items: added, updated, removed).
 ///
 /// A reading joins the item of the same symbology and bytes whose place, predicted from the
-/// motion it has shown, is nearest, within a gate of about one and a half times the code's size;
-/// a reading no item claims is a new item. So identical labels at different places are different
+/// motion it has shown, is nearest, within a gate of about one and a half times the code's size
+/// (three quarters, and at its predicted place only once unread for a moment, for a steady mover:
+/// a run of identical labels on a belt, a twin label beside it); a reading no item claims is a new item. So identical labels at different places are different
 /// items, and a label that rides through the frame stays one. An item stays alive through frames
 /// that miss it while a code detected but not decoded (`UndecodedCodeObject`) lies at its
 /// predicted place, or for `grace` of frame time after it was last seen (`movingGrace` while it
@@ -53,30 +54,6 @@ public struct ItemTracker: Sendable {
         }
     }
 
-    /// A code's place in one frame: its outline and the frame.
-    struct Place: Sendable {
-        var corners: [PixelPoint]
-        var center: (x: Double, y: Double)
-        /// Half the outline box's width and height.
-        var halfExtent: (x: Double, y: Double)
-        /// The outline's larger side, at least 1.
-        var size: Double
-
-        init(corners: [PixelPoint], bounds: PixelRect) {
-            self.corners = corners
-            center = (Double(bounds.x) + Double(bounds.width) / 2, Double(bounds.y) + Double(bounds.height) / 2)
-            halfExtent = (Double(bounds.width) / 2, Double(bounds.height) / 2)
-            size = Double(max(1, bounds.width, bounds.height))
-        }
-
-        /// Whether `point` lies in this outline's box, centred at `center`, widened on every side by
-        /// 15 % of its larger side (at least 8 pixels): `MachineReadableCodeObject.overlaps`' rule.
-        func covers(_ point: (x: Double, y: Double), centeredAt center: (x: Double, y: Double)) -> Bool {
-            let margin = max(8, 0.15 * size)
-            return abs(point.x - center.x) <= halfExtent.x + margin && abs(point.y - center.y) <= halfExtent.y + margin
-        }
-    }
-
     struct Item: Sendable {
         let id: UInt64
         let symbology: Symbology
@@ -110,12 +87,20 @@ public struct ItemTracker: Sendable {
         /// misreading of one label must not confirm itself).
         var contested = false
 
+        /// How far its readings fell from where it was predicted (pixels, smoothed); infinite
+        /// until a prediction was made.
+        var predictionError = Double.infinity
+
         /// Whether it moves: at least its own size a second, and 100 pixels a second (more than
         /// a hand's tremor), over more than one reading.
         var isMoving: Bool {
             let speed = (velocity.x * velocity.x + velocity.y * velocity.y).squareRoot()
             return framesRead > 2 && speed >= max(100, place.size)
         }
+
+        /// Whether it moves as predicted (a parcel on a running belt): its readings fall within a
+        /// fifth of its size of the prediction. A stop, a reversal or a wave breaks it.
+        var isSteady: Bool { isMoving && predictionError <= 4 + 0.2 * place.size }
 
         /// Where it should be at `pts`, from where it was last read and how it moved.
         func predicted(at pts: MediaTime) -> (x: Double, y: Double) {
@@ -126,12 +111,20 @@ public struct ItemTracker: Sendable {
         /// How far a reading at `other` is from this item: from where it is predicted, or from
         /// where it was last read, whichever is nearer (a code waved back, or a burst of frames
         /// whose timestamps crowd together, is not lost to a prediction that overshot).
+        ///
+        /// A steady mover unread for longer than `ItemTracker.steadyGap` is looked for at its
+        /// predicted place only: what lies where it was last read is the label behind it (a run
+        /// of identical labels on a belt), not it.
         func distance(to other: Place, at pts: MediaTime) -> Double {
-            min(ItemTracker.distance(predicted(at: pts), other.center), ItemTracker.distance(place.center, other.center))
+            let predicted = ItemTracker.distance(self.predicted(at: pts), other.center)
+            if isSteady && (pts - placeTime).seconds > ItemTracker.steadyGap { return predicted }
+            return min(predicted, ItemTracker.distance(place.center, other.center))
         }
 
-        /// How far a reading at `place` may be from the predicted place and still be this item.
-        func gate(for other: Place) -> Double { max(24, 1.5 * max(place.size, other.size)) }
+        /// How far a reading at `place` may be from the predicted place and still be this item:
+        /// one and a half times the code's size, three quarters for a steady mover (whose
+        /// prediction holds: a twin label beside it on the parcel is another item).
+        func gate(for other: Place) -> Double { max(24, (isSteady ? 0.75 : 1.5) * max(place.size, other.size)) }
 
         var removed: RemovedItem {
             RemovedItem(id: id, symbology: symbology, data: data, text: text, first: first, last: lastSeen,
@@ -334,6 +327,10 @@ public struct ItemTracker: Sendable {
         // Over the time between the two readings (not a detection's since); frames whose
         // timestamps crowd together (a live pipe's burst) say nothing of the speed.
         let dt = (frame.presentationTime - item.placeTime).seconds
+        if item.framesRead > 1 && dt >= Self.minimumVelocityInterval {
+            let miss = Self.distance(item.predicted(at: frame.presentationTime), place.center)
+            item.predictionError = item.predictionError.isFinite ? 0.5 * item.predictionError + 0.5 * miss : miss
+        }
         if dt >= Self.minimumVelocityInterval {
             let v = ((place.center.x - item.place.center.x) / dt, (place.center.y - item.place.center.y) / dt)
             item.velocity = item.framesRead == 1 ? v : (0.5 * item.velocity.x + 0.5 * v.0, 0.5 * item.velocity.y + 0.5 * v.1)
@@ -387,6 +384,9 @@ public struct ItemTracker: Sendable {
         }
         return place
     }
+
+    /// The time unread (seconds) after which a steady mover is looked for at its predicted place only.
+    static let steadyGap = 0.1
 
     /// The least time between two readings (seconds) that their displacement gives a speed from.
     static let minimumVelocityInterval = 0.005

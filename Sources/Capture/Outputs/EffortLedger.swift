@@ -7,6 +7,10 @@ struct EffortLedger: Sendable {
     /// Frames (by sequence number) within which a code read is "recent".
     static let recentFrames: UInt64 = 5
 
+    /// On a live source, the harder passes also run on every this many frames (by sequence
+    /// number) without evidence of an unread code, when they fit in the frame's budget.
+    static let sweepFrames: UInt64 = 3
+
     /// Each pass's recent durations (seconds).
     private(set) var passTimes: [DecoderPass: RecentDurations] = [:]
     /// Each code read, with the sequence number of the latest frame it was read in.

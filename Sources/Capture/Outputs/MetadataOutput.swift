@@ -226,7 +226,10 @@ public final class MetadataOutput: Sendable {
         /// this frame's first-pass time) fits in what is left of the frame's budget (frame
         /// interval × scanning threads × `EffortLedger.budgetShare`) and, with several scanners,
         /// while the others keep up with the frames on the cheapest passes
-        /// (`EffortLedger.claimHarderPasses`); one that does not fit is cut.
+        /// (`EffortLedger.claimHarderPasses`); one that does not fit is cut. Every
+        /// `EffortLedger.sweepFrames`th frame (by sequence number) the harder passes run without
+        /// evidence, within the same budget: a 1-D code the first pass cannot read leaves none, and
+        /// once a sweep reads it, the frames after it chase it as a code read recently.
         ///
         /// A compressed frame (MJPEG) is decoded to its grey plane before it is scanned
         /// (`CaptureSession`); one given here as it came has no pixels to read: no codes.
@@ -256,9 +259,12 @@ public final class MetadataOutput: Sendable {
             // An upscaling pass's regions need the undecoded codes of the first reporting pass.
             let upscales = passes.contains { $0.scale > 1 }
             var unread: [UndecodedCodeObject] = [], regions: [PixelRect] = []
+            // Every `EffortLedger.sweepFrames`th frame the harder passes run without evidence, if they fit.
+            let sweep = adaptive && info.sequenceNumber % EffortLedger.sweepFrames == 0
             for pass in passes {
                 let harder = !base.contains(pass)
-                if harder && (settings.effort == .fast || adaptive && undecoded == 0 && recent.isSubset(of: read)) { continue }
+                let evidence = undecoded > 0 || !recent.isSubset(of: read)
+                if harder && (settings.effort == .fast || adaptive && !evidence && !sweep) { continue }
                 if pass.scale > 1 {
                     regions = RegionUpscaler.regions(in: frame, region: region, detected: unread, read: codes)
                     guard !regions.isEmpty else { continue }
@@ -267,10 +273,11 @@ public final class MetadataOutput: Sendable {
                     let first = MetadataOutput.seconds(firstPassTime ?? .zero)
                     let expected = output.withEffortLedger { $0.expectedCost(of: pass, firstPassSeconds: first, scanners: output.scanningThreads) }
                     let elapsed = MetadataOutput.seconds(ContinuousClock.now - start)
-                    guard let budget, elapsed + expected <= budget else { report.passesCut.append(pass); continue }
+                    // A sweep's pass that does not fit is not counted cut: no evidence asked for it.
+                    guard let budget, elapsed + expected <= budget else { if evidence { report.passesCut.append(pass) }; continue }
                     if !holdsHarderPlace {
                         holdsHarderPlace = output.withEffortLedger { $0.claimHarderPasses(base: base, scanners: output.scanningThreads) }
-                        guard holdsHarderPlace else { report.passesCut.append(pass); continue }
+                        guard holdsHarderPlace else { if evidence { report.passesCut.append(pass) }; continue }
                     }
                 }
                 output.notePass(pass, seq: info.sequenceNumber, scanner: id)
@@ -292,6 +299,8 @@ public final class MetadataOutput: Sendable {
                 read.formUnion(found.codes.map(CodeIdentity.init))
                 codes += found.codes
             }
+            // An add-on the frame's edge may have cut is not trusted: the code is kept without it.
+            codes = codes.map { $0.droppingAddOnAtFrameEdge() }
             output.record(scanTime: ContinuousClock.now - start)
             if adaptive { output.withEffortLedger { $0.noteRead(read, seq: info.sequenceNumber) } }
             if let check = readingCheck(for: settings.engine) {
