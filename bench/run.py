@@ -13,13 +13,16 @@ noisy moving test pattern), then runs, interleaved (A B C … A B C …):
   all-zbar:        syncscan run --engine zbar   --symbologies all   (every symbology zbar reads)
   all-hybrid:      syncscan run --engine hybrid --passes zbar,zxing-full --symbologies all   (zbar and zxing-cpp, each on what it reads)
 and prints medians of N runs each: frames/s, the ratios the README and issues quote, and peak RSS (wait4).
+Every run must read both codes in every frame each is wholly in (a floor: as many symbols at least), or it fails.
 Usage: bench/run.py [--runs N] [--frames N] [--scene plain|textured] [--only NAME,NAME] [--zxing-hints-off]
 (needs: gcc, libzbar-dev, zxing-cpp 3.1.1 from scripts/setup.sh, qrencode, ffmpeg, a Swift toolchain)
 """
-import argparse, os, shutil, statistics, subprocess, sys, tempfile, time
+import argparse, json, os, shutil, statistics, subprocess, sys, tempfile, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "bench", "out")
+# The two QR codes' payloads in the frames.
+PAYLOADS = ("syncscan benchmark A", "https://example.org/bench?id=1234567890")
 
 
 def sh(*cmd, **kw):
@@ -34,8 +37,8 @@ def make_frames(path, count, scene):
     background = {"plain": "color=c=white:s=1280x720:r=10,format=gray",
                   "textured": "testsrc2=s=1280x720:r=10,format=gray,noise=alls=10:allf=t"}[scene]
     with tempfile.TemporaryDirectory() as t:
-        sh("qrencode", "-s", "8", "-m", "2", "-o", f"{t}/a.png", "syncscan benchmark A")
-        sh("qrencode", "-s", "5", "-m", "2", "-o", f"{t}/b.png", "https://example.org/bench?id=1234567890")
+        sh("qrencode", "-s", "8", "-m", "2", "-o", f"{t}/a.png", PAYLOADS[0])
+        sh("qrencode", "-s", "5", "-m", "2", "-o", f"{t}/b.png", PAYLOADS[1])
         sh("ffmpeg", "-loglevel", "error", "-y", "-f", "lavfi", "-i", background,
            "-i", f"{t}/a.png", "-i", f"{t}/b.png", "-filter_complex",
            "[0][1]overlay=x='100+t*80':y=120[v];[v][2]overlay=x='900-t*60':y=380,format=gray",
@@ -49,15 +52,46 @@ def release_syncscan():
     return os.path.join(ROOT, ".build", "release", "syncscan")
 
 
-def timed(cmd):
-    """Wall seconds and peak RSS (KiB) of one run, stdout discarded."""
-    start = time.monotonic()
-    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(p.pid, 0)
-    elapsed = time.monotonic() - start
-    err = p.stderr.read().decode(errors="replace")
-    if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit(f"benchmark command failed: {' '.join(cmd)}\n{err}")
+def in_view(count):
+    """The frames (seq from 0) in which each payload's code is wholly in the picture, by
+    make_frames' drift at 10 frames/s: A's modules span x+16…x+216 at x = 100 + 80 t, B's
+    x+10…x+155 at x = 900 - 60 t."""
+    return {PAYLOADS[0]: {i for i in range(count) if 100 + 8 * i + 216 <= 1280},
+            PAYLOADS[1]: {i for i in range(count) if 900 - 6 * i + 10 >= 0}}
+
+
+def misses(cmd, stdout, expected):
+    """What a run failed to read of `expected` (payload → frames): syncscan's code lines (text,
+    frame.seq) must hold each payload in each of its frames; a floor's `symbols=N` must count
+    them all at least. Empty when everything expected was read."""
+    lines = stdout.splitlines()
+    if cmd[1:2] == ["run"]:
+        read = {}
+        for line in lines:
+            code = json.loads(line)
+            read.setdefault(code.get("text"), set()).add(code["frame"]["seq"])
+        return [f"{text!r} not read in {len(frames - read.get(text, set()))} of the {len(frames)} frames it is wholly in"
+                f" (first {sorted(frames - read.get(text, set()))[:5]})"
+                for text, frames in expected.items() if frames - read.get(text, set())]
+    counted = [int(line.split("symbols=")[1]) for line in lines if "symbols=" in line]
+    want = sum(len(frames) for frames in expected.values())
+    return [] if counted and counted[-1] >= want else [f"symbols read: {counted[-1] if counted else 'none printed'}, {want} expected"]
+
+
+def timed(cmd, expected):
+    """Wall seconds and peak RSS (KiB) of one run; exits when it failed or missed a code `expected`."""
+    with tempfile.TemporaryFile() as out:
+        start = time.monotonic()
+        p = subprocess.Popen(cmd, stdout=out, stderr=subprocess.PIPE)
+        _, status, usage = os.wait4(p.pid, 0)
+        elapsed = time.monotonic() - start
+        err = p.stderr.read().decode(errors="replace")
+        if os.waitstatus_to_exitcode(status) != 0:
+            sys.exit(f"benchmark command failed: {' '.join(cmd)}\n{err}")
+        out.seek(0)
+        missed = misses(cmd, out.read().decode(errors="replace"), expected)
+    if missed:
+        sys.exit(f"benchmark command did not read the codes expected: {' '.join(cmd)}\n  " + "\n  ".join(missed))
     return elapsed, usage.ru_maxrss
 
 
@@ -102,11 +136,12 @@ def main():
         commands = {k: v for k, v in commands.items() if k in args.only.split(",")}
     times = {k: [] for k in commands}
     rss = {k: [] for k in commands}
+    expected = in_view(args.frames)
     for cmd in commands.values():  # warm the page cache
-        timed(cmd)
+        timed(cmd, expected)
     for _ in range(args.runs):  # interleaved, so machine noise hits each alike
         for name, cmd in commands.items():
-            t, m = timed(cmd)
+            t, m = timed(cmd, expected)
             times[name].append(t); rss[name].append(m)
     fps = {k: args.frames / statistics.median(v) for k, v in times.items()}
     print(f"frames: {args.frames} x 1280x720 GREY, QR codes on a {args.scene} background, 1 scanning thread, {args.runs} runs each (median); "

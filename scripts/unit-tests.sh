@@ -39,9 +39,14 @@ if [ "${UNIT_TEST_WATCH_CLOSES:-0}" = 1 ]; then
 fi
 
 # Own session, so the test bundle can be found and killed with it: swift test starts the bundle
-# in a process group of its own, but in this session.
-setsid swift test "$@" > "$log" 2>&1 &
+# in a process group of its own, but in this session. --wait: where setsid has to fork (it was
+# started as a process group leader), it waits for swift test and exits with its status.
+setsid --wait swift test "$@" > "$log" 2>&1 &
 runner=$!
+# The session: swift test's pid, the runner's own unless setsid forked (then its child's).
+session() {
+    if [ "$(ps -o sid= -p "$runner" | tr -d ' ')" = "$runner" ]; then echo "$runner"; else pgrep -P "$runner" | head -1; fi
+}
 tail -n +1 -f --pid="$runner" "$log" &
 follower=$!
 start=$(date +%s)
@@ -49,7 +54,8 @@ while kill -0 "$runner" 2>/dev/null; do
     if [ $(( $(date +%s) - start )) -ge "$LIMIT" ]; then
         echo "unit-tests: the suite is still running after $LIMIT s (UNIT_TEST_LIMIT); the tests that started and did not finish:"
         python3 "$(dirname "$0")/unit-test-log.py" unfinished "$log"
-        for pid in $(pgrep -s "$runner" -f '\.xctest'); do
+        sid=$(session); sid=${sid:-$runner}
+        for pid in $(pgrep -s "$sid" -f '\.xctest'); do
             if command -v gdb >/dev/null; then
                 echo "unit-tests: every thread of the test process $pid (gdb):"
                 timeout 120 gdb -p "$pid" -batch -ex 'thread apply all bt' 2>&1 | grep -E '^(Thread|#)' | head -400
@@ -57,7 +63,7 @@ while kill -0 "$runner" 2>/dev/null; do
                 echo "unit-tests: no gdb to print the stacks of the test process $pid"
             fi
         done
-        pkill -KILL -s "$runner" 2>/dev/null
+        pkill -KILL -s "$sid" 2>/dev/null
         wait "$runner" "$follower" 2>/dev/null
         exit 124
     fi

@@ -72,8 +72,8 @@ public final class LiveViewResultsHandler: ResultsHandler, ServiceHooks, CountsR
     }
 
     public var pixelsSampler: (any FramePixelsSampler)? { self }
-    /// The preview being made and the next one (its queue of one).
-    public var pixelCopiesHeld: Int { 2 }
+    /// The preview being made and those its worker's queue holds.
+    public var pixelCopiesHeld: Int { 1 + worker.capacity }
 
     /// The preview's settings now.
     public var settings: LiveViewSettings { sampling.withLock { $0.settings } }

@@ -1,6 +1,5 @@
 import Capture
 import JPEG
-import Logging
 import Media
 import Testing
 import TestSupport
@@ -44,9 +43,49 @@ private func servedPreview(of jpeg: [UInt8], width: Int, height: Int, settings: 
 }
 
 @Suite(.offThePool) struct LiveViewPreviewTests {
-    /// The session's pool makes room for the preview being made and the next one.
-    @Test func theHandlerHoldsTwoPixelCopies() {
-        #expect(LiveViewResultsHandler(settings: LiveViewSettings(), source: "test", logger: Logger(label: "test")).pixelCopiesHeld == 2)
+    /// The copies the handler holds at once, counted as the pool's copies lent while frames come
+    /// faster than previews are encoded (each picked as the session picks it): never more than
+    /// `pixelCopiesHeld`, what the session's pool makes room for; that many while one preview is
+    /// made and the next waits (the event waited for); none once the handler has finished.
+    @Test func theHandlerHoldsAtMostThePixelCopiesItDeclares() throws {
+        let handler = LiveViewResultsHandler(settings: LiveViewSettings(previewFPS: 1000, previewWidth: 1280), source: "test",
+                                             logger: LogRecorder().logger)
+        handler.start()
+        let viewer = handler.hub.openPictures()
+        let pool = FramePixelPool(capacity: handler.pixelCopiesHeld + 4)
+        let scene = GreyFrame(width: 1280, height: 720).videoFrame()
+        var frames: UInt64 = 0
+        /// Offers the handler one more frame; its copy, when picked, is the handler's alone after.
+        func offer() throws {
+            frames += 1
+            var frame = scene
+            frame.sequenceNumber = frames
+            var pixels: FramePixels?
+            if handler.wantsPixels(of: frame.info) {
+                let copy = try #require(pool.copy(frame), "a copy of frame \(frames)")
+                pixels = copy
+            }
+            try handler.frameCompleted(SynchronizedDataCollection(
+                video: SynchronizedVideoData(sequenceNumber: frames, presentationTime: frame.presentationTime, frame: frame.info,
+                                             droppedReason: nil, pixels: pixels),
+                metadata: SynchronizedMetadataObjectData(presentationTime: frame.presentationTime, metadataObjects: [])))
+        }
+        var held: [Int] = []
+        let reached = try waitUntil(every: .zero) {
+            try offer()
+            held.append(pool.lentCount)
+            return held.last! >= handler.pixelCopiesHeld
+        }
+        #expect(reached, "\(handler.pixelCopiesHeld) copies held at once within \(frames) frames: \(held.max() ?? 0) at most")
+        #expect(held.allSatisfy { $0 <= handler.pixelCopiesHeld }, "copies held after each frame: \(held)")
+        // Frames keep coming while the previews are made: still no more than declared.
+        for _ in 0..<50 {
+            try offer()
+            #expect(pool.lentCount <= handler.pixelCopiesHeld, "after frame \(frames)")
+        }
+        viewer.close()
+        try handler.finish()
+        #expect(pool.lentCount == 0, "copies held once the handler finished")
     }
 
     /// A camera MJPEG frame as wide as the preview is streamed as the camera sent it: no decode, no re-encode.

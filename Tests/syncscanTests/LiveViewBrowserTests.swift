@@ -32,13 +32,47 @@ import Testing
         finished(try startChromium(arguments, url: url), arguments) ?? []
     }
 
-    /// What a screenshot to `png` by a browser from `startChromium` misses (`misses`), once it
-    /// finished; a browser killed or a screenshot not written is a miss too.
-    private func screenshotMisses(_ started: (browser: ChildProcess, stdout: TemporaryFile), _ arguments: [String], png: String,
-                                  _ misses: (String) throws -> [String]) throws -> [String] {
-        guard finished(started, arguments) != nil else { return ["chromium \(arguments) had not finished: killed"] }
-        guard FileManager.default.fileExists(atPath: png) else { return ["chromium \(arguments) wrote no screenshot"] }
-        return try misses(png)
+    /// What a page screenshot to `png` by a browser from `startChromium` shows, once it finished.
+    private enum Page {
+        /// Not showing yet, no fault of the page's (why): the browser wedged and was killed, it
+        /// wrote no screenshot, or the screenshot has no picture or no outline of either colour
+        /// anywhere on it (its events not there yet). Such a page is opened again.
+        case notShowing(String)
+        /// Showing: what is wrong in its screenshot, which decides.
+        case shown(misses: [String])
+    }
+
+    private func page(_ started: (browser: ChildProcess, stdout: TemporaryFile), _ arguments: [String], png: String,
+                      directory: ScreenshotDirectory, _ misses: (Screenshot) throws -> [String]) throws -> Page {
+        guard finished(started, arguments) != nil else { return .notShowing("had not finished: killed") }
+        guard FileManager.default.fileExists(atPath: png) else { return .notShowing("wrote no screenshot") }
+        let shot = try Screenshot(png: png, directory: directory)
+        guard shot.hasScene(at: (600, 460)) else { return .notShowing("showed no picture") }
+        guard shot.hasAnyOutline() else { return .notShowing("showed no outline") }
+        return .shown(misses: try misses(shot))
+    }
+
+    /// What the first page opened on `url` with `arguments` that shows (`Page`) misses, each
+    /// followed by the number of pages opened: only a page not showing yet is opened again, until a
+    /// hang's deadline. `first` is a browser started already; `kept` sees each screenshot and its
+    /// page's number.
+    private func firstShown(_ url: String, _ arguments: [String], png: String, directory: ScreenshotDirectory,
+                            first: (browser: ChildProcess, stdout: TemporaryFile)? = nil, kept: (String, Int) -> Void = { _, _ in },
+                            _ misses: (Screenshot) throws -> [String]) throws -> [String] {
+        var started = first, shown: [String]?, notShowing = "", pages = 0
+        try waitUntil(every: .milliseconds(100)) {
+            pages += 1
+            if started == nil { try? FileManager.default.removeItem(atPath: png) }
+            let browser = try started ?? startChromium(arguments, url: url)
+            started = nil
+            let result = try page(browser, arguments, png: png, directory: directory, misses)
+            kept(png, pages)
+            switch result {
+            case .notShowing(let why): notShowing = why; return false
+            case .shown(let misses): shown = misses; return true
+            }
+        }
+        return (shown ?? ["no page showed: the last \(notShowing)"]).map { "\($0) (page \(pages))" }
     }
 
     @Test func theCodesTextAndOutlineAppearInTheBrowser() throws {
@@ -50,31 +84,36 @@ import Testing
         let listed = "<td>\(LiveViewDaemon.payload)</td>"
         let mode = "<span id=\"mode\">640x480 GREY at 10 fps (the file's)</span>"
         let rate = /<span id="fps">[0-9]+\.[0-9]<\/span> frames\/s scanned of <span id="capture-fps">[0-9]+\.[0-9]<\/span> captured/
-        var dom = ""
-        try waitUntil(every: .milliseconds(100)) {
+        // Once the daemon has read the code and its status has the rates and the mode, a page shows
+        // each as soon as its events or its status come; a page dumped before (Chromium dumps the DOM
+        // at load, which the picture's first part fires at once: its recent codes list still empty
+        // or its state still "connecting") is opened again, until a hang's deadline. The first page
+        // with both decides.
+        #expect(waitUntil { live.daemon.stdoutLines.contains { $0?["type"] as? String == "code" } }, "a code line: \(live.daemon.stderr)")
+        #expect(waitUntil(every: .milliseconds(200)) {
+            let status = (try? live.get("/status")).flatMap { try? JSONSerialization.jsonObject(with: Data($0.body)) as? [String: Any] }
+            return status?["rates"] as? [String: Any] != nil && status?["mode"] as? [String: Any] != nil
+        }, "the rates and the mode in /status")
+        var dom = "", pages = 0
+        let showing = try waitUntil(every: .milliseconds(100)) {
+            pages += 1
             dom = String(decoding: try chromium(["--timeout=4000", "--dump-dom"], url: url), as: UTF8.self)
-            return dom.contains(listed) && dom.contains(mode) && dom.contains(rate)
+            return !dom.contains("<tbody id=\"recent\"></tbody>") && !dom.contains("<span id=\"state\">connecting</span>")
         }
-        #expect(dom.contains(listed), "the recent codes list: \(dom.suffix(1500))")
-        #expect(dom.contains(mode) && dom.contains(rate), "the rates and the mode: \(dom.suffix(1500))")
+        #expect(showing, "no page showed the codes and the status in \(pages) pages: \(dom.suffix(1500))")
+        #expect(dom.contains(listed), "the recent codes list (page \(pages)): \(dom.suffix(1500))")
+        #expect(dom.contains(mode) && dom.contains(rate), "the rates and the mode (page \(pages)): \(dom.suffix(1500))")
 
         let directory = try ScreenshotDirectory()
         let png = directory.path("live-view.png")
         let corners = try #require(live.daemon.stdoutLines.compactMap { $0 }.first { $0["type"] as? String == "code" }?["corners"] as? [[Int]])
         // Chromium picks the moment of its screenshot (counted from its own start, so on a loaded
-        // machine it can come before the first picture or code reached the page): screenshots
-        // until one shows the outline (the event; only a hang reaches the deadline), each checked
-        // in full; the last one's misses are reported.
-        var missing: [String] = []
-        try waitUntil(every: .milliseconds(100)) {
-            try? FileManager.default.removeItem(atPath: png)
-            _ = try chromium(["--timeout=4000", "--screenshot=\(png)"], url: url)
-            guard FileManager.default.fileExists(atPath: png) else { missing = ["no screenshot written"]; return false }
-            let shot = try Screenshot(png: png, directory: directory)
-            missing = shot.misses(.read, around: corners.map { (Double($0[0]), Double($0[1])) })
+        // machine it can come before the first picture or code reached the page): the first page
+        // showing the picture and an outline decides, checked in full.
+        let missing = try firstShown(url, ["--timeout=4000", "--screenshot=\(png)"], png: png, directory: directory) { shot in
             // Away from the outline the picture is not green: the check sees the overlay, not the scene.
-            if shot.has(.read, nearFramePixel: (600, 460), within: 0) { missing.append("green away from the outline") }
-            return missing.isEmpty
+            shot.misses(.read, around: corners.map { (Double($0[0]), Double($0[1])) })
+                + (shot.has(.read, nearFramePixel: (600, 460), within: 0) ? ["green away from the outline"] : [])
         }
         #expect(missing.isEmpty, "\(missing)")
         #expect(live.finish() == 0)
@@ -102,9 +141,8 @@ import Testing
         #expect(waitUntil { live.daemon.stdoutLines.contains { $0?["type"] as? String == "code" } },
                 "the readable code's line: \(live.daemon.stderr)")
         func corners(_ code: RenderedCode) -> [(Double, Double)] { code.corners.map { ($0.x, $0.y) } }
-        func misses(_ png: String) throws -> [String] {
-            let shot = try Screenshot(png: png, directory: directory)
-            return shot.misses(.read, around: corners(readable)) + shot.misses(.undecoded, around: corners(damaged))
+        func misses(_ shot: Screenshot) -> [String] {
+            shot.misses(.read, around: corners(readable)) + shot.misses(.undecoded, around: corners(damaged))
                 + shot.strays(.read, around: corners(damaged)) + shot.strays(.undecoded, around: corners(readable))
         }
         // Both browsers open the page now; each screenshots at its --timeout.
@@ -112,33 +150,19 @@ import Testing
         let earlyArguments = ["--timeout=1000", "--screenshot=\(early)"], lateArguments = ["--timeout=8000", "--screenshot=\(late)"]
         let lateBrowser = try startChromium(lateArguments, url: page)
         // LIVE_VIEW_SCREENSHOT=PREFIX keeps every screenshot checked, as PREFIX-NAME.png.
-        let keep = { (png: String, name: String) in
+        let keep = { (name: String) in { (png: String, page: Int) in
             if let prefix = ProcessInfo.processInfo.environment["LIVE_VIEW_SCREENSHOT"] {
-                try? FileManager.default.removeItem(atPath: prefix + "-" + name)
-                try? FileManager.default.copyItem(atPath: png, toPath: prefix + "-" + name)
+                try? FileManager.default.removeItem(atPath: "\(prefix)-\(name)-page\(page).png")
+                try? FileManager.default.copyItem(atPath: png, toPath: "\(prefix)-\(name)-page\(page).png")
             }
-        }
-        // One second is short on a loaded or stopped machine (Chromium's own start counts in it):
-        // pages opened while the codes are still in view, each checked in full, until one shows
-        // both outlines (the event; only a hang reaches the deadline).
-        var earlyMisses: [String] = [], attempt = 0
-        try waitUntil(every: .milliseconds(100)) {
-            attempt += 1
-            try? FileManager.default.removeItem(atPath: early)
-            earlyMisses = try screenshotMisses(try startChromium(earlyArguments, url: page), earlyArguments, png: early, misses)
-            keep(early, "1s-try\(attempt).png")
-            return earlyMisses.isEmpty
-        }
+        } }
+        // One second is short on a loaded or stopped machine (Chromium's own start counts in it): a
+        // page not showing yet is opened again while the codes are still in view; the first that
+        // shows decides, both outlines checked in full.
+        let earlyMisses = try firstShown(page, earlyArguments, png: early, directory: directory, kept: keep("1s"), misses)
         #expect(earlyMisses.isEmpty, "1 s after the page opened: \(earlyMisses)")
-        var lateMisses = try screenshotMisses(lateBrowser, lateArguments, png: late, misses)
-        keep(late, "8s.png")
-        // The same for 8 s: an outline that fades while the codes are in view fails every page.
-        try waitUntil(every: .milliseconds(100)) {
-            guard !lateMisses.isEmpty else { return true }
-            try? FileManager.default.removeItem(atPath: late)
-            lateMisses = try screenshotMisses(try startChromium(lateArguments, url: page), lateArguments, png: late, misses)
-            return lateMisses.isEmpty
-        }
+        // The same for 8 s: an outline that fades while the codes are in view fails.
+        let lateMisses = try firstShown(page, lateArguments, png: late, directory: directory, first: lateBrowser, kept: keep("8s"), misses)
         #expect(lateMisses.isEmpty, "8 s after the page opened: \(lateMisses)")
         // Held in view for 10 s of the stream at least (100 frames at 10 frames/s), one line all along.
         #expect(waitUntil { live.framesFed >= 100 }, "100 frames fed: \(live.framesFed)")
@@ -169,35 +193,16 @@ import Testing
         let directory = try ScreenshotDirectory()
         let page = try directory.heldOpenPage(live: "http://127.0.0.1:\(live.port)")
         let corners = code.corners.map { ($0.x, $0.y) }
-        /// What a screenshot misses; `nil` when the page was not showing yet (no picture, or no
-        /// outline of either colour at the code: its events not there yet), to be taken again.
-        func misses(_ png: String) throws -> [String]? {
-            let shot = try Screenshot(png: png, directory: directory)
-            let outlined = corners.contains { shot.has(.read, nearFramePixel: (Int($0.0.rounded()), Int($0.1.rounded())))
-                || shot.has(.undecoded, nearFramePixel: (Int($0.0.rounded()), Int($0.1.rounded()))) }
-            guard shot.hasScene(at: (600, 460)), outlined else { return nil }
-            return shot.misses(.read, around: corners)
-        }
         let timeouts = stride(from: 2500, through: 12_500, by: 1000).map { $0 }
         var samples: [Int: [String]] = [:]
         for timeout in timeouts {
-            let png = directory.path("\(timeout).png"), arguments = ["--timeout=\(timeout)", "--screenshot=\(png)"]
-            var result: [String]?, attempts = 0
-            // A page not showing yet (Chromium's start on a loaded machine counts in its timeout) is
-            // opened again: only a page that shows the picture and the code's outline is a sample.
-            try waitUntil(every: .milliseconds(100)) {
-                attempts += 1
-                guard finished(try startChromium(arguments, url: page), arguments) != nil,
-                      FileManager.default.fileExists(atPath: png) else { return false }
-                result = try misses(png)
-                // LIVE_VIEW_SCREENSHOT=PREFIX keeps every screenshot checked, as PREFIX-items-MS-ATTEMPT.png.
+            let png = directory.path("\(timeout).png")
+            // LIVE_VIEW_SCREENSHOT=PREFIX keeps every screenshot checked, as PREFIX-items-MS-PAGE.png.
+            samples[timeout] = try firstShown(page, ["--timeout=\(timeout)", "--screenshot=\(png)"], png: png, directory: directory, kept: { png, page in
                 if let prefix = ProcessInfo.processInfo.environment["LIVE_VIEW_SCREENSHOT"] {
-                    try? FileManager.default.copyItem(atPath: png, toPath: "\(prefix)-items-\(timeout)-\(attempts).png")
+                    try? FileManager.default.copyItem(atPath: png, toPath: "\(prefix)-items-\(timeout)-\(page).png")
                 }
-                try? FileManager.default.removeItem(atPath: png)
-                return result != nil
-            }
-            samples[timeout] = (result ?? ["no sample: the page never showed"]).map { $0 + " (page \(attempts))" }
+            }) { $0.misses(.read, around: corners) }
         }
         for timeout in timeouts { #expect(samples[timeout] == [], "\(timeout) ms after the page opened: \(samples[timeout] ?? [])") }
         #expect(waitUntil { live.framesFed >= 100 }, "100 frames fed: \(live.framesFed)")
@@ -277,6 +282,16 @@ struct Screenshot {
                 guard (0..<Self.width).contains(x + dx), (0..<Self.height).contains(y + dy) else { return false }
                 let i = ((y + dy) * Self.width + x + dx) * 3
                 return outline.matches(rgb[i], rgb[i + 1], rgb[i + 2])
+            }
+        }
+    }
+
+    /// Whether either outline colour is anywhere on the picture (frame pixels 0..<640, 0..<480).
+    func hasAnyOutline() -> Bool {
+        (12..<492).contains { y in
+            (12..<652).contains { x in
+                let i = (y * Self.width + x) * 3
+                return Outline.read.matches(rgb[i], rgb[i + 1], rgb[i + 2]) || Outline.undecoded.matches(rgb[i], rgb[i + 1], rgb[i + 2])
             }
         }
     }

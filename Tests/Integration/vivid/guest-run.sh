@@ -14,6 +14,8 @@
 #   snapshots-FORMAT/                      the JPEG snapshots the code lines name (syncscan mode)
 #   capture-FORMAT.raw                     captured frames (v4l2-ctl mode)
 #   run-FORMAT.rc run-FORMAT.seconds       exit status and wall time of the capture
+#   payloads-FORMAT.jsonl .stderr .rc      the payload run: codes until they were in PAYLOAD_FRAMES
+#                                          frames, then SIGTERM (syncscan mode)
 #   input-results.txt input-*              the keyboard wedge and key trigger checks (guest-input.sh),
 #                                          when OUTDIR/wedge.y4m exists (syncscan mode)
 # Exit status: 0 when every step ran (the host judges the results); 125 when the loop or the
@@ -26,6 +28,9 @@ shift 6
 source "$VIVID_LOOP_SH"
 # Generous per-capture limit: decoding under TCG runs at a few frames per second.
 CAPTURE_TIMEOUT=${CAPTURE_TIMEOUT:-240}
+# Frames with a code the payload run waits for: scripts/test-vivid.sh's, in OUTDIR/params.
+PAYLOAD_FRAMES=$(sed -n 's/.*PAYLOAD_FRAMES=\([0-9]*\).*/\1/p' "$OUT/params" 2>/dev/null)
+PAYLOAD_FRAMES=${PAYLOAD_FRAMES:-8}
 
 now() { cut -d' ' -f1 /proc/uptime; }
 v4l2-ctl --list-devices > "$OUT/list-devices.txt" 2>&1
@@ -57,6 +62,20 @@ for fourcc in "$@"; do
   fi
   echo $? > "$OUT/run-$fourcc.rc"
   awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.1f\n", b - a }' > "$OUT/run-$fourcc.seconds"
+  if [ "$MODE" = syncscan ]; then
+    # The payload run: codes read until they were in PAYLOAD_FRAMES frames (the event waited for;
+    # a starved emulated CPU scans only a few of the FRAMES above), then SIGTERM; at most
+    # CAPTURE_TIMEOUT.
+    timeout -k 5 "$CAPTURE_TIMEOUT" "$BIN" run --source "$VIVID_CAPTURE_DEV" --fourcc "$fourcc" \
+      --width "$W" --height "$H" --duplicate-window 0 > "$OUT/payloads-$fourcc.jsonl" 2> "$OUT/payloads-$fourcc.stderr" &
+    run=$!
+    while kill -0 "$run" 2>/dev/null && [ "$(jq -r 'select(.type == "code") | .frame.seq' "$OUT/payloads-$fourcc.jsonl" 2>/dev/null \
+                                             | sort -u | grep -c .)" -lt "$PAYLOAD_FRAMES" ]; do
+      sleep 0.5
+    done
+    kill -TERM "$run" 2>/dev/null
+    wait "$run"; echo $? > "$OUT/payloads-$fourcc.rc"
+  fi
   vivid_feed_stop
   rm -f /tmp/feed.raw
   echo "guest-run: $fourcc done in $(cat "$OUT/run-$fourcc.seconds") s, exit $(cat "$OUT/run-$fourcc.rc")"
