@@ -109,6 +109,13 @@ public final class TCPConnection: @unchecked Sendable {  // unchecked: used by o
         }
     }
 
+    /// Sends small messages at once, without waiting for the peer's acknowledgement of the last
+    /// (`setsockopt(2)` TCP_NODELAY: Nagle's algorithm off).
+    public func sendImmediately() {
+        var one: CInt = 1
+        _ = setsockopt(descriptor.rawValue, CInt(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<CInt>.size))
+    }
+
     /// Caps the kernel's send buffer at `bytes` (`setsockopt(2)` SO_SNDBUF, which the kernel
     /// doubles and no longer grows by itself): what a peer that stops reading can hold there.
     public func limitSendBuffer(to bytes: Int) {

@@ -214,6 +214,8 @@ public final class TCPResultServer: ResultsHandler, ServiceHooks, CountsReportin
                 }
                 numbered += 1
                 connection.limitSendBuffer(to: Self.sendBufferBytes)
+                // A reply and the result after it each go out at once, not held for the reply's ACK.
+                connection.sendImmediately()
                 clients.append(TCPClient(connection, number: numbered, authorized: settings.token == nil))
                 log.connected(numbered)
             case .failure(let errno):
