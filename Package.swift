@@ -140,7 +140,7 @@ let package = Package(
 
         // Results handlers: where matched code + frame pairs go (JSON lines on stdout, JPEG snapshots).
         .target(name: "Results", dependencies: [
-            "Capture", "ConfigurationKeys", "GS1", "Media", "ZBar", "SystemCalls", "JPEG", "MQTT", "HTTPClient", "Outbox", "Evdev",
+            "Capture", "ConfigurationKeys", "GS1", "Media", "ZBar", "SystemCalls", "JPEG", "MQTT", "HTTPClient", "Outbox", "Evdev", "HTTP",
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
         ]),

@@ -13,6 +13,10 @@ int csystemcalls_set_thread_name(const char *name);
 /// EFD_NONBLOCK), or -1 with errno set.
 int csystemcalls_eventfd(void);
 
+/// The next connection waiting on the listening socket `fd`, non-blocking and close-on-exec
+/// (accept4(2) with SOCK_NONBLOCK | SOCK_CLOEXEC, which needs _GNU_SOURCE), or -1 with errno set.
+int csystemcalls_accept(int fd);
+
 /// Asks for a pipe's buffer to hold at least `bytes` (fcntl(2) F_SETPIPE_SZ, which needs
 /// _GNU_SOURCE): the capacity the kernel set (a power of two pages), or -1 with errno set (EPERM
 /// above /proc/sys/fs/pipe-max-size without CAP_SYS_RESOURCE, EBUSY below what the pipe holds).

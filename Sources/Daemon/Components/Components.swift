@@ -35,6 +35,7 @@ public struct Components: Sendable, Hashable {
             .mqtt,
             .webhook,
             .keyboard,
+            .tcp,  // a TCP server sending every result to its clients (a PLC), taking their TRIGGER commands
             .liveView,
         ],
         triggers: [
