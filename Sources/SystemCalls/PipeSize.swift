@@ -11,3 +11,10 @@ import SystemPackage
 public func system_setPipeSize(_ descriptor: FileDescriptor, bytes: Int) -> Result<Int, Errno> {
     valueOrErrno { csystemcalls_set_pipe_size(descriptor.rawValue, Int32(clamping: bytes)) }.map(Int.init)
 }
+
+/// The largest pipe capacity an unprivileged process may ask for (`/proc/sys/fs/pipe-max-size`,
+/// read with `BoundedFileRead`); `nil` when it cannot be read or holds no number.
+public func system_pipeMaximumSize() -> Int? {
+    guard let bytes = try? BoundedFileRead.bytes(of: "/proc/sys/fs/pipe-max-size", limit: 64) else { return nil }
+    return Int(String(decoding: bytes.prefix { $0 != 0x0A }, as: UTF8.self))
+}

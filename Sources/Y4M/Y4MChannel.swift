@@ -128,14 +128,16 @@ final class Y4MChannel: @unchecked Sendable {  // unchecked: `isClosed` and `pol
     }
 
     /// Asks a pipe or FIFO input to hold `bytes` at once (`system_setPipeSize`, `fcntl(F_SETPIPE_SZ)`),
-    /// else the system's largest pipe (`/proc/sys/fs/pipe-max-size`, 1 MiB by default) when asking
-    /// for more is refused: a frame the writer writes whole is then read in a read or two, not one
-    /// per 64 KiB (the default capacity). The capacity set, or why not; `nil` for other inputs.
+    /// else the system's largest pipe (`system_pipeMaximumSize`, `/proc/sys/fs/pipe-max-size`;
+    /// Linux's default 1 MiB when it cannot be read) when asking for more is refused: a frame the
+    /// writer writes whole is then read in a read or two, not one per 64 KiB (the default
+    /// capacity). The capacity set, or why not; `nil` for other inputs.
     func holdInPipe(bytes: Int) -> Result<Int, Errno>? {
         guard kind == .fifo, !isClosed else { return nil }
         let result = system_setPipeSize(input, bytes: bytes)
-        guard case .failure(.notPermitted) = result, bytes > Self.defaultPipeMaximum else { return result }
-        return system_setPipeSize(input, bytes: Self.defaultPipeMaximum)
+        let maximum = system_pipeMaximumSize() ?? Self.defaultPipeMaximum
+        guard case .failure(.notPermitted) = result, bytes > maximum else { return result }
+        return system_setPipeSize(input, bytes: maximum)
     }
 
     /// Linux's default `/proc/sys/fs/pipe-max-size`.

@@ -120,3 +120,16 @@ import Testing
         #expect(valueOrNegativeErrno { 0 } == .success(0))
     }
 }
+
+@Suite(.offThePool) struct PipeSizeTests {
+    @Test("the system's pipe maximum is read from /proc/sys/fs/pipe-max-size, and a pipe may be made that large")
+    func thePipeMaximumIsOneAPipeMayHave() throws {
+        let maximum = try #require(system_pipeMaximumSize())
+        #expect(maximum >= 4096 && maximum & (maximum - 1) == 0, "a power of two no smaller than a page: \(maximum)")
+        let pipe = try FileDescriptor.pipe()
+        defer { try? pipe.readEnd.close(); try? pipe.writeEnd.close() }
+        #expect(system_setPipeSize(pipe.readEnd, bytes: maximum) == .success(maximum))
+        #expect(system_setPipeSize(pipe.readEnd, bytes: 4096) == .success(4096))
+        #expect(system_setPipeSize(FileDescriptor(rawValue: -1), bytes: 4096) == .failure(.badFileDescriptor))
+    }
+}

@@ -12,7 +12,8 @@
 // Prints frames, scanned, lateData, undecodable, codes, codes by pass, passes cut, the process's
 // CPU (getrusage user + system over the run) per frame, and what tells why a frame was late: its
 // threads' involuntary context switches, scans longer than a frame interval (wall), the late frames'
-// numbers and the machine's load average before and after.
+// numbers and the machine's load average before and after; then a line `first_lines JSON`: each
+// text read, the milliseconds from the source's start to the delivery of the first frame it was in.
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -78,7 +79,7 @@ final class PacedMJPEGSource: FrameSource, @unchecked Sendable {
     private let count: Int
     private let decoder = JPEGLumaDecoder()
     private var sent = 0
-    private var began: ContinuousClock.Instant?
+    private(set) var began: ContinuousClock.Instant?
     private let stopped = Atomic(false)
 
     init(files: [[UInt8]], width: Int, height: Int, fps: Int, frames: Int) {
@@ -159,8 +160,13 @@ let metadata = MetadataOutput(settings: settings, scanningThreads: threads,
 var logger = Logger(label: "pipeline-bench")
 logger.logLevel = .error
 let session = CaptureSession(input: source, videoDataOutput: VideoDataOutput(), metadataOutput: metadata, logger: logger)
+/// Per text read: milliseconds from the source's start to the delivery of its first frame.
+let firstLines = Mutex([String: Double]())
 let synchronizer = DataOutputSynchronizer { collection in
     if collection.video.droppedReason == .lateData { observed.late(collection.sequenceNumber) }
+    guard let codes = collection.metadata?.metadataObjects, !codes.isEmpty, let began = source.began else { return }
+    let now = Double((ContinuousClock.now - began).nanoseconds) / 1e6
+    firstLines.withLock { seen in for code in codes { if let text = code.text, seen[text] == nil { seen[text] = now } } }
 }
 let loadBefore = loadAverage()
 let before = usage()
@@ -175,3 +181,5 @@ print("frames=\(s.frames) scanned=\(s.scanned) idle=\(s.dropped[.idle] ?? 0) lat
       + "dropped=\(s.droppedTotal) codes=\(s.codes) by_pass=\(byPass.isEmpty ? "-" : byPass) cut=\(cut.isEmpty ? "-" : cut) "
       + "size=\(width)x\(height) cpu_ms_per_frame=\(cpu * 1000 / Double(max(1, s.frames))) "
       + "preempted=\(after.preempted - before.preempted) \(observed.summary) load=\(loadBefore),\(loadAverage())")
+let seen = firstLines.withLock { $0 }.sorted { $0.key < $1.key }
+print("first_lines {" + seen.map { "\"\($0.key)\": \($0.value)" }.joined(separator: ", ") + "}")

@@ -26,6 +26,12 @@ import Media
 /// decode, a format without one) is scanned, so the scan says what it is (`undecodable`), and is
 /// no change: the reference and the frames left to settle stay as they were.
 ///
+/// A compressed frame (MJPEG) costs a partial decode to look at, so while the scene is idle only
+/// every other one is looked at: the frame after one judged idle is idle unseen. A change is then
+/// caught within two frame intervals; once one is, every frame is looked at until the scene is
+/// idle again. (The frame's compressed size is no guide: mains flicker moves it as much as a
+/// card brought into view.)
+///
 /// Used by one thread (the session's source thread); its two pictures are reused frame to frame.
 /// Several detectors judging the same frame share one picture of it (`isIdle(picture:settings:rect:)`).
 public struct ChangeDetector: Sendable {
@@ -40,14 +46,25 @@ public struct ChangeDetector: Sendable {
     private var candidate = false
     /// Whether the frame judged last changed (else it is scanned to settle, or had no reference).
     private var changed = false
+    /// `changedBlocks`'s table, kept so that judging a frame allocates nothing.
+    private var bounds = [(low: Int, span: UInt)](repeating: (0, 0), count: 256)
+    /// Whether the next frame, if compressed, goes unseen (the last one was looked at and judged idle).
+    private var nextUnseen = false
 
     public init() {}
 
     /// Whether `frame` is idle (not to be scanned) under `settings`, looking at `rect` of it.
     /// When it is not, call `scanned()` once it is handed to a scanner.
     public mutating func isIdle(_ frame: borrowing VideoFrame, settings: TriggerSettings, rect: NormalizedRect = .full) -> Bool {
+        let compressed = frame.format.isCompressed
+        if nextUnseen && compressed {
+            (nextUnseen, candidate, changed) = (false, false, false)
+            return true
+        }
         candidate = current.make(from: frame)
-        return judged(settings: settings, rect: rect)
+        let idle = judged(settings: settings, rect: rect)
+        nextUnseen = idle && compressed
+        return idle
     }
 
     /// `isIdle(_:settings:rect:)` for a frame whose picture was made already (`nil`: it could not
@@ -66,7 +83,8 @@ public struct ChangeDetector: Sendable {
             changed = true  // a first picture: all of it is new
             return false
         }
-        changed = Self.changedBlocks(current, against: reference, in: current.blocks(covering: rect), level: settings.changeLevel)
+        changed = Self.changedBlocks(current, against: reference, in: current.blocks(covering: rect), level: settings.changeLevel,
+                                     bounds: &bounds)
             >= settings.changeBlocks
         return !changed && settleLeft == 0
     }
@@ -83,15 +101,17 @@ public struct ChangeDetector: Sendable {
 
     /// Forgets the reference: the next frame is scanned (the mode was switched, the source reopened).
     public mutating func reset() {
-        (hasReference, settleLeft, candidate, changed) = (false, 0, false, false)
+        (hasReference, settleLeft, candidate, changed, nextUnseen) = (false, 0, false, false, false)
     }
 
     /// Blocks of `current` in `blocks` whose mean moved by more than `level` beyond the global
     /// gain and offset fitted against `reference` (the type's summary says how). The fit looks
     /// at every other block each way of a region at least `fitStrideMinimum` blocks across
     /// (a quarter of the blocks fix a global gain and offset as well); every block is judged.
+    /// `table` is the caller's storage for the per-level bounds (256 entries).
     static func changedBlocks(_ current: EighthScalePicture, against reference: EighthScalePicture,
-                              in blocks: (x: Range<Int>, y: Range<Int>), level: Double) -> Int {
+                              in blocks: (x: Range<Int>, y: Range<Int>), level: Double,
+                              bounds table: inout [(low: Int, span: UInt)]) -> Int {
         let width = current.width
         let (top, bottom) = (255 - 4 * level, 4 * level)
         // Blocks that may hold clipped pixels bend the gain (an exposure step saturates a highlight).
@@ -102,7 +122,8 @@ public struct ChangeDetector: Sendable {
                 // Per reference level (a block is a byte), the current levels a block may take, as
                 // the lowest and the span above it (a level below wraps to a large unsigned
                 // difference; an empty set is the lowest 256, which no level reaches): one compare a block.
-                withUnsafeTemporaryAllocation(of: (low: Int, span: UInt).self, capacity: 256) { bounds in
+                if table.count < 256 { table = [(low: Int, span: UInt)](repeating: (0, 0), count: 256) }
+                return table.withUnsafeMutableBufferPointer { bounds in
                     var fit = (gain: 1.0, offset: 0.0), fitted = false
                     for round in 0..<2 {
                         for r in 0..<256 {

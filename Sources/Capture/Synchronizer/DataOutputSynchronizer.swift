@@ -30,6 +30,8 @@ public final class DataOutputSynchronizer: Sendable {
         var firstDeliveryError: (any Error)?
         /// Collections that left the head, in order, not yet handed to `deliver`.
         var outbox: [SynchronizedDataCollection] = []
+        /// Empty storage the outbox takes when a batch leaves it (`deliverOutbox`).
+        var spare: [SynchronizedDataCollection] = []
         /// Whether a thread is running `deliverOutbox()`.
         var delivering = false
 
@@ -104,25 +106,33 @@ public final class DataOutputSynchronizer: Sendable {
     public var pendingCount: Int { state.withLock { $0.slots.count - $0.head + $0.outbox.count } }
 
     /// Delivers the outbox, without the lock, until it is empty; then another thread may deliver.
+    ///
+    /// The outbox and the batch delivered trade storage (`State.spare`), so a delivery allocates nothing.
     private func deliverOutbox() {
+        var batch: [SynchronizedDataCollection] = []
         while true {
-            let (batch, discarded) = state.withLock { state -> ([SynchronizedDataCollection], [SynchronizedDataCollection]) in
+            let discarded = state.withLock { state -> [SynchronizedDataCollection]? in
+                // The batch delivered last, emptied, is the outbox's next storage.
+                if batch.capacity > state.spare.capacity { swap(&batch, &state.spare) }
                 guard !state.outbox.isEmpty, state.firstDeliveryError == nil else {
+                    state.delivering = false
+                    guard !state.outbox.isEmpty else { return [] }  // the outbox keeps its storage
                     let discarded = state.outbox
                     state.outbox.removeAll()
-                    state.delivering = false
-                    return ([], discarded)
+                    return discarded
                 }
-                let batch = state.outbox
-                state.outbox.removeAll(keepingCapacity: true)
-                return (batch, [])
+                batch.removeAll(keepingCapacity: true)
+                swap(&batch, &state.outbox)
+                swap(&state.outbox, &state.spare)
+                return nil
             }
-            if batch.isEmpty {
+            if let discarded {
                 // Released after unlocking: a collection's pixel copy goes back to its pool's lock.
                 withExtendedLifetime(discarded) {}
                 return
             }
-            for collection in batch {
+            for index in batch.indices {
+                let collection = batch[index]
                 // Out of the synchronizer: its pixel copy no longer waits for frames ahead of it.
                 collection.video.pixels?.markDelivered()
                 do { try deliver(collection) } catch {
@@ -130,6 +140,7 @@ public final class DataOutputSynchronizer: Sendable {
                     break
                 }
             }
+            batch.removeAll(keepingCapacity: true)
         }
     }
 }
