@@ -31,6 +31,8 @@ import Testing
     /// roff's escapes and fonts gone, no final full stop, case and spacing aside.
     static func plain(_ text: String) -> String {
         var t = text.replacing(/\[([^\]]*)\]\([^)]*\)/) { String($0.output.1) }
+        // roff's \\ is one backslash: the man page's \\r\\n reads \r\n.
+        t = t.replacingOccurrences(of: "\\\\", with: "\\")
         t = t.replacingOccurrences(of: "`", with: "").replacingOccurrences(of: "\\(en", with: "–")
             .replacingOccurrences(of: "\\|", with: "|").replacing(/\\f[BIRP]/, with: "").replacingOccurrences(of: "\\-", with: "-")
         t = t.trimmingCharacters(in: .whitespaces)

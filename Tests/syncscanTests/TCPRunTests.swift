@@ -134,8 +134,17 @@ import Testing
             fast[1].send(line: "COUNTERS")
             return fast[1].lines.contains { $0.contains("dropped_slow=10") }
         }, "stderr: \(daemon.stderr)")
-        daemon.feedFrames(frames, count: 20, every: .milliseconds(20))
+        let end = daemon.framesFed + 20
+        daemon.feedFrames(frames, every: .milliseconds(20)) {
+            for client in fast { client.pump() }
+            return daemon.framesFed >= end
+        }
         daemon.closeStdin()
+        // The 90 read on while the daemon stops, as a PLC does: what waits for them is written before they are closed.
+        #expect(waitUntil(every: .milliseconds(10)) {
+            for client in fast { client.pump() }
+            return !daemon.process.isRunning
+        }, "stderr: \(daemon.stderr)")
         #expect(daemon.wait() == 0, "stderr: \(daemon.stderr)")
         let expected = daemon.records("code").map { "\(($0["frame"] as! [String: Any])["seq"] as! Int) \(padding)" }
         for (index, client) in fast.enumerated() {
