@@ -29,8 +29,8 @@ import Media
 /// A compressed frame (MJPEG) costs a partial decode to look at, so while the scene is idle only
 /// every other one is looked at: the frame after one judged idle is idle unseen. A change is then
 /// caught within two frame intervals; once one is, every frame is looked at until the scene is
-/// idle again. (The frame's compressed size is no guide: mains flicker moves it as much as a
-/// card brought into view.)
+/// idle again. A frame unseen is idle whatever it holds (one that would not decode too). The
+/// compressed size is no guide: mains flicker moves it as much as a card brought into view.
 ///
 /// Used by one thread (the session's source thread); its two pictures are reused frame to frame.
 /// Several detectors judging the same frame share one picture of it (`isIdle(picture:settings:rect:)`).
