@@ -64,16 +64,21 @@ for fourcc in "$@"; do
   awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.1f\n", b - a }' > "$OUT/run-$fourcc.seconds"
   if [ "$MODE" = syncscan ]; then
     # The payload run: codes read until they were in PAYLOAD_FRAMES frames (the event waited for;
-    # a starved emulated CPU scans only a few of the FRAMES above), then SIGTERM; at most
-    # CAPTURE_TIMEOUT.
-    timeout -k 5 "$CAPTURE_TIMEOUT" "$BIN" run --source "$VIVID_CAPTURE_DEV" --fourcc "$fourcc" \
+    # a starved emulated CPU scans only a few of the FRAMES above), at most CAPTURE_TIMEOUT s, then
+    # one SIGTERM. Its graceful stop (the frames in flight on that CPU) gets 30 s of its own, then
+    # SIGKILL: no second SIGTERM, which would force the stop and exit 1.
+    "$BIN" run --source "$VIVID_CAPTURE_DEV" --fourcc "$fourcc" \
       --width "$W" --height "$H" --duplicate-window 0 > "$OUT/payloads-$fourcc.jsonl" 2> "$OUT/payloads-$fourcc.stderr" &
     run=$!
-    while kill -0 "$run" 2>/dev/null && [ "$(jq -r 'select(.type == "code") | .frame.seq' "$OUT/payloads-$fourcc.jsonl" 2>/dev/null \
-                                             | sort -u | grep -c .)" -lt "$PAYLOAD_FRAMES" ]; do
+    deadline=$(( $(date +%s) + CAPTURE_TIMEOUT ))
+    while kill -0 "$run" 2>/dev/null && [ "$(date +%s)" -lt "$deadline" ] \
+          && [ "$(jq -r 'select(.type == "code") | .frame.seq' "$OUT/payloads-$fourcc.jsonl" 2>/dev/null \
+                  | sort -u | grep -c .)" -lt "$PAYLOAD_FRAMES" ]; do
       sleep 0.5
     done
     kill -TERM "$run" 2>/dev/null
+    for _ in $(seq 1 60); do kill -0 "$run" 2>/dev/null || break; sleep 0.5; done
+    kill -KILL "$run" 2>/dev/null
     wait "$run"; echo $? > "$OUT/payloads-$fourcc.rc"
   fi
   vivid_feed_stop
