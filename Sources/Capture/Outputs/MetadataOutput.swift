@@ -169,26 +169,6 @@ public final class MetadataOutput: Sendable {
     /// `effort: auto` runs harder passes only on evidence and within the frame's time budget.
     public func makeScanner(live: Bool = false) -> Scanner { Scanner(output: self, live: live) }
 
-    /// What one frame's scan found and did.
-    public struct ScanReport: Sendable {
-        /// The codes, one per symbology and payload.
-        public var codes: [MachineReadableCodeObject]
-        /// The passes that ran, in order.
-        public var passesRun: [DecoderPass]
-        /// The harder passes the evidence asked for that did not fit in the frame's time budget.
-        public var passesCut: [DecoderPass]
-        /// What each pass that ran read by itself, before one reading per code was kept.
-        public var readings: [DecoderPass: [MachineReadableCodeObject]] = [:]
-        /// The codes the first pass of a library that reports them (zxing-cpp's) detected but could not decode and no pass read
-        /// (asked for with `effort: auto` on a live source, or `Settings.reportsUndecoded`).
-        public var undecoded: [UndecodedCodeObject] = []
-        /// What the engine's reading check did on this frame (`ReadingCheck`).
-        public var readingCheck = ReadingCheckCounts()
-        /// Readings the check could not confirm within the frame, passed on for the items to
-        /// confirm (`Settings.confirmsByItem`); not among `codes`.
-        public var unconfirmed: [MachineReadableCodeObject] = []
-    }
-
     /// One thread's decoders: a reader of each library, made on first use, and a luma scratch plane for a library that reads no pixel stride.
     public final class Scanner {
         private let output: MetadataOutput
@@ -308,22 +288,7 @@ public final class MetadataOutput: Sendable {
                 let checked = check.check(codes, frame: frame, symbologies: settings.scanner.symbologies, unconfirmed: outcome)
                 (codes, report.unconfirmed, report.readingCheck) = (checked.codes, checked.unconfirmed, checked.counts)
             }
-            // One reading per code: readings of one payload at one place (several passes, both
-            // libraries) are one code; the same payload elsewhere in the frame is another label.
-            // A reading with an EAN/UPC add-on stands over one of the same code without.
-            var kept: [CodeIdentity: [Int]] = [:]
-            for code in codes {
-                let identity = CodeIdentity(code)
-                if let index = kept[identity]?.first(where: { report.codes[$0].overlaps(code) }) {
-                    let preferred = settings.engine.preferred(for: code.symbology)
-                    if (code.addOn != nil) != (report.codes[index].addOn != nil) {
-                        if code.addOn != nil { report.codes[index] = code }
-                    } else if let preferred, code.engine == preferred && report.codes[index].engine != preferred { report.codes[index] = code }
-                } else {
-                    kept[identity, default: []].append(report.codes.count)
-                    report.codes.append(code)
-                }
-            }
+            report.keepOnePerCode(codes, engine: settings.engine)
             report.undecoded = detected.filter { code in !report.codes.contains { code.isRead(as: $0) } }
             if settings.confirmsByItem { report.passOnUnconfirmed(settings.confirmation) }
             return report

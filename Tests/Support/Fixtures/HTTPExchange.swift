@@ -35,66 +35,15 @@ public final class HTTPTestConnection: @unchecked Sendable {
     /// socket's receive buffer (SO_RCVBUF); `from` is the client's address (another loopback one,
     /// `127.0.0.2`: a second client machine).
     public init(port: Int, receiveBuffer: Int? = nil, from source: String? = nil, to destination: String = "127.0.0.1") throws {
-        fd = try Self.connected(port: port, receiveBuffer: receiveBuffer, source: source, destination: destination)
-    }
-
-    /// A socket connected to `destination`:`port`, closed here if the connect fails. Only a connected
-    /// descriptor becomes `fd`: `deinit` runs even when an initializer throws after `fd` is set, so
-    /// a close here and another there would close a number that another test may have been given
-    /// meanwhile (a spool's file, a pipe).
-    private static func connected(port: Int, receiveBuffer: Int?, source: String?, destination: String) throws -> Int32 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw FixtureError.toolFailed("socket failed: errno \(errno)") }
-        if let source {
-            var local = sockaddr_in()
-            local.sin_family = sa_family_t(AF_INET)
-            let bound = inet_pton(AF_INET, source, &local.sin_addr) == 1 && withUnsafePointer(to: &local) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            } == 0
-            guard bound else {
-                let error = errno
-                close(fd)
-                throw FixtureError.toolFailed("bind \(source) failed: errno \(error)")
-            }
-        }
-        if var size = receiveBuffer.map(Int32.init) {
-            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-        }
-        var timeout = timeval(tv_sec: 0, tv_usec: 100_000)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        guard inet_pton(AF_INET, destination, &address.sin_addr) == 1 else {
-            close(fd)
-            throw FixtureError.toolFailed("\(destination) is not an IPv4 address")
-        }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else {
-            let error = errno
-            close(fd)
-            throw FixtureError.toolFailed("connect \(destination):\(port) failed: errno \(error)")
-        }
-        return fd
+        fd = try LoopbackTCP.connected(port: port, receiveBuffer: receiveBuffer, source: source, destination: destination,
+                                       receiveTimeoutMicroseconds: 100_000)
     }
 
     deinit { close(fd) }
 
     /// Writes all of `bytes`; false when the server closed the connection.
     @discardableResult
-    public func send(_ bytes: [UInt8]) -> Bool {
-        bytes.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let n = Glibc.send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
-                if n < 0 { if errno == EINTR { continue }; return false }
-                offset += n
-            }
-            return true
-        }
-    }
+    public func send(_ bytes: [UInt8]) -> Bool { LoopbackTCP.sendAll(fd, bytes) }
 
     /// Whether the server has closed the connection (or reset it) with nothing more to read: a
     /// look that does not wait (`recv` with `MSG_PEEK | MSG_DONTWAIT`).

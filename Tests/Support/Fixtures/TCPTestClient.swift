@@ -13,39 +13,14 @@ public final class TCPTestClient: @unchecked Sendable {
 
     /// Connects to `port`; `receiveBuffer` sets SO_RCVBUF first (a small one: a reader that stalls soon).
     public init(port: Int, receiveBuffer: Int32? = nil) throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw FixtureError.toolFailed("socket failed: errno \(errno)") }
-        if var size = receiveBuffer { setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else {
-            let code = errno
-            close(fd)
-            throw FixtureError.toolFailed("connect to 127.0.0.1:\(port) failed: errno \(code)")
-        }
-        self.fd = fd
+        fd = try LoopbackTCP.connected(port: port, receiveBuffer: receiveBuffer.map(Int.init))
     }
 
     deinit { close(fd) }
 
     /// Writes all of `bytes` (blocking); false once the peer is gone.
     @discardableResult
-    public func send(_ bytes: [UInt8]) -> Bool {
-        bytes.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let n = Glibc.send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
-                if n < 0 { if errno == EINTR { continue }; return false }
-                offset += n
-            }
-            return true
-        }
-    }
+    public func send(_ bytes: [UInt8]) -> Bool { LoopbackTCP.sendAll(fd, bytes) }
 
     @discardableResult
     public func send(line: String) -> Bool { send(Array((line + "\r\n").utf8)) }
