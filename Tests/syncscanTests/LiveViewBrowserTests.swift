@@ -27,9 +27,10 @@ import Testing
         return [UInt8](FileManager.default.contents(atPath: started.stdout.path) ?? Data())
     }
 
-    /// Runs `chromium --headless=new` with `arguments` and `url`; its stdout (empty when it had to be killed).
-    private func chromium(_ arguments: [String], url: String) throws -> [UInt8] {
-        finished(try startChromium(arguments, url: url), arguments) ?? []
+    /// Runs `chromium --headless=new` with `arguments` and `url`; its stdout (empty when it had to
+    /// be killed after `limit`: one wedged browser must leave time for the pages opened after it).
+    private func chromium(_ arguments: [String], url: String, limit: Duration = .seconds(120)) throws -> [UInt8] {
+        finished(try startChromium(arguments, url: url), arguments, limit: limit) ?? []
     }
 
     /// What a page screenshot to `png` by a browser from `startChromium` shows, once it finished.
@@ -94,11 +95,14 @@ import Testing
             let status = (try? live.get("/status")).flatMap { try? JSONSerialization.jsonObject(with: Data($0.body)) as? [String: Any] }
             return status?["rates"] as? [String: Any] != nil && status?["mode"] as? [String: Any] != nil
         }, "the rates and the mode in /status")
+        // A browser that wedged and was killed dumped nothing: that page is opened again too (an
+        // empty dump holds neither the empty list nor "connecting", so it is no page at all).
         var dom = "", pages = 0
         let showing = try waitUntil(every: .milliseconds(100)) {
             pages += 1
-            dom = String(decoding: try chromium(["--timeout=4000", "--dump-dom"], url: url), as: UTF8.self)
-            return !dom.contains("<tbody id=\"recent\"></tbody>") && !dom.contains("<span id=\"state\">connecting</span>")
+            dom = String(decoding: try chromium(["--timeout=4000", "--dump-dom"], url: url, limit: .seconds(60)), as: UTF8.self)
+            return dom.contains("</html>") && dom.contains("<tbody id=\"recent\">")
+                && !dom.contains("<tbody id=\"recent\"></tbody>") && !dom.contains("<span id=\"state\">connecting</span>")
         }
         #expect(showing, "no page showed the codes and the status in \(pages) pages: \(dom.suffix(1500))")
         #expect(dom.contains(listed), "the recent codes list (page \(pages)): \(dom.suffix(1500))")
