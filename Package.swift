@@ -140,7 +140,7 @@ let package = Package(
 
         // Results handlers: where matched code + frame pairs go (JSON lines on stdout, JPEG snapshots).
         .target(name: "Results", dependencies: [
-            "Capture", "ConfigurationKeys", "GS1", "Media", "ZBar", "SystemCalls", "JPEG", "MQTT", "HTTPClient", "Outbox", "Evdev", "HTTP",
+            "Capture", "ConfigurationKeys", "GS1", "Media", "SystemCalls", "JPEG", "MQTT", "HTTPClient", "Outbox", "Evdev", "HTTP",
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -170,7 +170,7 @@ let package = Package(
         .plugin(name: "PkgConfigVersion", capability: .buildTool()),
 
         .executableTarget(name: "syncscan", dependencies: [
-            "CEarlySignals", "ConfigurationKeys", "Daemon", "Decoders", "Media", "Results", "SystemCalls", "V4L2", "JPEG", "MQTT", "HTTPClient",
+            "CEarlySignals", "ConfigurationKeys", "Daemon", "Media", "Results", "SystemCalls", "V4L2", "JPEG",
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
@@ -220,7 +220,7 @@ let package = Package(
             "Results", "Capture", "Decoders", "Media", "Outbox", "SystemCalls", "TestSupport", "JPEG", .product(name: "SystemPackage", package: "swift-system"),
         ]),
         .testTarget(name: "LiveViewTests", dependencies: [
-            "LiveView", "Capture", "Decoders", "JPEG", "Media", "SystemCalls", "TestSupport", "V4L2", "Y4M",
+            "LiveView", "Capture", "Decoders", "JPEG", "Media", "SystemCalls", "TestSupport",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "DaemonTests", dependencies: [

@@ -21,7 +21,7 @@ extension Syncscan {
         @Option(help: "YAML configuration file (default: $SYNCSCAN_CONFIG, else none).")
         var config: String?
 
-        @Option(help: "y4m:PATH, y4m:- (stdin), a .y4m file, /dev/videoN or v4l2:/dev/videoN. [default: /dev/video0]")
+        @Option(help: ArgumentHelp("The input: \(Components.standard.sourceForms). [default: /dev/video0]"))
         var source: String?
 
         @Option(help: "Comma-separated symbology names (qrcode, ean13, code128, aztec, datamatrix, …) or 'all' the engine reads. [default: qrcode]")

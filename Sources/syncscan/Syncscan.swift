@@ -6,7 +6,7 @@ import JPEG
 import Logging
 import SystemCalls
 
-/// `syncscan`: watch a camera (or a Y4M stream) and print every barcode with its frame.
+/// `syncscan`: watch a camera, a Y4M pipe, a network stream or a file, and report every barcode with its frame.
 @main
 struct Syncscan: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -7,7 +7,7 @@ import SystemCalls
 /// (AVFoundation's `AVCaptureSession`).
 ///
 /// Threads: one reads the source (blocking I/O, never on the concurrency pool), `scanningThreads`
-/// scan with zbar; the synchronizer delivers from whichever thread completes the head slot.
+/// scan with the session's decoder engine; the synchronizer delivers from whichever thread completes the head slot.
 /// The source thread is the only one that assigns sequence numbers: a gap becomes
 /// `discontinuity` entries, a jump backwards (a reopened device) is rebased so numbers keep
 /// increasing; and the only one that assigns presentation times (`PresentationClock`: zero at

@@ -52,6 +52,10 @@ public struct Components: Sendable, Hashable {
     public static func == (a: Components, b: Components) -> Bool { a.names == b.names }
     public func hash(into hasher: inout Hasher) { hasher.combine(names) }
 
+    /// Every registered input's accepted forms (`--source`'s help, the messages of a source no
+    /// family reads).
+    public var sourceForms: String { InputRegistry.acceptedForms(inputs) }
+
     /// The registered libraries' engines, each once: the `engine` key's choices.
     public var engines: [DecoderEngine] {
         decoders.flatMap(\.engines).reduce(into: []) { all, engine in if !all.contains(where: { $0.name == engine.name }) { all.append(engine) } }

@@ -98,7 +98,7 @@ extension IOError {
         let advice = switch errno {
         case .noSuchFileOrDirectory: "the directory \(directory) does not exist: create it, or point metrics.textfile at one that does"
         case .permissionDenied, .notPermitted, Errno(rawValue: EROFS):
-            "\(directory) is not writable here (read-only file system, or permissions): under systemd add it to ReadWritePaths= (see the README)"
+            "\(directory) is not writable here (read-only file system, or permissions): under systemd add it to ReadWritePaths= (docs/outputs.md, Prometheus metrics)"
         case .noSpace, Errno(rawValue: EDQUOT): "the file system of \(directory) is full: free space there"
         default: "check \(directory)"
         }

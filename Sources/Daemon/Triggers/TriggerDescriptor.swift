@@ -6,9 +6,9 @@ import ServiceLifecycle
 import SystemCalls
 
 /// A trigger of a triggered reader (`trigger.mode: triggered`): what presses and releases the
-/// service's `TriggerSwitch`, registered by one line in `Components.standard` (issue 41's trigger
-/// descriptors). It names itself, owns its settings under `trigger.<name>.*` (read from the
-/// scoped reader, checked for `check-config`, read at start), makes the trigger for a run given
+/// service's `TriggerSwitch`, registered by one line in `Components.standard`. It names itself,
+/// owns its settings under `trigger.<name>.*` (read from the scoped reader, checked for
+/// `check-config`, read at start), makes the trigger for a run given
 /// the switch, and says what that trigger counts (shown beside the handlers' counters: the
 /// stats and summary lines, `/status`, the metrics), which services it runs beside the scan and
 /// how it describes itself in `/status` (`kind: trigger`).

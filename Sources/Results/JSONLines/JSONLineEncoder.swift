@@ -19,7 +19,7 @@ public struct JSONLineEncoder: Sendable {
                fields: delivered.fields + extra)
     }
 
-    /// `{"type":"code",…}` followed by a newline. Field order is fixed (see README, "Output"):
+    /// `{"type":"code",…}` followed by a newline. Field order is fixed (docs/outputs.md, "Output"):
     /// `symbology_id` when the library gave one, `addon` when an EAN/UPC code was read with its
     /// add-on (its digits; `text` ends with them), `gs1` or `gs1_error` when the code is GS1 (docs/gs1.md).
     /// - Parameters:
