@@ -30,7 +30,7 @@ extension Syncscan {
         @Option(help: "Report a payload again only after this many seconds of frame time without it, instead of each physical code once as an item; 0 reports every reading. [default: items]")
         var duplicateWindow: Double?
 
-        @Option(help: "Seconds of frame time an item unseen stays in view before it is removed. [default: 0.3]")
+        @Option(help: "Seconds of frame time an item unseen stays in view before it is removed. [default: 1]")
         var itemGrace: Double?
 
         @Option(help: "At most this many item_updated lines a second per item (its place, for consumers that draw); 0: none. [default: 0]")

@@ -6,6 +6,9 @@ import Testing
 /// 30 frames a second, as a camera.
 private let frameInterval: Int64 = 33_333_333
 
+/// A grace shorter than the moving grace (the default makes them equal), for the tests of the two.
+private let shortGrace = MediaTime(nanoseconds: 300_000_000)
+
 /// A square code of `text` centred at (`x`, `y`), `size` pixels a side, read in frame `seq`.
 private func reading(_ text: String, x: Int, y: Int, size: Int = 100, seq: UInt64, symbology: Symbology = .qrcode) -> MachineReadableCodeObject {
     let h = size / 2
@@ -76,30 +79,31 @@ private func run(_ tracker: inout ItemTracker, frames count: UInt64, undecoded: 
 
     @Test func aCodeBackAfterTheGraceIsANewItemAndWithinItTheSame() {
         var tracker = ItemTracker()
-        // Shown frames 0-9, away 15 frames (0.5 s), shown 25-34; then away 5 frames (0.17 s), shown 40-49.
-        let shown = { (seq: UInt64) in (0..<10).contains(seq) || (25..<35).contains(seq) || (40..<50).contains(seq) }
-        let (added, removed) = run(&tracker, frames: 50) { seq in shown(seq) ? [reading("TICKET", x: 640, y: 360, seq: seq)] : [] }
-        #expect(added.map(\.seq) == [0, 25])
-        #expect(removed.map(\.last.sequenceNumber) == [9, 49])
+        // Shown frames 0-9, away 40 frames (1.33 s, past the default 1 s), shown 50-59; then away
+        // 15 frames (0.5 s: a card taken away and shown again at once), shown 75-84.
+        let shown = { (seq: UInt64) in (0..<10).contains(seq) || (50..<60).contains(seq) || (75..<85).contains(seq) }
+        let (added, removed) = run(&tracker, frames: 85) { seq in shown(seq) ? [reading("TICKET", x: 640, y: 360, seq: seq)] : [] }
+        #expect(added.map(\.seq) == [0, 50])
+        #expect(removed.map(\.last.sequenceNumber) == [9, 84])
         #expect(removed.map(\.framesRead) == [10, 20])
-        #expect(removed.map(\.framesPresent) == [10, 25])
+        #expect(removed.map(\.framesPresent) == [10, 35])
     }
 
     @Test func aCodeDetectedAndNotDecodedAtItsPlaceKeepsItsItemAlivePastTheGrace() {
         var tracker = ItemTracker()
-        // Read in frames 0-4 and 30-34; between, only detected (motion blur) where it is.
-        let read = { (seq: UInt64) in seq < 5 || (30..<35).contains(seq) }
-        let (added, removed) = run(&tracker, frames: 35, undecoded: { seq in read(seq) ? [] : [sighting(x: 640 + Int(seq), y: 360)] }) { seq in
+        // Read in frames 0-4 and 45-49 (1.33 s later); between, only detected (motion blur) where it is.
+        let read = { (seq: UInt64) in seq < 5 || (45..<50).contains(seq) }
+        let (added, removed) = run(&tracker, frames: 50, undecoded: { seq in read(seq) ? [] : [sighting(x: 640 + Int(seq), y: 360)] }) { seq in
             read(seq) ? [reading("HELD", x: 640 + Int(seq), y: 360, seq: seq)] : []
         }
         #expect(added.map(\.seq) == [0])
-        #expect(removed.count == 1 && removed[0].framesRead == 10 && removed[0].framesPresent == 35)
+        #expect(removed.count == 1 && removed[0].framesRead == 10 && removed[0].framesPresent == 50)
         // The same detections far from the item do not keep it.
         var elsewhere = ItemTracker()
-        let far = run(&elsewhere, frames: 35, undecoded: { seq in read(seq) ? [] : [sighting(x: 100, y: 100)] }) { seq in
+        let far = run(&elsewhere, frames: 50, undecoded: { seq in read(seq) ? [] : [sighting(x: 100, y: 100)] }) { seq in
             read(seq) ? [reading("HELD", x: 640, y: 360, seq: seq)] : []
         }
-        #expect(far.added.map(\.seq) == [0, 30])
+        #expect(far.added.map(\.seq) == [0, 45])
     }
 
     @Test func aTimestampThatGoesBackRemovesEveryItemAndIsCounted() {
@@ -116,7 +120,7 @@ private func run(_ tracker: inout ItemTracker, frames count: UInt64, undecoded: 
         let many = (0..<10_000).map { i in reading("code \(i)", x: 10 + (i % 100) * 12, y: 10 + (i / 100) * 7, size: 6, seq: 0) }
         let first = tracker.track(many, undecoded: [], sequenceNumber: 0, pts: .zero, width: 1280, height: 720)
         #expect(first.added.count == 10_000 && tracker.aliveCount == 10_000)
-        let later = tracker.track([], undecoded: [], sequenceNumber: 30, pts: MediaTime(seconds: 1), width: 1280, height: 720)
+        let later = tracker.track([], undecoded: [], sequenceNumber: 60, pts: MediaTime(seconds: 2), width: 1280, height: 720)
         #expect(later.removed.count == 10_000 && tracker.aliveCount == 0)
     }
 
@@ -310,7 +314,7 @@ private func runChecked(frames count: UInt64, _ scene: (UInt64) -> [MachineReada
 
 @Suite struct MovingItemGraceTests {
     /// A label riding at 600 px a second, read in frames 0-9, missed for `gap` frames, read again after.
-    private func ride(gap: UInt64, settings: ItemTracker.Settings = .init()) -> [(item: UInt64, text: String, seq: UInt64)] {
+    private func ride(gap: UInt64, settings: ItemTracker.Settings = .init(grace: shortGrace)) -> [(item: UInt64, text: String, seq: UInt64)] {
         var tracker = ItemTracker(settings: settings)
         return run(&tracker, frames: 10 + gap + 10) { seq in
             seq >= 10 && seq < 10 + gap ? [] : [reading("BELT", x: 60 + 20 * Int(seq), y: 360, seq: seq)]
@@ -319,12 +323,12 @@ private func runChecked(frames count: UInt64, _ scene: (UInt64) -> [MachineReada
 
     @Test func aMovingLabelMissedLongerThanTheGraceButWithinTheMovingGraceIsOneItem() {
         #expect(ride(gap: 15).count == 1, "0.5 s unread while it rides through the frame")
-        #expect(ride(gap: 15, settings: .init(movingGrace: .zero)).count == 2, "with the moving grace at the grace, two")
+        #expect(ride(gap: 15, settings: .init(grace: shortGrace, movingGrace: .zero)).count == 2, "with the moving grace at the grace, two")
         #expect(ride(gap: 31).count == 2, "past the moving grace, a new item")
     }
 
     @Test func aStillCodeGoneLongerThanTheGraceIsANewItemWhateverTheMovingGrace() {
-        var tracker = ItemTracker()
+        var tracker = ItemTracker(settings: .init(grace: shortGrace))
         // A ticket held still (a pixel of tremor), taken away for 0.5 s, shown again.
         let added = run(&tracker, frames: 60) { seq in
             seq >= 20 && seq < 35 ? [] : [reading("TICKET", x: 400 + Int(seq % 2), y: 300, seq: seq)]
@@ -333,7 +337,7 @@ private func runChecked(frames count: UInt64, _ scene: (UInt64) -> [MachineReada
     }
 
     @Test func aMovingLabelWhosePredictedPlaceLeftTheFrameHasOnlyTheGrace() {
-        var tracker = ItemTracker()
+        var tracker = ItemTracker(settings: .init(grace: shortGrace))
         // Riding out at the right edge at 600 px a second, last read in frame 9 (x 1280).
         var removedAt: UInt64?
         for seq in UInt64(0)..<40 where removedAt == nil {
@@ -380,7 +384,7 @@ private func runChecked(frames count: UInt64, _ scene: (UInt64) -> [MachineReada
         #expect(back.removed.isEmpty && back.added.isEmpty, "the same item")
         // Scanned frames without it still end it after the grace.
         var removedAt: UInt64?
-        for seq in UInt64(47)..<70 where removedAt == nil { if !track(seq, []).removed.isEmpty { removedAt = seq } }
-        #expect(removedAt == 56)
+        for seq in UInt64(47)..<100 where removedAt == nil { if !track(seq, []).removed.isEmpty { removedAt = seq } }
+        #expect(removedAt == 77, "31 frames (1.03 s) past its last reading: the 1 s grace")
     }
 }

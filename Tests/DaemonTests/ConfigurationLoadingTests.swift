@@ -56,7 +56,7 @@ func expectConfigurationError(file: String?, environment: [String: String] = [:]
         #expect(configuration.scanner == ScannerSettings(symbologies: [.qrcode], settings: [:], testInverted: false, xDensity: 1, yDensity: 1))
         #expect(configuration.rectOfInterest == .full)
         #expect(configuration.duplicateSuppression == .init(mode: .items, windowSeconds: 1.0))
-        #expect(configuration.duplicateSuppression.reporting == .items(ItemTracker.Settings(grace: MediaTime(seconds: 0.3))))
+        #expect(configuration.duplicateSuppression.reporting == .items(ItemTracker.Settings(grace: MediaTime(seconds: 1))))
         #expect(configuration.statsIntervalSeconds == 60)
         #expect(configuration.logLevel == .info)
         #expect(configuration.output.queueLines == 1024)

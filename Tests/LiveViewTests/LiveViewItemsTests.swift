@@ -32,8 +32,8 @@ private func items(_ event: [String: Any]) -> [Int: (label: String?, corners: [[
         liveView.start()
         let viewer = liveView.hub.openEvents()
         let delivery = Delivery(handler: liveView, reporting: .items(ItemTracker.Settings()))
-        // 30 frames/s: 3 read, 6 detected only (0.2 s), then blank: removed once unseen past 0.3 s.
-        let frames = (0..<3).map { _ in readable } + (0..<6).map { _ in wiped } + (0..<16).map { _ in blank }
+        // 30 frames/s: 3 read, 6 detected only (0.2 s), then blank: removed once unseen past the 1 s grace.
+        let frames = (0..<3).map { _ in readable } + (0..<6).map { _ in wiped } + (0..<40).map { _ in blank }
         for (seq, frame) in frames.enumerated() { try delivery.deliver(scannedCollection(frame, seq: UInt64(seq), scanner: scanner)) }
         let text = pendingEvents(viewer)
         viewer.close()

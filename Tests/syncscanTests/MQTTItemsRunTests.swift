@@ -2,16 +2,16 @@ import Foundation
 import TestSupport
 import Testing
 
-/// 48 frames 320x240 at 10 fps: "label-A" in frames 0..<6, nothing for 10 frames (longer than the
-/// items' grace), "label-A" again in 16..<22 (another item: the same label back after a gap),
-/// nothing, "label-B" in 32..<38, nothing to the end. Three items: A, A, B.
+/// 60 frames 320x240 at 10 fps: "label-A" in frames 0..<6, nothing for 20 frames (2 s, longer
+/// than the items' 1 s grace), "label-A" again in 26..<32 (another item: the same label back after
+/// a gap), nothing, "label-B" in 42..<48, nothing to the end. Three items: A, A, B.
 private func itemFrames() throws -> [GreyFrame] {
     let (a, b) = (try ModuleMatrix.qrCode("label-A"), try ModuleMatrix.qrCode("label-B"))
-    return (0..<48).map { i in
+    return (0..<60).map { i in
         var f = GreyFrame(width: 320, height: 240)
         switch i {
-        case 0..<6, 16..<22: f.draw(a, x: 40, y: 40, moduleSize: 4)
-        case 32..<38: f.draw(b, x: 120, y: 60, moduleSize: 4)
+        case 0..<6, 26..<32: f.draw(a, x: 40, y: 40, moduleSize: 4)
+        case 42..<48: f.draw(b, x: 120, y: 60, moduleSize: 4)
         default: break
         }
         return f

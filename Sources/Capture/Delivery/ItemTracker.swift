@@ -38,7 +38,7 @@ public struct ItemTracker: Sendable {
         /// How many readings confirm an item of a symbology that needs confirming.
         public var confirmation: ItemConfirmation
 
-        public static let defaultGrace = MediaTime(nanoseconds: 300_000_000)
+        public static let defaultGrace = MediaTime(nanoseconds: 1_000_000_000)
         public static let defaultMovingGrace = MediaTime(nanoseconds: 1_000_000_000)
 
         public init(grace: MediaTime = Settings.defaultGrace, movingGrace: MediaTime = Settings.defaultMovingGrace,

@@ -30,7 +30,7 @@ public struct SyncscanConfiguration: Sendable, Hashable {
         /// after its last report is not reported again (`window` mode).
         public var windowSeconds = 1.0
         /// Seconds of frame time an item unseen stays alive (`items` mode).
-        public var itemGraceSeconds = 0.3
+        public var itemGraceSeconds = 1.0
         /// Seconds of frame time a moving item unseen stays alive while its predicted place is in the frame.
         public var movingItemGraceSeconds = 1.0
         /// At most this many `item_updated` lines a second per item (`items` mode); 0: none.
