@@ -51,7 +51,7 @@ def one_run(syncscan, header, frame, trials, interval, poll):
     port = None
     for _ in range(600):
         err.seek(0)
-        found = re.search(rb"Modbus TCP server listening.*listen=127\.0\.0\.1:(\d+)", err.read())
+        found = re.search(rb"listen=127\.0\.0\.1:(\d+).*Modbus TCP server listening", err.read())
         if found:
             port = int(found.group(1))
             break

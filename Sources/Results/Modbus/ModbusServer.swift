@@ -129,8 +129,8 @@ public final class ModbusServer: ResultsHandler, ServiceHooks, CountsReporting, 
 
         while !shared.withLock({ $0.closed }) {
             let now = ContinuousClock.now
-            let listening = acceptPausedUntil.map { now >= $0 } ?? true
-            if !listening, let until = acceptPausedUntil, now >= until { acceptPausedUntil = nil }
+            if let until = acceptPausedUntil, now >= until { acceptPausedUntil = nil }
+            let listening = acceptPausedUntil == nil
             pollSet.watch(listening ? listener.descriptor : nil, for: .input, at: 0)
             pollSet.watch(wake?.descriptor, for: .input, at: 1)
             for index in 0..<settings.maxClients {
@@ -297,7 +297,12 @@ struct ModbusServerLog {
 
     mutating func refusedRequest(_ client: ModbusClient, function: UInt8, exception: ModbusException) {
         guard once("exception \(exception.rawValue)") else { return }
-        logger.warning("Modbus request refused with \(exception): function \(function) outside the register map (docs/outputs.md); further ones are counted in modbus_requests_refused, not logged",
+        let why = switch exception {
+        case .illegalDataAddress: "an address outside the register map (docs/outputs.md)"
+        case .illegalFunction: "a function the server does not take"
+        case .illegalDataValue: "a quantity or value the function does not allow"
+        }
+        logger.warning("Modbus request refused with \(exception): function \(function), \(why); further ones are counted in modbus_requests_refused, not logged",
                        metadata: ["client": "\(client.number)"])
     }
 
