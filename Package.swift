@@ -165,7 +165,7 @@ let package = Package(
 
         // The service: configuration, systemd notify, signals, stats.
         .target(name: "Daemon", dependencies: [
-            "Capture", "ConfigurationKeys", "Decoders", "GS1", "Results", "LiveView", "V4L2", "Y4M", "GStreamer", "Media", "SystemCalls", "MQTT", "JPEG", "HTTPClient", "Evdev",
+            "Capture", "ConfigurationKeys", "Decoders", "GS1", "Results", "LiveView", "V4L2", "Y4M", "GStreamer", "Media", "SystemCalls", "MQTT", "JPEG", "HTTPClient", "Evdev", "Modbus",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -43,6 +43,11 @@ static inline int cmodbus_reply_exception(modbus_t *ctx, int socket, const uint8
 
 static inline const char *cmodbus_strerror(int code) { return modbus_strerror(code); }
 static inline int cmodbus_errno(void) { return errno; }
-static inline const char *cmodbus_version(void) { return LIBMODBUS_VERSION_STRING; }
+/* The running library's version (its libmodbus_version_* constants). */
+static inline void cmodbus_version(unsigned int *major, unsigned int *minor, unsigned int *micro) {
+    *major = libmodbus_version_major;
+    *minor = libmodbus_version_minor;
+    *micro = libmodbus_version_micro;
+}
 
 #endif

@@ -57,8 +57,15 @@ public final class ModbusReplier: @unchecked Sendable {  // unchecked: one threa
         cmodbus_free(context)
     }
 
-    /// libmodbus's version (`LIBMODBUS_VERSION_STRING`, the headers built against).
-    public static var version: String { String(cString: cmodbus_version()) }
+    /// The running libmodbus's version, `major.minor.micro` (`libmodbus_version_major`, `_minor`, `_micro`).
+    public static var version: String {
+        var (major, minor, micro) = (UInt32(0), UInt32(0), UInt32(0))
+        cmodbus_version(&major, &minor, &micro)
+        return "\(major).\(minor).\(micro)"
+    }
+
+    /// Where `version` comes from, for `--version`.
+    public static let versionOrigin = "libmodbus_version_major"
 
     /// Coil `address`'s state (a client's write lands here).
     public func coil(_ address: Int) -> Bool {

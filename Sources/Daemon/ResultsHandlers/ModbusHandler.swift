@@ -1,3 +1,4 @@
+import Modbus
 import Results
 
 extension ResultsHandlerDescriptor {
@@ -9,7 +10,8 @@ extension ResultsHandlerDescriptor {
         make: { settings, context in
             ModbusServer(settings: settings, triggers: context.triggers, readWindows: context.readWindows, logger: context.logger)
         },
-        describe: { [("listen", "\($0.listen)"), ("max_clients", "\($0.maxClients)")] })
+        describe: { [("listen", "\($0.listen)"), ("max_clients", "\($0.maxClients)")] },
+        versionLine: { "libmodbus \(ModbusReplier.version) (\(ModbusReplier.versionOrigin))" })
 }
 
 extension SettingsKey where Value == ModbusSettings? {
