@@ -34,6 +34,8 @@ let package = Package(
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
+        // libmodbus 3.1.6: the Modbus TCP server's replies (request → response over a register map).
+        .systemLibrary(name: "CModbus", pkgConfig: "libmodbus", providers: [.apt(["libmodbus-dev"])]),
         // zxing-cpp 3.1.1 through its own C API (ZXing/ZXingC.h), a static library that
         // scripts/setup.sh builds into /usr/local (Debian 12's libzxing-dev is 1.4, without it).
         .systemLibrary(name: "CZXing", pkgConfig: "zxing"),
@@ -91,6 +93,12 @@ let package = Package(
             "CEvdev", "SystemCalls", .product(name: "SystemPackage", package: "swift-system"),
         ]),
 
+        // Modbus replies through libmodbus: one context and its register map, owned by one type
+        // (the Modbus TCP server's thread drives it; the sockets are SystemCalls').
+        .target(name: "Modbus", dependencies: [
+            "CModbus", "SystemCalls", .product(name: "SystemPackage", package: "swift-system"),
+        ]),
+
         // HTTP(S) POSTs through libcurl (one easy handle, driven by its owner's thread): the webhook's client.
         .target(name: "HTTPClient", dependencies: ["CCurl"]),
 
@@ -140,7 +148,7 @@ let package = Package(
 
         // Results handlers: where matched code + frame pairs go (JSON lines on stdout, JPEG snapshots).
         .target(name: "Results", dependencies: [
-            "Capture", "ConfigurationKeys", "GS1", "Media", "SystemCalls", "JPEG", "MQTT", "HTTPClient", "Outbox", "Evdev", "HTTP",
+            "Capture", "ConfigurationKeys", "GS1", "Media", "SystemCalls", "JPEG", "MQTT", "HTTPClient", "Outbox", "Evdev", "HTTP", "Modbus",
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -157,7 +165,7 @@ let package = Package(
 
         // The service: configuration, systemd notify, signals, stats.
         .target(name: "Daemon", dependencies: [
-            "Capture", "ConfigurationKeys", "Decoders", "GS1", "Results", "LiveView", "V4L2", "Y4M", "GStreamer", "Media", "SystemCalls", "MQTT", "JPEG", "HTTPClient", "Evdev",
+            "Capture", "ConfigurationKeys", "Decoders", "GS1", "Results", "LiveView", "V4L2", "Y4M", "GStreamer", "Media", "SystemCalls", "MQTT", "JPEG", "HTTPClient", "Evdev", "Modbus",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -202,6 +210,7 @@ let package = Package(
         .testTarget(name: "MQTTTests", dependencies: [
             "MQTT", "TestSupport", .product(name: "SystemPackage", package: "swift-system"),
         ]),
+        .testTarget(name: "ModbusTests", dependencies: ["Modbus"]),
         .testTarget(name: "EvdevTests", dependencies: ["Evdev", "SystemCalls"]),
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "TestSupport"]),
         .testTarget(name: "HTTPTests", dependencies: [

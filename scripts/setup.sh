@@ -5,7 +5,8 @@
 #
 #   scripts/setup.sh           what building and running need, and the sample's tools (README's
 #                              first command, scripts/run-sample.sh): no browser, emulator or linter
-#   scripts/setup.sh --tests   that, and what the tests add (README's second command and CI)
+#   scripts/setup.sh --tests   that, and what the tests add (README's second command and CI),
+#                              pymodbus (the Modbus tests' client) from PyPI with pip among them
 #
 # Safe to run again: packages already present are skipped by apt, and zxing-cpp when
 # /usr/local already holds 3.1.1's static library (with its writers), C header and zxing.pc.
@@ -17,6 +18,7 @@ case ${1:-} in
 esac
 PKGS=(
   pkg-config libzbar-dev libv4l-dev libturbojpeg0-dev libmosquitto-dev libevdev-dev  # build: the C libraries
+  libmodbus-dev                      # build: the Modbus TCP server's replies (libmodbus 3.1.6)
   libmicrohttpd-dev libcurl4-openssl-dev  # build: the live view's HTTP server; the webhook's HTTP client
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev  # build: the GStreamer input (1.22)
   gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-libav  # run: decoders (-libav), rtspsrc and souphttpsrc (-good), HLS (-bad)
@@ -80,4 +82,14 @@ else
   # given a system library directory before this one (Debian's libzxing-dev, 1.4, for one).
   $SUDO sed -i 's/^Libs: .*/Libs: -L${libdir} -l:libZXing.a -lstdc++ -lm/' "$ZXING_PREFIX/lib/pkgconfig/zxing.pc"
   echo "setup: zxing-cpp $ZXING_VERSION built and installed in $(( $(date +%s) - start )) s" >&2
+fi
+
+# pymodbus: the Modbus tests' client (Tests/Support/Scripts/modbus-client.py) and bench/modbus.py's,
+# a pinned version from PyPI (Debian 12's python3-pymodbus is 3.0.0). A Debian python3 that refuses
+# pip installs (PEP 668) gets --break-system-packages: pymodbus needs no Debian package.
+PYMODBUS_VERSION=3.6.9
+if ((TESTS)) && ! python3 -c "import sys, pymodbus; sys.exit(pymodbus.__version__ != '$PYMODBUS_VERSION')" 2>/dev/null; then
+  echo "setup: installing pymodbus $PYMODBUS_VERSION with pip" >&2
+  python3 -m pip install --quiet "pymodbus==$PYMODBUS_VERSION" >&2 \
+    || python3 -m pip install --quiet --break-system-packages "pymodbus==$PYMODBUS_VERSION" >&2
 fi

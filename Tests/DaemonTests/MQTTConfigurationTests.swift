@@ -131,7 +131,7 @@ import Testing
     @Test func stdoutOffWithoutABrokerLeavesNoSink() async throws {
         let file = try TemporaryConfigFile("output:\n  stdout: false\n")
         let lines = await expectConfigurationError(file: file.path)
-        #expect(lines == ["\(file.path):2: output.stdout: false leaves no sink for the codes; set mqtt.url or webhook.url or keyboard.enabled or tcp.listen too, or remove output.stdout"])
+        #expect(lines == ["\(file.path):2: output.stdout: false leaves no sink for the codes; set mqtt.url or webhook.url or keyboard.enabled or tcp.listen or modbus.listen too, or remove output.stdout"])
     }
 
     @Test(arguments: [("/dev/video0", "video0"), ("v4l2:/dev/video2", "video2"), ("y4m:/data/dock.y4m", "dock"), ("y4m:-", "stdin"),

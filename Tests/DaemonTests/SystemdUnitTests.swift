@@ -118,10 +118,10 @@ let systemdAnalyze = "/usr/bin/systemd-analyze"
     /// Each unit with a shipped drop-in added (its sections appended, as systemd merges them)
     /// still verifies cleanly: `metrics.conf` writes only the textfile directory and rates ≤ 1.0,
     /// `mqtt.conf` opens IPv4/IPv6 to the allowed addresses only and rates ≤ 1.6, `http.conf`
-    /// and `tcp.conf` bind one TCP port only and rate ≤ 1.4, `ipcamera.conf` opens IPv4/IPv6 as `mqtt.conf` does
+    /// `tcp.conf` and `modbus.conf` bind one TCP port only and rate ≤ 1.4, `ipcamera.conf` opens IPv4/IPv6 as `mqtt.conf` does
     /// (plus GStreamer's cache directory) and rates ≤ 1.6, `keyboard.conf` adds `/dev/uinput` and the
     /// input devices to the device policy only and rates ≤ 1.0.
-    @Test(arguments: ["metrics.conf", "mqtt.conf", "http.conf", "tcp.conf", "ipcamera.conf", "keyboard.conf"])
+    @Test(arguments: ["metrics.conf", "mqtt.conf", "http.conf", "tcp.conf", "modbus.conf", "ipcamera.conf", "keyboard.conf"])
     func aDropInKeepsEachUnitVerifiedAndExposureAtMostOne(dropInName: String) throws {
         let units = try VerifiableUnits()
         let dropIn = try String(contentsOf: packageRoot.appendingPathComponent("systemd/\(dropInName)"), encoding: .utf8)
@@ -132,9 +132,9 @@ let systemdAnalyze = "/usr/bin/systemd-analyze"
         } else if dropInName == "keyboard.conf" {
             let settings = lines.filter { !$0.hasPrefix("#") && $0.contains("=") }
             #expect(Set(settings) == ["DeviceAllow=/dev/uinput rw", "DeviceAllow=char-input r", "SupplementaryGroups=input"], "\(settings)")
-        } else if dropInName == "http.conf" || dropInName == "tcp.conf" {
+        } else if ["http.conf", "tcp.conf", "modbus.conf"].contains(dropInName) {
             #expect(lines.isSuperset(of: ["PrivateNetwork=no", "RestrictAddressFamilies=", "RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6",
-                                          "IPAddressAllow=localhost", "SocketBindAllow=tcp:\(dropInName == "http.conf" ? 8080 : 2001)", "SocketBindDeny=any"]))
+                                          "IPAddressAllow=localhost", "SocketBindAllow=tcp:\(["http.conf": 8080, "tcp.conf": 2001, "modbus.conf": 1502][dropInName]!)", "SocketBindDeny=any"]))
             #expect(!lines.contains { $0.hasPrefix("IPAddressDeny=") }, "the unit's IPAddressDeny=any stays")
         } else {
             #expect(lines.isSuperset(of: ["PrivateNetwork=no", "RestrictAddressFamilies=", "RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6",
@@ -157,7 +157,7 @@ let systemdAnalyze = "/usr/bin/systemd-analyze"
             // listening by itself the same, less PrivateMounts=yes (the socket unit instead leaves the unit at its own rating).
             // Each also carries the units' 0.2 for setpriority (in @resources), allowed so that libdispatch stops logging
             // the filter's refusals (the units alone: 0.9); the ratings are rounded to a tenth.
-            let limit = ["mqtt.conf": 1.6, "http.conf": 1.4, "tcp.conf": 1.4, "ipcamera.conf": 1.6][dropInName] ?? 1.0
+            let limit = ["mqtt.conf": 1.6, "http.conf": 1.4, "tcp.conf": 1.4, "modbus.conf": 1.4, "ipcamera.conf": 1.6][dropInName] ?? 1.0
             #expect(exposure <= limit, "\(shipped) + \(dropInName) exposure \(exposure)")
         }
     }

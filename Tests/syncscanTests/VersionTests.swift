@@ -27,6 +27,7 @@ import Testing
             "libmosquitto": "mosquitto_lib_version",
             "GStreamer": "gst_version_string",
             "libcurl": "curl_version",
+            "libmodbus": "libmodbus_version_major",
         ])
     }
 }

@@ -36,6 +36,7 @@ public struct Components: Sendable, Hashable {
             .webhook,
             .keyboard,
             .tcp,  // a TCP server sending every result to its clients (a PLC), taking their TRIGGER commands
+            .modbus,  // a Modbus TCP server: the last result and counters in input registers, coil 0 the trigger
             .liveView,
         ],
         triggers: [
