@@ -277,6 +277,35 @@ private func runChecked(frames count: UInt64, _ scene: (UInt64) -> [MachineReada
         #expect(first.counts == ReadingCheckCounts(misread: 1), "\(first.counts)")
     }
 
+    @Test func aRepeatedMisreadingBesideTheLabelsOwnReadingIsNeverReported() {
+        // One decoder alone (nothing confirms a reading in its frame) reads an EAN-13 label in
+        // frames 0-1 and 3-9, and misreads it, along a line 25 px lower, in frames 2-9: in frame 2
+        // the misreading alone (a tentative item), then beside the right reading in every frame.
+        let right = "5901234123457", wrong = "3901111020420"
+        let run = runChecked(frames: 10, { _ in [] }) { seq in
+            (seq == 2 ? [] : [linear(right, x: 600 - 7 * Int(seq), seq: seq)])
+                + (seq >= 2 ? [linear(wrong, x: 600 - 7 * Int(seq), y: 385, seq: seq)] : [])
+        }
+        #expect(run.added.map(\.text) == [right], "the misreading is never reported: \(run.added)")
+        // Frame 3 would have confirmed it: its two readings are misreads; frames 4-9 one each.
+        #expect(run.counts.misread == 8, "\(run.counts)")
+    }
+
+    @Test func aTentativeItemReadOnceLongAgoDoesNotContestANewLabelAtItsPlace() {
+        // A UPC-A read once in frame 0 at the belt's right end (a tentative item, alive for the
+        // grace), then another UPC-A label riding through that place, read in frames 11-17.
+        func upca(_ digits: String, x: Int, seq: UInt64) -> MachineReadableCodeObject {
+            var code = linear(digits, x: x, seq: seq)
+            code.symbology = .upca
+            return code
+        }
+        let run = runChecked(frames: 20, { _ in [] }) { seq in
+            seq == 0 ? [upca("619464214108", x: 300, seq: seq)] : (11..<18).contains(seq) ? [upca("388368215329", x: 195 + 40 * Int(seq - 11), seq: seq)] : []
+        }
+        #expect(run.added.map(\.text) == ["388368215329"] && run.added.first?.seq == 12, "\(run.added)")
+        #expect(run.counts.misread + run.counts.dropped == 1, "the lone reading never reported, counted once: \(run.counts)")
+    }
+
     @Test func anUnconfirmedReadingBesideAnotherLabelIsNotAMisread() {
         // Two labels side by side, 400 px apart: the right one read by zxing-cpp, the left one by zbar alone in two frames.
         let run = runChecked(frames: 6, { seq in [linear("4006381333931", x: 800, seq: seq)] }) { seq in

@@ -3,11 +3,14 @@ import Media
 /// Tentative items: confirmed, contested or contradicted (see `ItemTracker`).
 extension ItemTracker {
     /// Marks the new tentative item `id`, and every other tentative one of a payload it could be
-    /// confused with where it lies (`Place.covers` either way, as predicted at `pts`), contested.
+    /// confused with where it lies (`Place.covers` either way, as predicted at `pts`) and read
+    /// within `rivalWindow` of it, contested. One read only longer ago is another label that
+    /// passed there (a lone reading at a belt's edge), not a second reading of this one.
     mutating func contest(_ id: UInt64, at pts: MediaTime) {
         guard let new = items[id] else { return }
         let rivals = items.values.filter { other in
             other.id != id && !other.confirmed && other.mainData != new.mainData && Self.comparable(other.symbology, new.symbology)
+                && (pts - other.placeTime).seconds <= Self.rivalWindow
                 && (other.place.covers(new.place.center, centeredAt: other.predicted(at: pts))
                     || new.place.covers(other.predicted(at: pts), centeredAt: new.place.center))
         }.map(\.id)
@@ -15,6 +18,9 @@ extension ItemTracker {
         for rival in rivals { items[rival]?.contested = true }
         items[id]?.contested = true
     }
+
+    /// Seconds between two tentative items' readings within which they contest one place.
+    static let rivalWindow = 0.2
 
     mutating func confirm(_ id: UInt64, counts: inout ReadingCheckCounts) {
         guard let item = items[id], !item.confirmed else { return }

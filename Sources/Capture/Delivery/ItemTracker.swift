@@ -210,6 +210,9 @@ public struct ItemTracker: Sendable {
         pairs.sort { $0.distance < $1.distance }
         var claimed = [Bool](repeating: false, count: codes.count)
         var itemOf: [Int: UInt64] = [:]
+        // Tentative items this frame's reading would confirm, judged once every item read in the
+        // frame is marked read (`contradicted` looks at the reported items read in this frame).
+        var confirming: [(code: Int, item: UInt64)] = []
         for pair in pairs where !claimed[pair.code] && !seen.contains(pair.item) {
             claimed[pair.code] = true
             itemOf[pair.code] = pair.item
@@ -222,12 +225,27 @@ public struct ItemTracker: Sendable {
                     _ = read(pair.item, at: places[pair.code], frame: frame)
                     continue
                 }
-                // Read again in another frame: the tentative item is confirmed, and reported with this reading.
-                confirm(pair.item, counts: &result.readingCheck)
-                result.added.append((codes[pair.code], pair.item))
+                confirming.append((pair.code, pair.item))
+                continue
             }
             if awaits(pair.code) { result.readingCheck.confirmed += 1 }
             if let update = read(pair.item, at: places[pair.code], frame: frame) { result.updated.append(update) }
+        }
+        // Read again in another frame: the tentative item is confirmed, and reported with this
+        // reading; unless a reported item of a payload it could be misread as was read in this
+        // frame where it lies (a decoder's repeated misreading of a label beside that label's
+        // right reading): then its readings were misreads of that item, and it is dropped.
+        for (code, id) in confirming.sorted(by: { $0.code < $1.code }) {
+            guard let item = items[id] else { continue }
+            if awaits(code), contradicted(places[code], symbology: item.symbology, data: item.mainData, readIn: sequenceNumber, at: pts) {
+                result.readingCheck.misread += item.awaiting + 1
+                _ = remove(id)
+                continue
+            }
+            confirm(id, counts: &result.readingCheck)
+            result.added.append((codes[code], id))
+            if awaits(code) { result.readingCheck.confirmed += 1 }
+            if let update = read(id, at: places[code], frame: frame) { result.updated.append(update) }
         }
         // The frame's readings by payload, those claimed first: a second reading of one code (two
         // passes, two scan directions) is the same item, not a new one.
