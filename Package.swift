@@ -229,7 +229,7 @@ let package = Package(
             "Results", "Capture", "Decoders", "Media", "Outbox", "SystemCalls", "TestSupport", "JPEG", .product(name: "SystemPackage", package: "swift-system"),
         ]),
         .testTarget(name: "LiveViewTests", dependencies: [
-            "LiveView", "Capture", "Decoders", "JPEG", "Media", "SystemCalls", "TestSupport",
+            "LiveView", "Capture", "Decoders", "JPEG", "Media", "Results", "SystemCalls", "TestSupport",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "DaemonTests", dependencies: [

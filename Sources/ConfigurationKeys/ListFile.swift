@@ -17,9 +17,28 @@ public enum ListFile {
         public let description: String
     }
 
+    /// One value of a list file and the line it is on (from 1), for a message naming the line.
+    public struct Line: Sendable, Hashable {
+        public var number: Int
+        public var text: String
+
+        public init(number: Int, text: String) { (self.number, self.text) = (number, text) }
+    }
+
     /// The values of the file at `path`, in file order (duplicates kept).
     /// - Throws: `ReadError` when the file cannot be read, is over a limit or is not UTF-8 text.
     public static func entries(of path: String, maximumBytes: Int = maximumBytes, maximumEntries: Int = maximumEntries) throws -> [String] {
+        try lines(of: path, maximumBytes: maximumBytes, maximumEntries: maximumEntries).map(\.text)
+    }
+
+    /// The values of a list file's `bytes` (see the type's summary for the rules).
+    public static func entries(in bytes: [UInt8], maximumEntries: Int = maximumEntries) throws -> [String] {
+        try lines(in: bytes, maximumEntries: maximumEntries).map(\.text)
+    }
+
+    /// The values of the file at `path` with their line numbers, in file order (duplicates kept).
+    /// - Throws: `ReadError` when the file cannot be read, is over a limit or is not UTF-8 text.
+    public static func lines(of path: String, maximumBytes: Int = maximumBytes, maximumEntries: Int = maximumEntries) throws -> [Line] {
         let bytes: [UInt8]
         do { bytes = try BoundedFileRead.bytes(of: path, limit: maximumBytes) } catch {
             switch error {
@@ -27,12 +46,12 @@ public enum ListFile {
             case .notRegular, .tooLarge: throw ReadError(description: error.message)
             }
         }
-        return try entries(in: bytes, maximumEntries: maximumEntries)
+        return try lines(in: bytes, maximumEntries: maximumEntries)
     }
 
-    /// The values of a list file's `bytes` (see the type's summary for the rules).
-    public static func entries(in bytes: [UInt8], maximumEntries: Int = maximumEntries) throws -> [String] {
-        var entries: [String] = []
+    /// The values of a list file's `bytes` with their line numbers (see the type's summary for the rules).
+    public static func lines(in bytes: [UInt8], maximumEntries: Int = maximumEntries) throws -> [Line] {
+        var entries: [Line] = []
         var count = 0
         var lineNumber = 0
         var start = bytes.startIndex
@@ -50,7 +69,7 @@ public enum ListFile {
             guard let text = String(validating: line, as: UTF8.self) else {
                 throw ReadError(description: "line \(lineNumber) is not valid UTF-8 text")
             }
-            entries.append(text)
+            entries.append(Line(number: lineNumber, text: text))
         }
         guard count <= maximumEntries else {
             throw ReadError(description: "it has \(count) values, over the limit of \(maximumEntries) values: split the list, or match with a pattern")

@@ -3,6 +3,7 @@ import ConfigurationKeys
 import Foundation
 import HTTP
 import Logging
+import Results
 import ServiceLifecycle
 import SystemCalls
 import SystemPackage
@@ -21,7 +22,8 @@ import SystemPackage
 /// (Server-Sent Events: each code line as on stdout, `event: sightings` with what recent frames held,
 /// `event: status` every second), `/metrics` (Prometheus text, the metrics textfile's registry),
 /// `/status` (JSON) and `/healthz` (`ok`: the server answers); and POST only (others 405),
-/// `/trigger` and `/trigger/release`, which press and release the scan's trigger (`LiveViewRouter.trigger`). The two streams have slots of their
+/// `/trigger` and `/trigger/release`, which press and release the scan's trigger (`LiveViewRouter.trigger`), and
+/// `/expected/reset`, which starts the tally against `match.list` over (`LiveViewRouter.resetExpected`). The two streams have slots of their
 /// own (`http.max_streams`), so viewers in every one leave `/metrics`, `/status` and `/healthz` answered.
 /// Before any of them, the server refuses a request that names another host than its own (421)
 /// or comes from a page of another site (403): see `HTTPServedHosts`.
@@ -35,13 +37,16 @@ public final class LiveViewHTTPService: Service {
     let inheritedSocket: FileDescriptor?
     /// What `POST /trigger` presses (the scan's switch); `nil`: no trigger endpoints (404).
     let triggers: TriggerSwitch?
+    /// What `POST /expected/reset` starts over; `nil`: no such endpoint (404).
+    let expected: ExpectedTally?
     /// A reload's settings not yet applied (`.some(nil)`: `http.listen` was removed).
     private let reloaded = LockedValue<HTTPSettings??>(nil)
 
     public init(settings: HTTPSettings, liveView: LiveViewResultsHandler, scan: any ScanReporting, logger: Logger,
-                inheritedSocket: FileDescriptor? = nil, triggers: TriggerSwitch? = nil) {
+                inheritedSocket: FileDescriptor? = nil, triggers: TriggerSwitch? = nil, expected: ExpectedTally? = nil) {
         (initialSettings, self.liveView, self.scan, self.logger) = (settings, liveView, scan, logger)
         self.triggers = triggers
+        self.expected = expected
         status = LiveViewStatus(scan: scan)
         self.inheritedSocket = inheritedSocket
     }
@@ -90,7 +95,8 @@ public final class LiveViewHTTPService: Service {
                                     + "without its password: make the file readable by the service")
             }
         }
-        let router = LiveViewRouter(hub: liveView.hub, scan: scan, status: status, password: password, triggers: triggers)
+        let router = LiveViewRouter(hub: liveView.hub, scan: scan, status: status, password: password, triggers: triggers,
+                                    expected: expected)
         let server = Self.server(settings, router: router, listenDescriptor: inheritedSocket, tls: try Self.tlsCredentials(settings),
                                  logger: logger)
         do { try server.start() } catch { throw LiveViewError(message: "\(error)") }
@@ -170,6 +176,7 @@ struct LiveViewRouter: Sendable {
     let status: LiveViewStatus
     let password: String?
     var triggers: TriggerSwitch? = nil
+    var expected: ExpectedTally? = nil
 
     static let paths: Set<String> = ["/", "/stream.mjpeg", "/snapshot.jpg", "/events", "/metrics", "/status", "/healthz"]
 
@@ -179,6 +186,7 @@ struct LiveViewRouter: Sendable {
                                 body: .bytes(Array("401 a password is needed (HTTP Basic; any user name)\n".utf8)), basicRealm: "syncscan")
         }
         if triggers != nil && Self.triggerPaths.contains(request.path) { return trigger(request) }
+        if expected != nil && request.path == Self.expectedResetPath { return resetExpected(request) }
         guard Self.paths.contains(request.path) else { return .text("404 not found: \(request.path)", status: 404) }
         guard request.method == "GET" || request.method == "HEAD" else {
             return .text("405 method not allowed: \(request.method)", status: 405, headers: [("Allow", "GET, HEAD")])

@@ -1,5 +1,6 @@
 import Capture
 import HTTP
+import Results
 
 extension LiveViewRouter {
     /// The trigger's endpoints: `POST /trigger` presses, `POST /trigger/release` releases.
@@ -24,6 +25,24 @@ extension LiveViewRouter {
         }
         let counts = triggers.counts
         let body = "{\"trigger\":\"\(kind.rawValue)\",\"pulls\":\(counts.pulls),\"dropped\":\(counts.dropped)}\n"
+        return .bytes(Array(body.utf8), contentType: "application/json", status: 202)
+    }
+}
+
+extension LiveViewRouter {
+    /// The endpoint that starts the tally against `match.list` over.
+    static let expectedResetPath = "/expected/reset"
+
+    /// Starts the tally against `match.list` over (`ExpectedTally.reset`: the run's, or the open
+    /// read window's) and answers 202 with `{"reset":true,"correct":N,"wrong":N,"missing":N,"extra":N}`
+    /// (the tally after it); 409 without `match.list`. Only POST (others 405), guarded as `trigger`.
+    func resetExpected(_ request: HTTPRequest) -> HTTPResponse {
+        guard let expected else { return .text("404 not found: \(request.path)", status: 404) }
+        guard request.method == "POST" else {
+            return .text("405 method not allowed: \(request.method) (\(request.path) takes POST)", status: 405, headers: [("Allow", "POST")])
+        }
+        guard expected.reset(), let now = expected.totals else { return .text("409 no match.list: nothing is expected", status: 409) }
+        let body = "{\"reset\":true,\"correct\":\(now.correct),\"wrong\":\(now.wrong),\"missing\":\(now.missing),\"extra\":\(now.extra)}\n"
         return .bytes(Array(body.utf8), contentType: "application/json", status: 202)
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import HTTP
 import Logging
 import Media
+import Results
 import SystemCalls
 import TestSupport
 import Testing
@@ -16,10 +17,12 @@ private struct IdleScan: ScanReporting {
     func metricsExposition() -> [UInt8] { [] }
 }
 
-/// The live view's server as the service makes it, with `password` (HTTP Basic) or none, pressing `triggers`.
-private func server(password: String?, triggers: TriggerSwitch) throws -> HTTPServer {
+/// The live view's server as the service makes it, with `password` (HTTP Basic) or none, pressing `triggers`
+/// and resetting `expected`.
+private func server(password: String?, triggers: TriggerSwitch, expected: ExpectedTally? = nil) throws -> HTTPServer {
     let scan = IdleScan()
-    let router = LiveViewRouter(hub: LiveViewHub(), scan: scan, status: LiveViewStatus(scan: scan), password: password, triggers: triggers)
+    let router = LiveViewRouter(hub: LiveViewHub(), scan: scan, status: LiveViewStatus(scan: scan), password: password, triggers: triggers,
+                                expected: expected)
     let server = LiveViewHTTPService.server(HTTPSettings(listen: HTTPListenAddress(host: "127.0.0.1", port: 0)), router: router,
                                             logger: Logger(label: "test"))
     try server.start()
@@ -31,6 +34,31 @@ private func basic(_ password: String) -> String {
 }
 
 @Suite(.offThePool) struct LiveViewTriggerTests {
+    /// `POST /expected/reset` starts the tally against `match.list` over and answers its counts;
+    /// only POST, only with the password; 409 without a list.
+    @Test func postExpectedResetStartsTheTallyOver() throws {
+        let tally = ExpectedTally()
+        tally.apply(try ExpectedList(["BOX-A,2", "BOX-B"]))
+        _ = tally.count(0)
+        _ = tally.count(nil)
+        let http = try server(password: "s3cret", triggers: TriggerSwitch(), expected: tally)
+        defer { http.stop() }
+        let port = try #require(http.port)
+        let refused = try HTTPTestConnection.request("/expected/reset", port: port, method: "POST")
+        #expect(refused.status == 401 && tally.totals?.wrong == 1, "\(refused.status): nothing reset without the password")
+        let get = try HTTPTestConnection.request("/expected/reset", port: port, headers: [basic("s3cret")])
+        #expect(get.status == 405 && get.headers["allow"] == "POST" && tally.totals?.wrong == 1, "\(get.status)")
+        let reset = try HTTPTestConnection.request("/expected/reset", port: port, method: "POST", headers: [basic("s3cret")])
+        #expect(reset.status == 202 && reset.headers["content-type"] == "application/json", "\(reset.status) \(reset.text)")
+        #expect(reset.text == #"{"reset":true,"correct":0,"wrong":0,"missing":2,"extra":0}"# + "\n", "\(reset.text)")
+        #expect(tally.totals == ExpectedCounts(missing: 2) && tally.resets == 1)
+
+        let bare = try server(password: nil, triggers: TriggerSwitch(), expected: ExpectedTally())
+        defer { bare.stop() }
+        let none = try HTTPTestConnection.request("/expected/reset", port: try #require(bare.port), method: "POST")
+        #expect(none.status == 409 && none.text.contains("no match.list"), "\(none.status) \(none.text)")
+    }
+
     /// With `http.password_file`: without the password (or with a wrong one) 401 and nothing
     /// pressed; GET 405; a browser's cross-site POST 403; with it, `POST /trigger` presses and
     /// `POST /trigger/release` releases (origin `http`), each answered 202 with the switch's counts.

@@ -23,10 +23,10 @@ private func code(_ data: [UInt8], symbology: Symbology = .qrcode) -> MachineRea
 
     @Test func aResultFillsItsRegistersAndCountsItsStatus() {
         var map = ModbusRegisterMap()
-        #expect(map.inputRegisterValues(heartbeat: 0) == [UInt16](repeating: 0, count: 135), "no result yet: all 0")
+        #expect(map.inputRegisterValues(heartbeat: 0) == [UInt16](repeating: 0, count: 139), "no result yet: all 0")
         map.record(.good, codes: 1, first: code(Array("HELLO".utf8), symbology: .code128))
         var values = map.inputRegisterValues(heartbeat: 70_000)
-        #expect(values.count == ModbusRegisterMap.inputRegisters && values.count == 135)
+        #expect(values.count == ModbusRegisterMap.inputRegisters && values.count == 139)
         #expect(Array(values[0..<10]) == [UInt16(70_000 - 65_536), 1, 1, 1, 17, 5, 1, 0, 0, 0])
         #expect(Array(values[10..<14]) == [0x4845, 0x4C4C, 0x4F00, 0], "HELLO, then zeros")
         map.record(.noRead, codes: 0, first: nil)
@@ -37,7 +37,10 @@ private func code(_ data: [UInt8], symbology: Symbology = .qrcode) -> MachineRea
         map.record(.multiple, codes: 3, first: code(Array(repeating: 0x41, count: 400)))
         values = map.inputRegisterValues(heartbeat: 6)
         #expect(Array(values[0..<10]) == [6, 3, 3, 3, 1, 250, 1, 1, 1, 2], "length is what the registers hold: 250 of 400 bytes")
-        #expect(values[10...].allSatisfy { $0 == 0x4141 })
+        #expect(values[10..<135].allSatisfy { $0 == 0x4141 } && values[135...].allSatisfy { $0 == 0 }, "no list: the expected registers are 0")
+        map.expected = ExpectedCounts(correct: 3, wrong: 1, missing: 65_537, extra: 2)
+        values = map.inputRegisterValues(heartbeat: 7)
+        #expect(Array(values[135...]) == [3, 1, 1, 2], "correct, wrong, missing (wrapped), extra: \(values[135...])")
     }
 
     @Test func countersWrapAt65536() {

@@ -27,6 +27,17 @@ private func render(_ template: String, _ code: MachineReadableCodeObject?, resu
         #expect(try render("NOREAD {seq} [{text}{item}]", nil, result: "no_read") == "NOREAD 7 []")
     }
 
+    /// `{correct}`, `{wrong}`, `{missing}`, `{extra}`: the tally the message carries; empty without a list.
+    @Test func theExpectedTallyFillsItsFields() throws {
+        let template = try TCPMessageTemplate(parsing: "{text};{correct};{wrong};{missing};{extra}")
+        var values = TCPMessageTemplate.Values(code: code("BOX-A"), item: 1, result: "good", count: 1, seq: 7, time: fixedTime, match: true,
+                                               expected: ExpectedCounts(correct: 3, wrong: 1, missing: 12, extra: 2))
+        #expect(String(decoding: template.render(values), as: UTF8.self) == "BOX-A;3;1;12;2")
+        values.expected = nil
+        #expect(String(decoding: template.render(values), as: UTF8.self) == "BOX-A;;;;")
+        #expect(TCPCommand(line: Array("reset  Expected\r".utf8)) == .resetExpected && TCPCommand(line: Array("expected".utf8)) == .expected)
+    }
+
     @Test func payloadBytesThatWouldBreakFramingAreEscaped() throws {
         #expect(try render("{text}", code("a\r\nb\u{02}c\u{03}d\\e\u{1D}f")) == "a\\x0D\\x0Ab\\x02c\\x03d\\x5Ce\u{1D}f")
         #expect(TCPFraming.bytes(unescaping: Array(#"\x02A\r\n\t\\\q\x0"#.utf8)) == [0x02, 0x41, 0x0D, 0x0A, 0x09, 0x5C] + Array(#"\q\x0"#.utf8))

@@ -105,7 +105,7 @@ import Testing
         #expect(lines.contains("OK TRIGGER ON") && lines.contains("OK RESET COUNTERS"), "\(lines)")
         #expect(lines.contains("COUNTERS results=2 good=1 no_read=1 multiple=0 refused=0 dropped_slow=0 commands=5 bad_commands=1"), "\(lines)")
         #expect(lines.contains("COUNTERS results=0 good=0 no_read=0 multiple=0 refused=0 dropped_slow=0 commands=1 bad_commands=0"), "\(lines)")
-        #expect(lines.contains("ERROR unknown command: FLY AWAY (TRIGGER, TRIGGER ON, TRIGGER OFF, COUNTERS, RESET COUNTERS, STATUS, TOKEN)"))
+        #expect(lines.contains("ERROR unknown command: FLY AWAY (TRIGGER, TRIGGER ON, TRIGGER OFF, COUNTERS, RESET COUNTERS, EXPECTED, RESET EXPECTED, STATUS, TOKEN)"))
         let results = daemon.records("read_result")
         #expect(results.map { $0["trigger"] as? String } == ["tcp", "tcp"] && results.map { $0["result"] as? String } == ["good", "no_read"])
         let noRead = lines.first { $0.hasPrefix("NOREAD;") }

@@ -121,6 +121,9 @@ public struct DeliveredCode: Sendable {
     /// Whether the code's text matched `match.*` (set by the match handler, first in the chain);
     /// `nil` when no match is configured: the line has no `match` field.
     public var match: Bool?
+    /// The tally against `match.list` once this code was counted (set by the match handler, as
+    /// `match`); `nil` when no list is configured.
+    public var expected: ExpectedCounts?
 
     public init(code: MachineReadableCodeObject, pixels: FramePixels? = nil) {
         self.code = code

@@ -46,6 +46,9 @@ public struct ReadResult: Sendable {
     public var snapshotError: String?
     /// The diagnosis JPEG's bytes, once a handler encoded it (for the handlers after it).
     public var jpeg: [UInt8]?
+    /// The window's tally against `match.list` (set by the match handler, first in the chain);
+    /// `nil` when no list is configured.
+    public var expected: ExpectedCounts?
 
     public init(kind: Kind, window: UInt64, trigger: String, opened: ItemFrame, closed: ItemFrame, codes: Int,
                 items: [UInt64] = [], framesScanned: Int, diagnosis: DiagnosisFrame? = nil) {

@@ -10,7 +10,8 @@ extension ResultsHandlerDescriptor {
         make: { settings, context in LiveViewResultsHandler(settings: settings.liveView, source: context.source, logger: context.logger) },
         services: { handler, settings, context in
             let server = LiveViewHTTPService(settings: settings, liveView: handler, scan: context.scan, logger: context.logger,
-                                             inheritedSocket: context.sockets.liveViewSocket, triggers: context.scan.triggers)
+                                             inheritedSocket: context.sockets.liveViewSocket, triggers: context.scan.triggers,
+                                             expected: context.scan.expected)
             return [ComponentService(server) { server.reload($0.http) }]
         },
         describe: { [("listen", "\($0.listen)")] })

@@ -6,11 +6,12 @@ extension ResultsHandlerDescriptor {
     /// Each code checked against `match.pattern` and `match.list` (`MatchResultsHandler`), first in
     /// the chain, so every line and message carries its `match`. Made whether or not a match is
     /// configured, so a reload can turn it on; a reload applies it in place, `match.list`'s file
-    /// read again.
+    /// read again. It tallies codes into the context's `expected`, which the TCP server and the
+    /// live view reset and the Modbus server shows.
     public static let match = ResultsHandlerDescriptor(
         name: "match", settings: .match, read: MatchSettings.init(reading:),
         reload: .inPlace(reloadMatch),
-        make: { settings, context in MatchResultsHandler(settings: settings, logger: context.logger) },
+        make: { settings, context in MatchResultsHandler(settings: settings, logger: context.logger, tally: context.expected) },
         describe: { settings in
             (settings.pattern.map { [("pattern", $0.source)] } ?? [])
                 + (settings.listFile.map { [("list", $0), ("list_values", "\(settings.list.count)")] } ?? [])

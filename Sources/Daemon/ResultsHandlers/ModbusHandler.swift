@@ -8,7 +8,8 @@ extension ResultsHandlerDescriptor {
         name: "modbus", settings: .modbus, read: ModbusSettings.init(reading:),
         reload: .atStart(why: "the Modbus server's socket is bound at start"), sink: "modbus.listen",
         make: { settings, context in
-            ModbusServer(settings: settings, triggers: context.triggers, readWindows: context.readWindows, logger: context.logger)
+            ModbusServer(settings: settings, triggers: context.triggers, readWindows: context.readWindows, logger: context.logger,
+                         expected: context.expected)
         },
         describe: { [("listen", "\($0.listen)"), ("max_clients", "\($0.maxClients)")] },
         versionLine: { "libmodbus \(ModbusReplier.version) (\(ModbusReplier.versionOrigin))" })

@@ -71,9 +71,15 @@ public enum ResultsHandlerRegistry {
         /// Whether the scan opens read windows (`trigger.mode: triggered`): handlers that describe
         /// what they publish describe the read results too (MQTT's Home Assistant entities).
         public var readWindows: Bool
+        /// The tally against `match.list` the match handler counts into and others reset or show
+        /// (the TCP server's `RESET EXPECTED`, the Modbus registers); by default one of its own,
+        /// per read window when `readWindows`.
+        public var expected: ExpectedTally
 
         public init(source: String, sourceName: String? = nil, logger: Logger, snapshotDirectory: (any SnapshotDirectory)? = nil,
-                    softwareVersion: String = "unknown", triggers: TriggerSwitch = TriggerSwitch(), readWindows: Bool = false) {
+                    softwareVersion: String = "unknown", triggers: TriggerSwitch = TriggerSwitch(), readWindows: Bool = false,
+                    expected: ExpectedTally? = nil) {
+            self.expected = expected ?? ExpectedTally(perWindow: readWindows)
             self.triggers = triggers
             self.readWindows = readWindows
             self.source = source

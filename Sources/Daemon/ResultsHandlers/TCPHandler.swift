@@ -8,7 +8,8 @@ extension ResultsHandlerDescriptor {
         name: "tcp", settings: .tcp, read: TCPSettings.init(reading:),
         reload: .atStart(why: "the TCP result server's socket is bound at start"), sink: "tcp.listen",
         make: { settings, context in
-            TCPResultServer(settings: settings, triggers: context.triggers, readWindows: context.readWindows, logger: context.logger)
+            TCPResultServer(settings: settings, triggers: context.triggers, readWindows: context.readWindows, logger: context.logger,
+                            expected: context.expected)
         },
         describe: { [("listen", "\($0.listen)"), ("max_clients", "\($0.maxClients)"), ("token", $0.token == nil ? "none" : "required")] })
 }

@@ -81,6 +81,9 @@ public final class ScanService: Service, Sendable {
     public let configuredHandlers: ResultsHandlerRegistry.Handlers
     /// What every trigger of a triggered reader presses (SIGUSR1, MQTT, HTTP, a key).
     public let triggers = TriggerSwitch()
+    /// The tally against `match.list` (the match handler counts into it; the TCP server's
+    /// `RESET EXPECTED` and the live view's `POST /expected/reset` start it over).
+    public let expected: ExpectedTally
     /// The read windows' counts over every session (`trigger.mode: triggered`).
     public let readCounts = ReadWindowCounts()
     /// The configured handlers, then an embedding program's own (`additionalHandlers`).
@@ -133,10 +136,11 @@ public final class ScanService: Service, Sendable {
         textfileWriter = MetricsTextfileWriter(logger: logger)
         let parsed = try? InputRegistry.parse(options.source, families: options.configuration.components.inputs)
         let sourceURI = parsed?.description ?? SourceURI.redactingCredentials(options.source)
+        expected = ExpectedTally(perWindow: options.configuration.trigger.mode == .triggered)
         configuredHandlers = ResultsHandlerRegistry.make(options.configuration, context: .init(
             source: sourceURI, sourceName: parsed?.name, logger: logger, snapshotDirectory: snapshotDirectory,
             softwareVersion: options.softwareVersion, triggers: triggers,
-            readWindows: options.configuration.trigger.mode == .triggered))
+            readWindows: options.configuration.trigger.mode == .triggered, expected: expected))
         // The triggered reads' handler (no-read JPEGs, the read counters), first of the handlers,
         // when `trigger.mode` is `triggered` at start.
         let readResults = options.configuration.trigger.mode == .triggered

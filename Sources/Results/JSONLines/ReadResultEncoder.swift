@@ -4,7 +4,10 @@ import Media
 extension JSONLineEncoder {
     /// `{"type":"read_result","result":"good"|"no_read"|"multiple","window":N,"trigger":…,
     /// "opened_seq":…,"opened_pts":…,"closed_seq":…,"closed_pts":…,"codes":N,"items":[…],
-    /// "read":[{"item":N,"symbology":…,"text":…,"data_b64":…,"gs1":…},…],"frames_scanned":N}`, with `"snapshot":PATH` for a `no_read` whose JPEG is being written (or
+    /// "read":[{"item":N,"symbology":…,"text":…,"data_b64":…,"gs1":…},…],"frames_scanned":N}`, with
+    /// `"expected":{"correct":N,"wrong":N,"missing":N,"extra":N,"entries":[{"entry":…,"quantity":N,"seen":N},…]}`
+    /// with `match.list` (`entries` only for a list of at most `ExpectedCounts.listedEntriesLimit`),
+    /// `"snapshot":PATH` for a `no_read` whose JPEG is being written (or
     /// `"snapshot_error":WHY` when it is not), then
     /// `source` and `time`, and a newline (one read window of `trigger.mode: triggered`).
     public func encode(result: ReadResult, source: String, time: WallClockTime) -> [UInt8] {
@@ -34,6 +37,7 @@ extension JSONLineEncoder {
         }
         out.raw("]")
         out.raw(",\"frames_scanned\":\(result.framesScanned)")
+        if let expected = result.expected { out.expected(expected) }
         if let snapshot = result.snapshot {
             out.raw(",\"snapshot\":")
             out.string(snapshot)
@@ -42,5 +46,22 @@ extension JSONLineEncoder {
             out.string(error)
         }
         return out.bytes
+    }
+}
+
+extension JSONBuffer {
+    /// `,"expected":{"correct":N,"wrong":N,"missing":N,"extra":N,"entries":[…]}` (`entries` when listed).
+    mutating func expected(_ tally: ExpectedCounts) {
+        raw(",\"expected\":{\"correct\":\(tally.correct),\"wrong\":\(tally.wrong),\"missing\":\(tally.missing),\"extra\":\(tally.extra)")
+        if let entries = tally.entries {
+            raw(",\"entries\":[")
+            for (i, entry) in entries.enumerated() {
+                raw(i == 0 ? "{\"entry\":" : ",{\"entry\":")
+                string(entry.entry)
+                raw(",\"quantity\":\(entry.quantity),\"seen\":\(entry.seen)}")
+            }
+            raw("]")
+        }
+        raw("}")
     }
 }

@@ -2,14 +2,16 @@ import Capture
 import Media
 
 /// The Modbus server's register map (docs/outputs.md's table): coil 0 the trigger, input
-/// registers 0 to 134 the heartbeat, the last result and the counters; nothing else exists.
+/// registers 0 to 138 the heartbeat, the last result and the counters; nothing else exists.
 ///
 /// Input registers (function 4), each 16 bits, counts wrapping at 65536:
 /// 0 heartbeat (seconds since the server started), 1 result number (from 1, one more each result),
 /// 2 status (`Status`), 3 codes the result has, 4 symbology (`symbologyID`), 5 payload bytes in
 /// 10…, 6 good, 7 no_read, 8 multiple, 9 mismatch (codes `match.*` refused), 10 to 134 the first
 /// code's payload, two bytes a register, the first in the high byte, cut at `maxPayloadBytes`,
-/// a last odd byte padded with 0, the registers past it 0.
+/// a last odd byte padded with 0, the registers past it 0; 135 correct, 136 wrong, 137 missing,
+/// 138 extra: the tally against `match.list` (`ExpectedCounts`: the run's, or the last read
+/// window's), 0 without a list.
 public struct ModbusRegisterMap: Sendable, Hashable {
     /// A result's status register.
     public enum Status: UInt16, Sendable {
@@ -35,7 +37,10 @@ public struct ModbusRegisterMap: Sendable, Hashable {
     /// Payload registers: one read of input registers takes at most 125.
     public static let payloadRegisters = 125
     public static let maxPayloadBytes = payloadRegisters * 2
-    public static let inputRegisters = payload + payloadRegisters
+    /// The tally against `match.list`, after the payload.
+    public static let correctCount = payload + payloadRegisters, wrongCount = correctCount + 1, missingCount = correctCount + 2,
+                      extraCount = correctCount + 3
+    public static let inputRegisters = extraCount + 1
     /// Coil 0: the trigger.
     public static let coils = 1
 
@@ -46,6 +51,8 @@ public struct ModbusRegisterMap: Sendable, Hashable {
     /// The first code's bytes (`data`), whole: cut when packed.
     public var payload: [UInt8] = []
     public var good = 0, noRead = 0, multiple = 0, mismatch = 0
+    /// The tally against `match.list` now; `nil`: no list (its registers 0).
+    public var expected: ExpectedCounts?
 
     public init() {}
 
@@ -76,6 +83,12 @@ public struct ModbusRegisterMap: Sendable, Hashable {
         values[Self.multipleCount] = UInt16(truncatingIfNeeded: multiple)
         values[Self.mismatchCount] = UInt16(truncatingIfNeeded: mismatch)
         values.replaceSubrange(Self.payload..<(Self.payload + packed.count), with: packed)
+        if let expected {
+            values[Self.correctCount] = UInt16(truncatingIfNeeded: expected.correct)
+            values[Self.wrongCount] = UInt16(truncatingIfNeeded: expected.wrong)
+            values[Self.missingCount] = UInt16(truncatingIfNeeded: expected.missing)
+            values[Self.extraCount] = UInt16(truncatingIfNeeded: expected.extra)
+        }
         return values
     }
 

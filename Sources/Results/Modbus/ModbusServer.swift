@@ -24,13 +24,16 @@ public final class ModbusServer: ResultsHandler, ServiceHooks, CountsReporting, 
     let triggers: TriggerSwitch
     /// Whether the scan opens read windows (`trigger.mode: triggered`): only their results are recorded.
     let readWindows: Bool
+    /// The tally against `match.list`, read for every answer (so a reset shows at once).
+    let expected: ExpectedTally
     private let shared = LockedValue(ModbusServerShared())
     private let wake: WakeSignal?
     private var listener: TCPListener?
     private var replier: ModbusReplier?
 
-    public init(settings: ModbusSettings, triggers: TriggerSwitch, readWindows: Bool, logger: Logger) {
+    public init(settings: ModbusSettings, triggers: TriggerSwitch, readWindows: Bool, logger: Logger, expected: ExpectedTally = ExpectedTally()) {
         (self.settings, self.triggers, self.readWindows, self.logger) = (settings, triggers, readWindows, logger)
+        self.expected = expected
         do {
             wake = try WakeSignal()
         } catch {
@@ -43,7 +46,11 @@ public final class ModbusServer: ResultsHandler, ServiceHooks, CountsReporting, 
     public var port: Int? { shared.withLock { $0.port } }
 
     /// The register map as it stands (tests, the bench).
-    public var registerMap: ModbusRegisterMap { shared.withLock { $0.map } }
+    public var registerMap: ModbusRegisterMap {
+        var map = shared.withLock { $0.map }
+        map.expected = expected.totals
+        return map
+    }
 
     /// Binds `modbus.listen`, makes libmodbus's context and map, and starts the server's thread
     /// (once); either failing is logged with what to do, and the scan goes on without the server.
@@ -224,10 +231,11 @@ public final class ModbusServer: ResultsHandler, ServiceHooks, CountsReporting, 
             log.refusedRequest(client, function: request[7], exception: exception)
             sent = replier.refuse(request, with: exception, on: client.connection.descriptor)
         case .answer:
-            let map = shared.withLock { shared in
+            var map = shared.withLock { shared in
                 shared.counts.requests += 1
                 return shared.map
             }
+            map.expected = expected.totals
             replier.setInputRegisters(map.inputRegisterValues(heartbeat: Int((ContinuousClock.now - started) / .seconds(1))))
             sent = replier.reply(to: request, on: client.connection.descriptor)
             let now = replier.coil(0)

@@ -9,6 +9,10 @@ enum TCPCommand: Equatable {
     case trigger
     case counters
     case resetCounters
+    /// `EXPECTED`: the tally against `match.list` now.
+    case expected
+    /// `RESET EXPECTED`: the tally against `match.list` started over.
+    case resetExpected
     case status
     /// `TOKEN xxx`: the token (compared as sent, its case kept).
     case token(String)
@@ -25,6 +29,8 @@ enum TCPCommand: Equatable {
         case ["TRIGGER"]: self = .trigger
         case ["COUNTERS"]: self = .counters
         case ["RESET", "COUNTERS"]: self = .resetCounters
+        case ["EXPECTED"]: self = .expected
+        case ["RESET", "EXPECTED"]: self = .resetExpected
         case ["STATUS"]: self = .status
         default:
             if upper.count == 2 && upper[0] == "TOKEN" { self = .token(words[1]); return }

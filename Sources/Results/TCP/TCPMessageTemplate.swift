@@ -4,18 +4,22 @@ import GS1
 /// A TCP result message's template (`tcp.format`, `tcp.no_read`): literal bytes and `{field}`s.
 ///
 /// Fields: `{text}`, `{symbology}`, `{symbology_id}`, `{item}`, `{result}`, `{count}`, `{seq}`,
-/// `{time}`, `{match}`, and `{gs1:AI}` (the value of the code's GS1 element with that AI); `{{`
+/// `{time}`, `{match}`, `{correct}`, `{wrong}`, `{missing}`, `{extra}` (the tally against
+/// `match.list` after the code, or the read window's: `ExpectedCounts`; empty without a list),
+/// and `{gs1:AI}` (the value of the code's GS1 element with that AI); `{{`
 /// and `}}` are a literal brace. Escapes `\xHH`, `\r`, `\n`, `\t` and `\\` are bytes (as in
 /// `tcp.prefix` and `tcp.suffix`). A field with no value for a message (`{item}` without items,
 /// `{symbology_id}` of a code without one, every code field of a no-read) is empty.
 public struct TCPMessageTemplate: Sendable, Hashable {
     public enum Field: Sendable, Hashable {
         case text, symbology, symbologyID, item, result, count, seq, time, match
+        case correct, wrong, missing, extra
         case gs1(String)
 
         static let named: [String: Field] = [
             "text": .text, "symbology": .symbology, "symbology_id": .symbologyID, "item": .item, "result": .result,
             "count": .count, "seq": .seq, "time": .time, "match": .match,
+            "correct": .correct, "wrong": .wrong, "missing": .missing, "extra": .extra,
         ]
     }
 
@@ -60,7 +64,8 @@ public struct TCPMessageTemplate: Sendable, Hashable {
         }
         if !unknown.isEmpty {
             throw Problem(description: "unknown field\(unknown.count == 1 ? "" : "s") \(unknown.joined(separator: ", ")): the fields are "
-                          + "{text}, {symbology}, {symbology_id}, {item}, {result}, {count}, {seq}, {time}, {match} and {gs1:AI} ({gs1:01})")
+                          + "{text}, {symbology}, {symbology_id}, {item}, {result}, {count}, {seq}, {time}, {match}, {correct}, {wrong}, {missing}, {extra} "
+                          + "and {gs1:AI} ({gs1:01})")
         }
         if !literal.isEmpty { parts.append(.literal(TCPFraming.bytes(unescaping: literal))) }
         self.parts = parts
@@ -84,9 +89,13 @@ public struct TCPMessageTemplate: Sendable, Hashable {
         public var seq: UInt64
         public var time: WallClockTime
         public var match: Bool?
+        /// The tally against `match.list`; `nil`: no list.
+        public var expected: ExpectedCounts?
 
-        public init(code: MachineReadableCodeObject?, item: UInt64?, result: String, count: Int, seq: UInt64, time: WallClockTime, match: Bool?) {
+        public init(code: MachineReadableCodeObject?, item: UInt64?, result: String, count: Int, seq: UInt64, time: WallClockTime, match: Bool?,
+                    expected: ExpectedCounts? = nil) {
             (self.code, self.item, self.result, self.count, self.seq, self.time, self.match) = (code, item, result, count, seq, time, match)
+            self.expected = expected
         }
     }
 
@@ -115,6 +124,10 @@ public struct TCPMessageTemplate: Sendable, Hashable {
         case .seq: return Array("\(values.seq)".utf8)
         case .time: return Array(values.time.rfc3339.utf8)
         case .match: return Array((values.match.map { $0 ? "true" : "false" } ?? "").utf8)
+        case .correct: return Array((values.expected.map { "\($0.correct)" } ?? "").utf8)
+        case .wrong: return Array((values.expected.map { "\($0.wrong)" } ?? "").utf8)
+        case .missing: return Array((values.expected.map { "\($0.missing)" } ?? "").utf8)
+        case .extra: return Array((values.expected.map { "\($0.extra)" } ?? "").utf8)
         case .gs1(let ai):
             guard let code, case .success(let parsed)? = GS1.reading(symbologyIdentifier: code.symbologyIdentifier, data: code.data, text: code.text),
                   let element = parsed.elements.first(where: { $0.ai == ai }) else { return [] }

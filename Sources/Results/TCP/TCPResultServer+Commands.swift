@@ -78,13 +78,26 @@ extension TCPResultServer {
         case .resetCounters:
             shared.withLock { $0.baseline = $0.counts }
             return ("OK RESET COUNTERS", false)
+        case .expected:
+            guard let tally = expected.current else { return (Self.noList, false) }
+            return ("EXPECTED " + Self.fields(tally), false)
+        case .resetExpected:
+            guard expected.reset() else { return (Self.noList, false) }
+            return ("OK RESET EXPECTED", false)
         case .status:
             let (streaming, clients) = shared.withLock { ($0.streaming, $0.clients) }
             return ("STATUS results=\(readWindows ? "windows" : "codes") source=\(streaming ? "streaming" : "starting") clients=\(clients) "
                     + "trigger_pulls=\(triggers.counts.pulls)", false)
         case .unknown(let words):
-            return ("ERROR unknown command: \(words) (TRIGGER, TRIGGER ON, TRIGGER OFF, COUNTERS, RESET COUNTERS, STATUS, TOKEN)", false)
+            return ("ERROR unknown command: \(words) (TRIGGER, TRIGGER ON, TRIGGER OFF, COUNTERS, RESET COUNTERS, EXPECTED, RESET EXPECTED, STATUS, TOKEN)", false)
         }
+    }
+
+    static let noList = "ERROR no match.list: nothing is expected"
+
+    /// `correct=N wrong=N missing=N extra=N`: `EXPECTED`'s reply.
+    static func fields(_ tally: ExpectedCounts) -> String {
+        "correct=\(tally.correct) wrong=\(tally.wrong) missing=\(tally.missing) extra=\(tally.extra)"
     }
 
     /// Whether `given` is `token`, comparing every byte whatever differs first.

@@ -20,6 +20,8 @@ public final class TCPResultServer: ResultsHandler, ServiceHooks, CountsReportin
     let triggers: TriggerSwitch
     /// Whether the scan opens read windows (`trigger.mode: triggered`): only their results are sent.
     let readWindows: Bool
+    /// The tally against `match.list` that `RESET EXPECTED` starts over and `EXPECTED` reports.
+    let expected: ExpectedTally
     let shared = LockedValue(TCPServerShared())
     private let wake: WakeSignal?
     private var listener: TCPListener?
@@ -31,9 +33,10 @@ public final class TCPResultServer: ResultsHandler, ServiceHooks, CountsReportin
     /// Messages waiting for the thread; past this the oldest are dropped (`tcp_results_dropped`).
     static let pendingBound = 1024
 
-    public init(settings: TCPSettings, triggers: TriggerSwitch, readWindows: Bool, logger: Logger,
+    public init(settings: TCPSettings, triggers: TriggerSwitch, readWindows: Bool, logger: Logger, expected: ExpectedTally = ExpectedTally(),
                 clock: @escaping @Sendable () -> WallClockTime = WallClockTime.now) {
         (self.settings, self.triggers, self.readWindows, self.logger, self.clock) = (settings, triggers, readWindows, logger, clock)
+        self.expected = expected
         do {
             wake = try WakeSignal()
         } catch {
@@ -93,7 +96,8 @@ public final class TCPResultServer: ResultsHandler, ServiceHooks, CountsReportin
     public func handle(_ code: inout DeliveredCode) throws {
         guard !readWindows else { return }
         let values = TCPMessageTemplate.Values(code: code.code, item: code.item, result: ReadResult.Kind.good.rawValue, count: 1,
-                                               seq: code.code.frame.sequenceNumber, time: clock(), match: code.match)
+                                               seq: code.code.frame.sequenceNumber, time: clock(), match: code.match,
+                                               expected: code.expected)
         enqueue(settings.format.render(values), kind: .good)
     }
 
@@ -101,7 +105,8 @@ public final class TCPResultServer: ResultsHandler, ServiceHooks, CountsReportin
     public func readResult(_ result: inout ReadResult) throws {
         let first = result.read.first
         let values = TCPMessageTemplate.Values(code: first?.code, item: first?.item, result: result.kind.rawValue, count: result.codes,
-                                               seq: first?.code.frame.sequenceNumber ?? result.closed.sequenceNumber, time: clock(), match: nil)
+                                               seq: first?.code.frame.sequenceNumber ?? result.closed.sequenceNumber, time: clock(), match: nil,
+                                               expected: result.expected)
         enqueue((result.kind == .noRead ? settings.noRead : settings.format).render(values), kind: result.kind)
     }
 

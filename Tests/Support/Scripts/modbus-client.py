@@ -2,7 +2,7 @@
 """A real Modbus TCP client (pymodbus 3) for syncscan's tests and bench/modbus.py.
 
 Usage: modbus-client.py PORT ACTION [ARG]; prints one JSON object on stdout.
-  read          input registers 0-134 (two reads: 125 + 10), coil 0, and the payload decoded
+  read          input registers 0-138 (two reads: 125 + 14), coil 0, and the payload decoded
                 from registers 10- (length in register 5, two bytes a register, high byte first)
   coil 0|1      writes coil 0 (function 5)
   abuse         requests outside the map (each answer's exception code), then a malformed frame
@@ -42,7 +42,7 @@ def checked(response, what):
 
 def read_all(c):
     first = checked(c.read_input_registers(0, 125, slave=1), "input registers 0-124").registers
-    rest = checked(c.read_input_registers(125, 10, slave=1), "input registers 125-134").registers
+    rest = checked(c.read_input_registers(125, 14, slave=1), "input registers 125-138").registers
     registers = first + rest
     coil = checked(c.read_coils(0, 1, slave=1), "coil 0").bits[0]
     length = registers[5]
@@ -62,8 +62,9 @@ def abuse(c, port):
         "write_holdings_100": exception_code(c.write_registers(100, [1, 2], slave=1)),
         "write_coil_1": exception_code(c.write_coil(1, True, slave=1)),
         "write_coils_0_2": exception_code(c.write_coils(0, [True, True], slave=1)),
-        "read_input_135": exception_code(c.read_input_registers(135, 1, slave=1)),
+        "read_input_139": exception_code(c.read_input_registers(139, 1, slave=1)),
         "read_inputs_130_10": exception_code(c.read_input_registers(130, 10, slave=1)),
+        "read_inputs_135_5": exception_code(c.read_input_registers(135, 5, slave=1)),
         "read_holding_0": exception_code(c.read_holding_registers(0, 1, slave=1)),
     }
     # Still served after the refusals: the heartbeat register reads.
