@@ -93,7 +93,8 @@ import Testing
               no_read: "NOREAD;{correct};{wrong};{missing};{extra}"
 
             """.utf8), suffix: ".yaml")
-        let daemon = try RunningDaemon(["run", "--source", "y4m:-", "--config", config.path], environment: [
+        // Every frame fed is scanned (none dropped late on a loaded machine): the counts are the scenes'.
+        let daemon = try RunningDaemon(["run", "--source", "y4m:-", "--no-discard-late", "--config", config.path], environment: [
             "SYNCSCAN_TRIGGER_MODE": "triggered", "SYNCSCAN_TRIGGER_WINDOW_UNTIL_RELEASE": "true", "SYNCSCAN_TRIGGER_WINDOW_DURATION_MS": "60000"])
         let stream = Y4MStream(width: Self.width, height: Self.height)
         daemon.feed(stream.header)
