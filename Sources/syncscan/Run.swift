@@ -175,7 +175,11 @@ extension Syncscan {
                 }
             } catch {
                 Syncscan.report(error)
-                throw ExitCode(1)
+                // A run that failed (a forced stop among them) may leave a scanning thread inside a
+                // decoder: exit(3) would run the C++ libraries' static destructors under it (zxing-cpp's
+                // Reed-Solomon tables, a SIGSEGV seen). Every line and the summary went out through
+                // write(2) already, so the process ends at once.
+                _exit(1)
             }
         }
     }
