@@ -291,6 +291,28 @@ private func runChecked(frames count: UInt64, _ scene: (UInt64) -> [MachineReada
         #expect(run.counts.misread == 8, "\(run.counts)")
     }
 
+    @Test func aPartOfAReportedLabelsPayloadReadWhereItLiesIsAMisreadThoughTheLabelWasNotReadThen() {
+        // An ITF label read whole (confirmed) in frames 0-2 and 6-9; in frames 3 and 5, when the
+        // whole is not read, a line across its left part reads its first six digits.
+        func itf(_ digits: String, x: Int, seq: UInt64) -> MachineReadableCodeObject {
+            var code = linear(digits, x: x, seq: seq)
+            code.symbology = .i25
+            return code
+        }
+        let whole = "1194808724", part = "119480"
+        let run = runChecked(frames: 10, { seq in [3, 4, 5].contains(seq) ? [] : [itf(whole, x: 400, seq: seq)] }) { seq in
+            [3, 5].contains(seq) ? [itf(part, x: 340, seq: seq)] : []
+        }
+        #expect(run.added.map(\.text) == [whole], "the part is never reported: \(run.added)")
+        #expect(run.counts.misread == 2, "\(run.counts)")
+        // Another ITF payload there is no part of it: it waits for confirmation as any reading does.
+        let other = runChecked(frames: 10, { seq in [3, 4, 5].contains(seq) ? [] : [itf(whole, x: 400, seq: seq)] }) { seq in
+            [3, 5].contains(seq) ? [itf("5566778899", x: 340, seq: seq)] : []
+        }
+        #expect(Set(other.added.map(\.text)) == [whole, "5566778899"], "\(other.added)")
+        #expect(ItemTracker.isPart(Array("0724".utf8), of: Array(whole.utf8)) == false && ItemTracker.isPart(Array("8087".utf8), of: Array(whole.utf8)))
+    }
+
     @Test func aTentativeItemReadOnceLongAgoDoesNotContestANewLabelAtItsPlace() {
         // A UPC-A read once in frame 0 at the belt's right end (a tentative item, alive for the
         // grace), then another UPC-A label riding through that place, read in frames 11-17.

@@ -34,16 +34,25 @@ extension ItemTracker {
     /// could be misread as, where a reading at `place` lies (`Place.covers` either way; the
     /// tentative item where it is predicted at `pts`): the reading, unconfirmed in its own frame,
     /// is then a misread of that item. An item read there only before it is not: the label may
-    /// have been replaced.
+    /// have been replaced. But a reading whose payload is a part of a reported item's of its own
+    /// symbology, where that item lies, is a part of it read (an ITF or Code 39 label read along
+    /// a line its edge or a hand cut short), whenever the item was last read.
     func contradicted(_ place: Place, symbology: Symbology, data: [UInt8], readIn seq: UInt64, at pts: MediaTime,
                               predictedFrom tentative: Item? = nil) -> Bool {
         let center = tentative?.predicted(at: pts) ?? place.center
-        for other in items.values where other.confirmed && other.lastRead == seq && !(other.symbology == symbology && other.mainData == data)
-            && Self.comparable(other.symbology, symbology) {
+        for other in items.values where other.confirmed && !(other.symbology == symbology && other.mainData == data)
+            && Self.comparable(other.symbology, symbology)
+            && (other.lastRead == seq || other.symbology == symbology && Self.isPart(data, of: other.mainData)) {
             let otherCenter = other.predicted(at: pts)
             if other.place.covers(center, centeredAt: otherCenter) || place.covers(otherCenter, centeredAt: center) { return true }
         }
         return false
+    }
+
+    /// Whether `part` is a shorter run of `whole`'s bytes, in order and together.
+    static func isPart(_ part: [UInt8], of whole: [UInt8]) -> Bool {
+        guard !part.isEmpty, part.count < whole.count else { return false }
+        return (0...(whole.count - part.count)).contains { start in whole[start..<(start + part.count)].elementsEqual(part) }
     }
 
     /// Whether a reading of `a` could be a misreading of a code of `b`: the same 1-D symbology,
